@@ -1,0 +1,1 @@
+//! Shared helpers for the goldfish benches and the target check.

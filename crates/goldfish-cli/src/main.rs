@@ -1,0 +1,2 @@
+//! The `goldfish` binary.
+fn main() {}

@@ -1,0 +1,56 @@
+//! The checkpoint value. (Parsing, formatting and storage are added by the store issue.)
+
+use chrono::{DateTime, Utc};
+
+/// One saved moment of work: what was done, when, where, and the git context at the time.
+///
+/// Every field round-trips losslessly through a day file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct Checkpoint {
+    /// Stable id, unique within its workspace.
+    pub id: String,
+    /// When it was saved, UTC, to the millisecond.
+    pub timestamp: DateTime<Utc>,
+    /// The normalised workspace name.
+    pub workspace: String,
+    /// What was done; may span many lines. The first line is the title.
+    pub description: String,
+    /// Tags (none contains a comma or a newline).
+    pub tags: Vec<String>,
+    /// Git branch at save time, if known.
+    pub branch: Option<String>,
+    /// Short git commit at save time, if known.
+    pub commit: Option<String>,
+    /// Changed files at save time (capped; see `files_omitted`).
+    pub files: Vec<String>,
+    /// How many more changed files there were beyond `files`.
+    pub files_omitted: usize,
+}
+
+impl Checkpoint {
+    /// A checkpoint with the given identity and description and no tags or git context.
+    pub fn new(
+        id: impl Into<String>,
+        timestamp: DateTime<Utc>,
+        workspace: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
+        Checkpoint {
+            id: id.into(),
+            timestamp,
+            workspace: workspace.into(),
+            description: description.into(),
+            tags: Vec::new(),
+            branch: None,
+            commit: None,
+            files: Vec::new(),
+            files_omitted: 0,
+        }
+    }
+
+    /// The first line of the description: the title shown in headers and summaries.
+    pub fn title(&self) -> &str {
+        self.description.lines().next().unwrap_or("")
+    }
+}

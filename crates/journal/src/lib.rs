@@ -1,0 +1,3 @@
+//! Skeleton: filled in by its issue.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]

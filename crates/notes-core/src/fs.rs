@@ -1,0 +1,598 @@
+//! Atomic file primitives: the only module of this crate that does I/O.
+//!
+//! Two operations cover every write goldfish makes:
+//!
+//! - [`AtomicFile`] / [`write_atomic`]: replace a file's contents so that a reader sees either
+//!   the old bytes or the new ones, never a mix, even if the process is killed at any instant.
+//!   The new bytes go to a temporary file in the same directory, which is `fsync`ed, renamed
+//!   over the target, and then the directory itself is `fsync`ed so the rename is durable.
+//! - [`update_locked`]: a read–modify–write of a shared file (a day file, a journal, a notes
+//!   file) under an exclusive [`File::lock`] taken on a *sidecar* lock file
+//!   (`.{name}.lock` beside the target). The lock is never taken on the file being renamed,
+//!   because a rename swaps the inode and a lock on the old inode would protect nothing.
+//!
+//! Temporary files are named `.{target}.{unique}.tmp` ([`is_temp_file_name`]); readers that
+//! list directories skip them, and [`update_locked`] removes stale ones left by killed
+//! processes.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// What a failed file operation was doing; part of [`FsError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FsOp {
+    /// Reading a file.
+    Read,
+    /// Creating or writing a (temporary) file.
+    Write,
+    /// Creating a directory.
+    CreateDir,
+    /// Opening or locking a sidecar lock file.
+    Lock,
+    /// Renaming a temporary file over its target.
+    Rename,
+    /// Flushing a file or directory to stable storage.
+    Sync,
+    /// Removing a file.
+    Remove,
+    /// Reading or changing permissions.
+    Permissions,
+    /// Listing a directory.
+    ListDir,
+}
+
+impl fmt::Display for FsOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FsOp::Read => "read",
+            FsOp::Write => "write",
+            FsOp::CreateDir => "create directory",
+            FsOp::Lock => "lock",
+            FsOp::Rename => "rename onto",
+            FsOp::Sync => "sync",
+            FsOp::Remove => "remove",
+            FsOp::Permissions => "set permissions of",
+            FsOp::ListDir => "list directory",
+        })
+    }
+}
+
+/// A file-system operation failed; names the operation and the path it concerned.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {op} {}: {source}", path.display())]
+pub struct FsError {
+    op: FsOp,
+    path: PathBuf,
+    #[source]
+    source: io::Error,
+}
+
+impl FsError {
+    /// Builds an error for `op` on `path`.
+    pub fn new(op: FsOp, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        FsError { op, path: path.into(), source }
+    }
+
+    /// The operation that failed.
+    pub fn op(&self) -> FsOp {
+        self.op
+    }
+
+    /// The path the operation concerned.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The underlying I/O error.
+    pub fn io_error(&self) -> &io::Error {
+        &self.source
+    }
+
+    /// The kind of the underlying I/O error.
+    pub fn kind(&self) -> io::ErrorKind {
+        self.source.kind()
+    }
+
+    /// True when the file or directory does not exist.
+    pub fn is_not_found(&self) -> bool {
+        self.kind() == io::ErrorKind::NotFound
+    }
+
+    /// True when the file system refused for lack of permission (for example a read-only store).
+    pub fn is_permission_denied(&self) -> bool {
+        matches!(self.kind(), io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem)
+    }
+
+    /// True when the file exists but is not valid UTF-8 (the message names the line).
+    pub fn is_invalid_utf8(&self) -> bool {
+        self.op == FsOp::Read && self.kind() == io::ErrorKind::InvalidData
+    }
+}
+
+/// How new files and directories are created by the writers in this module.
+///
+/// Files that already exist always keep their permissions when they are replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteOptions {
+    /// Unix mode for a file created by this write; `None` follows the process umask.
+    pub file_mode: Option<u32>,
+    /// Unix mode for directories created on the way to the file; `None` follows the umask.
+    pub dir_mode: Option<u32>,
+    /// Create missing parent directories (default: yes).
+    pub create_parents: bool,
+    /// Flush the file and its directory to stable storage before returning (default: yes).
+    /// Turning this off keeps atomicity against crashes of the process but not of the machine.
+    pub durable: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions { file_mode: None, dir_mode: None, create_parents: true, durable: true }
+    }
+}
+
+impl WriteOptions {
+    /// Private files: new files 0600, new directories 0700 (the goldfish store's policy).
+    pub fn private() -> Self {
+        WriteOptions { file_mode: Some(0o600), dir_mode: Some(0o700), ..WriteOptions::default() }
+    }
+
+    /// Files that follow the umask, as in a worktree (`.goblin/`, `JOURNAL.md`).
+    pub fn umask() -> Self {
+        WriteOptions::default()
+    }
+}
+
+/// Suffix of every temporary file this module creates.
+const TEMP_SUFFIX: &str = ".tmp";
+
+/// Temporary files older than this are considered abandoned by a killed process.
+const STALE_TEMP_AGE: Duration = Duration::from_secs(120);
+
+/// True for names of temporary files made by [`AtomicFile`] (`.{target}.{unique}.tmp`).
+/// Readers listing a directory must skip these.
+pub fn is_temp_file_name(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(TEMP_SUFFIX)
+}
+
+/// True for names of sidecar lock files made by [`lock_exclusive`] (`.{target}.lock`).
+pub fn is_lock_file_name(name: &str) -> bool {
+    name.starts_with('.') && name.ends_with(".lock")
+}
+
+/// Creates `dir` and its missing parents with `mode` (Unix) or the umask.
+pub fn create_dir_all(dir: &Path, mode: Option<u32>) -> Result<(), FsError> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(mode);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    builder.create(dir).map_err(|e| FsError::new(FsOp::CreateDir, dir, e))
+}
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+fn file_name_of(path: &Path) -> Result<&str, FsError> {
+    path.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
+        FsError::new(
+            FsOp::Write,
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "path has no UTF-8 file name"),
+        )
+    })
+}
+
+fn unique_suffix() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!("{}-{nanos:x}-{n}", std::process::id())
+}
+
+/// Flushes a directory's entries (a rename inside it) to stable storage. A no-op off Unix.
+pub fn sync_dir(dir: &Path) -> Result<(), FsError> {
+    #[cfg(unix)]
+    {
+        let handle = File::open(dir).map_err(|e| FsError::new(FsOp::Sync, dir, e))?;
+        handle.sync_all().map_err(|e| FsError::new(FsOp::Sync, dir, e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// A replacement for a file that becomes visible all at once on [`commit`](AtomicFile::commit).
+///
+/// Write the new contents through [`std::io::Write`], then commit. Dropping an `AtomicFile`
+/// without committing removes its temporary file and leaves the target untouched.
+///
+/// # Example
+///
+/// ```
+/// use std::io::Write;
+/// use notes_core::fs::{AtomicFile, WriteOptions};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("notes.md");
+/// let mut file = AtomicFile::create(&path, &WriteOptions::private())?;
+/// file.write_all(b"# Notes\n")?;
+/// file.commit()?;
+/// assert_eq!(std::fs::read_to_string(&path)?, "# Notes\n");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct AtomicFile {
+    target: PathBuf,
+    temp: PathBuf,
+    file: Option<File>,
+    options: WriteOptions,
+}
+
+impl AtomicFile {
+    /// Starts replacing `target`: creates the temporary file beside it (and missing parent
+    /// directories when the options say so).
+    pub fn create(target: impl AsRef<Path>, options: &WriteOptions) -> Result<Self, FsError> {
+        let target = target.as_ref().to_path_buf();
+        let dir = parent_of(&target).to_path_buf();
+        let name = file_name_of(&target)?;
+        if options.create_parents && !dir.exists() {
+            create_dir_all(&dir, options.dir_mode)?;
+        }
+        let temp = dir.join(format!(".{name}.{}{TEMP_SUFFIX}", unique_suffix()));
+        let mut open = OpenOptions::new();
+        open.write(true).create_new(true);
+        #[cfg(unix)]
+        if let Some(mode) = options.file_mode {
+            use std::os::unix::fs::OpenOptionsExt;
+            open.mode(mode);
+        }
+        let file = open.open(&temp).map_err(|e| FsError::new(FsOp::Write, &target, e))?;
+        Ok(AtomicFile { target, temp, file: Some(file), options: *options })
+    }
+
+    /// The file this will replace.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Makes the new contents visible: sync, carry over permissions, rename, sync the directory.
+    pub fn commit(mut self) -> Result<(), FsError> {
+        let file = self.file.take().ok_or_else(|| {
+            FsError::new(FsOp::Write, &self.target, io::Error::other("already committed"))
+        })?;
+        let result = self.finish(file);
+        if result.is_err() {
+            // The temp file is useless now; the target is untouched.
+            let _ = fs::remove_file(&self.temp);
+        }
+        result
+    }
+
+    fn finish(&self, mut file: File) -> Result<(), FsError> {
+        file.flush().map_err(|e| FsError::new(FsOp::Write, &self.target, e))?;
+        // Permissions: an existing file keeps its own; a new one gets exactly the mode asked
+        // for (the umask may have narrowed what `open` applied).
+        match fs::metadata(&self.target) {
+            Ok(meta) => fs::set_permissions(&self.temp, meta.permissions())
+                .map_err(|e| FsError::new(FsOp::Permissions, &self.target, e))?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                #[cfg(unix)]
+                if let Some(mode) = self.options.file_mode {
+                    use std::os::unix::fs::PermissionsExt;
+                    fs::set_permissions(&self.temp, fs::Permissions::from_mode(mode))
+                        .map_err(|e| FsError::new(FsOp::Permissions, &self.target, e))?;
+                }
+            }
+            Err(e) => return Err(FsError::new(FsOp::Permissions, &self.target, e)),
+        }
+        if self.options.durable {
+            file.sync_all().map_err(|e| FsError::new(FsOp::Sync, &self.target, e))?;
+        }
+        drop(file);
+        fs::rename(&self.temp, &self.target)
+            .map_err(|e| FsError::new(FsOp::Rename, &self.target, e))?;
+        if self.options.durable {
+            sync_dir(parent_of(&self.target))?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.file.as_mut() {
+            Some(f) => f.write(buf),
+            None => Err(io::Error::other("AtomicFile already committed")),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self.file.as_mut() {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Replaces `path` with `contents` atomically (see [`AtomicFile`]).
+pub fn write_atomic(path: &Path, contents: &[u8], options: &WriteOptions) -> Result<(), FsError> {
+    let mut file = AtomicFile::create(path, options)?;
+    file.write_all(contents).map_err(|e| FsError::new(FsOp::Write, path, e))?;
+    file.commit()
+}
+
+/// Reads `path` as UTF-8. Invalid UTF-8 is an [`FsError`] whose message names the line and
+/// byte offset of the first bad byte.
+pub fn read_utf8(path: &Path) -> Result<String, FsError> {
+    let bytes = fs::read(path).map_err(|e| FsError::new(FsOp::Read, path, e))?;
+    decode_utf8(path, bytes)
+}
+
+/// Like [`read_utf8`], but a missing file is `Ok(None)`.
+pub fn read_utf8_opt(path: &Path) -> Result<Option<String>, FsError> {
+    match fs::read(path) {
+        Ok(bytes) => decode_utf8(path, bytes).map(Some),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(FsError::new(FsOp::Read, path, e)),
+    }
+}
+
+fn decode_utf8(path: &Path, bytes: Vec<u8>) -> Result<String, FsError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+        FsError::new(
+            FsOp::Read,
+            path,
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("not valid UTF-8 at line {line} (byte {at})"),
+            ),
+        )
+    })
+}
+
+/// The sidecar lock file that guards `target`: `.{name}.lock` in the same directory.
+pub fn lock_path_for(target: &Path) -> PathBuf {
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    parent_of(target).join(format!(".{name}.lock"))
+}
+
+/// An exclusive lock on a sidecar lock file, released when dropped.
+#[derive(Debug)]
+pub struct FileLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl FileLock {
+    /// The lock file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        // Closing the descriptor releases the lock too; unlocking first is just explicit.
+        let _ = self.file.unlock();
+    }
+}
+
+/// Takes an exclusive lock guarding `target` (on its sidecar lock file, see [`lock_path_for`]),
+/// blocking until other holders release it. Creates the lock file (and missing parents when the
+/// options say so). A directory that cannot be written fails at once, without waiting.
+pub fn lock_exclusive(target: &Path, options: &WriteOptions) -> Result<FileLock, FsError> {
+    let path = lock_path_for(target);
+    let dir = parent_of(&path);
+    if options.create_parents && !dir.exists() {
+        create_dir_all(dir, options.dir_mode)?;
+    }
+    let mut open = OpenOptions::new();
+    open.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    if let Some(mode) = options.file_mode {
+        use std::os::unix::fs::OpenOptionsExt;
+        open.mode(mode);
+    }
+    let file = open.open(&path).map_err(|e| FsError::new(FsOp::Lock, &path, e))?;
+    file.lock().map_err(|e| FsError::new(FsOp::Lock, &path, e))?;
+    Ok(FileLock { file, path })
+}
+
+/// What an [`update_locked`] closure decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Update<T> {
+    /// Replace the file with these contents, then return the value.
+    Write(String, T),
+    /// Leave the file as it is and return the value.
+    Keep(T),
+}
+
+/// Read–modify–write of `target` under its exclusive sidecar lock.
+///
+/// `f` receives the current contents (`None` when the file does not exist) and decides whether
+/// to replace them. Any number of threads and processes may call this on the same file at once:
+/// each sees the result of all the updates before it, so no update is lost. The replacement is
+/// atomic ([`AtomicFile`]), so a process killed at any instant leaves the old or the new file.
+/// If `f` fails, nothing is written. Stale temporary files of `target` left behind by killed
+/// processes are removed while the lock is held.
+pub fn update_locked<T, E>(
+    target: &Path,
+    options: &WriteOptions,
+    f: impl FnOnce(Option<&str>) -> Result<Update<T>, E>,
+) -> Result<T, E>
+where
+    E: From<FsError>,
+{
+    let _lock = lock_exclusive(target, options)?;
+    remove_stale_temps_of(target);
+    let current = read_utf8_opt(target)?;
+    match f(current.as_deref())? {
+        Update::Keep(value) => Ok(value),
+        Update::Write(contents, value) => {
+            write_atomic(target, contents.as_bytes(), options)?;
+            Ok(value)
+        }
+    }
+}
+
+/// Best effort: removes temp files of `target` older than [`STALE_TEMP_AGE`]. Errors are ignored
+/// because a leftover temp file is harmless (readers skip it).
+fn remove_stale_temps_of(target: &Path) {
+    let Some(name) = target.file_name().and_then(|n| n.to_str()) else { return };
+    let prefix = format!(".{name}.");
+    let Ok(entries) = fs::read_dir(parent_of(target)) else { return };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else { continue };
+        if !(file_name.starts_with(&prefix) && is_temp_file_name(file_name)) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|age| age > STALE_TEMP_AGE);
+        if old {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Removes temporary files in `dir` older than `max_age` (left by killed processes); returns
+/// how many were removed.
+pub fn remove_stale_temp_files(dir: &Path, max_age: Duration) -> Result<usize, FsError> {
+    let entries = fs::read_dir(dir).map_err(|e| FsError::new(FsOp::ListDir, dir, e))?;
+    let now = SystemTime::now();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_temp_file_name) {
+            continue;
+        }
+        let age = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|m| now.duration_since(m).ok());
+        if age.is_some_and(|a| a >= max_age) && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_creates_and_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b/file.md");
+        write_atomic(&path, b"one", &WriteOptions::private()).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "one");
+        write_atomic(&path, b"two", &WriteOptions::private()).unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "two");
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec!["file.md".to_string()], "no temp file left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn modes_new_private_and_existing_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store/ws/file.md");
+        write_atomic(&path, b"x", &WriteOptions::private()).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"y", &WriteOptions::private()).unwrap();
+        assert_eq!(mode(&path), 0o640, "a replaced file keeps its permissions");
+    }
+
+    #[test]
+    fn drop_without_commit_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        {
+            let mut f = AtomicFile::create(&path, &WriteOptions::default()).unwrap();
+            f.write_all(b"partial").unwrap();
+        }
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn update_locked_sees_previous_and_keeps_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.md");
+        for i in 0..3 {
+            update_locked::<_, FsError>(&path, &WriteOptions::default(), |cur| {
+                Ok(Update::Write(format!("{}{i}\n", cur.unwrap_or("")), ()))
+            })
+            .unwrap();
+        }
+        assert_eq!(fs::read_to_string(&path).unwrap(), "0\n1\n2\n");
+        let err = update_locked::<(), FsError>(&path, &WriteOptions::default(), |_| {
+            Err(FsError::new(FsOp::Write, "x", io::Error::other("refused")))
+        });
+        assert!(err.is_err());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "0\n1\n2\n");
+    }
+
+    #[test]
+    fn invalid_utf8_names_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.md");
+        fs::write(&path, b"ok\nstill ok\n\xff\xfe").unwrap();
+        let err = read_utf8(&path).unwrap_err();
+        assert!(err.is_invalid_utf8());
+        let msg = err.to_string();
+        assert!(msg.contains("line 3"), "{msg}");
+        assert!(msg.contains("bad.md"), "{msg}");
+    }
+
+    #[test]
+    fn temp_names_are_recognised() {
+        assert!(is_temp_file_name(".2025-01-01.md.123-abc-0.tmp"));
+        assert!(!is_temp_file_name("2025-01-01.md"));
+        assert!(is_lock_file_name(".2025-01-01.md.lock"));
+    }
+}
