@@ -1,0 +1,7 @@
+//! Fuzz target: goblin_notes (written by its crate's issue).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = data;
+});
