@@ -1,7 +1,115 @@
-//! Benches for cli (filled in by its issue).
+//! Benches for the `goldfish` binary, measured as whole processes (start-up included).
+//!
+//! `cli/recall_100`: `goldfish recall` over a workspace of 100 checkpoints. Target 100 ms
+//! (seed 002: "Recall (7 days, single workspace): < 100ms").
+//!
+//! The bench runs the optimised binary. It first runs `cargo build --profile bench -p
+//! goldfish-cli` (the bench profile shares the dependencies `cargo bench` has just built, and
+//! the build is a no-op when the binary is up to date), so
+//! `cargo bench -p goldfish-benches --bench cli` is enough. Set `GOLDFISH_BENCH_BIN` to bench
+//! another binary instead.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
 use criterion::{Criterion, criterion_group, criterion_main};
 
-fn placeholder(_c: &mut Criterion) {}
+/// The optimised binary (the bench profile writes to `target/release`), built if needed.
+fn goldfish_binary() -> PathBuf {
+    if let Some(bin) = std::env::var_os("GOLDFISH_BENCH_BIN") {
+        return PathBuf::from(bin);
+    }
+    let workspace_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root.join("target"));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "--profile",
+            "bench",
+            "--quiet",
+            "-p",
+            "goldfish-cli",
+        ])
+        .current_dir(&workspace_root)
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .status()
+        .expect("run `cargo build --profile bench -p goldfish-cli`");
+    assert!(
+        status.success(),
+        "`cargo build --profile bench -p goldfish-cli` failed"
+    );
+    let bin = target_dir
+        .join("release")
+        .join(format!("goldfish{}", std::env::consts::EXE_SUFFIX));
+    assert!(bin.exists(), "{} is missing after the build", bin.display());
+    bin
+}
 
-criterion_group!(benches, placeholder);
+fn goldfish(bin: &Path, home: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.args(args)
+        .env("GOLDFISH_HOME", home)
+        .env("GOLDFISH_WORKSPACE", "bench")
+        .current_dir(home)
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn recall_100(c: &mut Criterion) {
+    let bin = goldfish_binary();
+    let home = tempfile::tempdir().expect("temp dir");
+    // 100 checkpoints through the binary itself: the store's real format, no private API.
+    for i in 0..100 {
+        let description = format!(
+            "Checkpoint {i}: refactored the recall window\nMoved the day-file scan behind an index \
+             so that recall reads only the files in its window. Entry number {i}."
+        );
+        let out = goldfish(
+            &bin,
+            home.path(),
+            &["checkpoint", &description, "--tags", "bench,recall"],
+        )
+        .output()
+        .expect("spawn goldfish checkpoint");
+        assert!(
+            out.status.success(),
+            "checkpoint failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let check = goldfish(
+        &bin,
+        home.path(),
+        &["recall", "--days", "7", "--limit", "100"],
+    )
+    .output()
+    .expect("spawn goldfish recall");
+    assert!(
+        check.status.success(),
+        "recall failed: {}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&check.stdout).contains("Checkpoint 99"),
+        "recall misses checkpoints"
+    );
+
+    let mut group = c.benchmark_group("cli");
+    group.bench_function("recall_100", |b| {
+        b.iter(|| {
+            let out = goldfish(&bin, home.path(), &["recall", "--days", "7"])
+                .stdout(Stdio::piped())
+                .output()
+                .expect("spawn goldfish recall");
+            assert!(out.status.success());
+            out.stdout.len()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, recall_100);
 criterion_main!(benches);

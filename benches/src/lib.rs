@@ -35,15 +35,23 @@ pub enum Outcome {
 
 /// Parses a duration such as `100us`, `2.5ms`, `1s`, `800ns` into nanoseconds.
 pub fn parse_duration_ns(text: &str) -> Result<f64, String> {
-    let split = text.find(|c: char| c.is_ascii_alphabetic() || c == 'µ').unwrap_or(text.len());
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic() || c == 'µ')
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| format!("bad number in duration {text:?}"))?;
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("bad number in duration {text:?}"))?;
     let scale = match unit {
         "ns" => 1.0,
         "us" | "µs" => 1e3,
         "ms" => 1e6,
         "s" => 1e9,
-        _ => return Err(format!("bad unit in duration {text:?}: use ns, us, ms or s")),
+        _ => {
+            return Err(format!(
+                "bad unit in duration {text:?}: use ns, us, ms or s"
+            ));
+        }
     };
     Ok(value * scale)
 }
@@ -62,7 +70,11 @@ pub fn parse_targets(text: &str) -> Result<Vec<Target>, String> {
         };
         let limit_ns = parse_duration_ns(limit).map_err(|e| format!("line {}: {e}", index + 1))?;
         let source = parts.collect::<Vec<_>>().join(" ");
-        rows.push(Target { id: id.to_string(), limit_ns, source });
+        rows.push(Target {
+            id: id.to_string(),
+            limit_ns,
+            source,
+        });
     }
     Ok(rows)
 }
@@ -70,8 +82,7 @@ pub fn parse_targets(text: &str) -> Result<Vec<Target>, String> {
 /// Reads the median estimate (ns) criterion saved for `id` under `criterion_dir`.
 pub fn read_median_ns(criterion_dir: &Path, id: &str) -> Result<f64, String> {
     let path = criterion_dir.join(id).join("new/estimates.json");
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     json.pointer("/median/point_estimate")
@@ -99,7 +110,12 @@ mod tests {
 
     #[test]
     fn durations() {
-        for (text, ns) in [("100us", 1e5), ("2.5ms", 2.5e6), ("1s", 1e9), ("800ns", 800.0)] {
+        for (text, ns) in [
+            ("100us", 1e5),
+            ("2.5ms", 2.5e6),
+            ("1s", 1e9),
+            ("800ns", 800.0),
+        ] {
             assert_eq!(parse_duration_ns(text).unwrap(), ns, "{text}");
         }
         assert!(parse_duration_ns("5 minutes").is_err());
@@ -121,8 +137,15 @@ mod tests {
             std::fs::write(d.join("estimates.json"), body).unwrap();
         }
         let mut extra = rows.clone();
-        extra.push(Target { id: "never/ran".into(), limit_ns: 1.0, source: String::new() });
-        let out: Vec<_> = check_all(&extra, dir.path()).into_iter().map(|(_, o)| o).collect();
+        extra.push(Target {
+            id: "never/ran".into(),
+            limit_ns: 1.0,
+            source: String::new(),
+        });
+        let out: Vec<_> = check_all(&extra, dir.path())
+            .into_iter()
+            .map(|(_, o)| o)
+            .collect();
         assert_eq!(out[0], Outcome::Within { median_ns: 5e5 });
         assert_eq!(out[1], Outcome::Over { median_ns: 2e4 });
         assert!(matches!(out[2], Outcome::Missing(_)));

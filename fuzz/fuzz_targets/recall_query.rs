@@ -1,7 +1,38 @@
-//! Fuzz target: recall_query (written by its crate's issue).
+//! Fuzz target: recall_query. Query parsing, scoring, time-window parsing and formatting must
+//! never panic; search results are valid, distinct indices in relevance order; parsing a
+//! query's own terms again gives the same query.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
+use goldfish_recall::{Bound, Query, SearchOptions, parse_bound, parse_since, search};
+use goldfish_store::Checkpoint;
+
 fuzz_target!(|data: &[u8]| {
-    let _ = data;
+    let text = String::from_utf8_lossy(data);
+    // The first line is the query; the rest are checkpoint descriptions, tags and paths.
+    let mut lines = text.split('\n');
+    let query_text = lines.next().unwrap_or("");
+    let t = notes_core::time::parse_utc("2025-10-13T09:00:00Z").expect("valid timestamp");
+    let mut cps = Vec::new();
+    for (i, line) in lines.enumerate().take(64) {
+        let mut c = Checkpoint::new(i.to_string(), t, "fuzz", line.replace('|', "\n"));
+        c.tags = line.split(',').take(4).map(String::from).collect();
+        c.files = line.split(' ').take(4).map(String::from).collect();
+        c.branch = Some(line.chars().take(20).collect());
+        cps.push(c);
+    }
+    let query = Query::parse(query_text);
+    let again = Query::parse(&query.terms().join(" "));
+    assert_eq!(query, again, "parse(terms(parse(q))) must equal parse(q)");
+    let hits = search(&query, &cps, &SearchOptions::default());
+    let mut seen = std::collections::HashSet::new();
+    for w in hits.windows(2) {
+        assert!(w[0].score >= w[1].score);
+    }
+    for h in &hits {
+        assert!(h.index < cps.len() && h.score > 0.0 && seen.insert(h.index));
+    }
+    let _ = parse_since(query_text, t);
+    let _ = parse_bound(query_text, Bound::From);
+    let _ = parse_bound(query_text, Bound::To);
 });

@@ -1,7 +1,28 @@
-//! Fuzz target: sections (written by its crate's issue).
+//! Fuzz target: the markdown section splitter. Any UTF-8 text (invalid bytes replaced) splits
+//! into parts that join back byte for byte, tile the text in order, and survive a body splice.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use notes_core::Document;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = data;
+    let text = String::from_utf8_lossy(data);
+    let doc = Document::parse(&text);
+    assert_eq!(doc.parts().collect::<String>(), text);
+    let mut at = doc.preamble_range().end;
+    for s in doc.sections() {
+        assert_eq!(s.heading_range.start, at);
+        assert_eq!(s.heading_range.end, s.body_range.start);
+        at = s.body_range.end;
+    }
+    assert_eq!(at, text.len());
+    if let Some(first) = doc.sections().first() {
+        let prefix = text[..first.body_range.start].to_string();
+        let mut edited = doc.clone();
+        edited.replace_section_body(0, "replaced\n");
+        assert!(edited.as_str().starts_with(&prefix));
+        assert!(edited.as_str().ends_with("replaced\n") || edited.sections().len() > 1);
+        if let Some(last) = edited.sections().len().checked_sub(1) {
+            edited.remove_section(last);
+        }
+    }
 });

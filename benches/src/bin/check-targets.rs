@@ -54,7 +54,12 @@ fn main() -> ExitCode {
                 ("-".to_string(), format!("MISSING: {why}"))
             }
         };
-        println!("{:<52} {:>12} {:>10}  {verdict}", row.id, median, format_ns(row.limit_ns));
+        println!(
+            "{:<52} {:>12} {:>10}  {verdict}",
+            row.id,
+            median,
+            format_ns(row.limit_ns)
+        );
     }
     if failed > 0 {
         eprintln!("check-targets: {failed} bench(es) over target or missing");

@@ -1,4 +1,6 @@
-//! The checkpoint value. (Parsing, formatting and storage are added by the store issue.)
+//! The checkpoint value.
+
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
@@ -26,6 +28,11 @@ pub struct Checkpoint {
     pub files: Vec<String>,
     /// How many more changed files there were beyond `files`.
     pub files_omitted: usize,
+    /// Other `- **Key**: value` bullets of the entry (such as v4's `- **Session**:`), kept so
+    /// that nothing a person or another tool wrote is lost. Keys are never one of the bullets
+    /// above (`Tags`, `Branch`, `Commit`, `Files`, `More files`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, String>,
 }
 
 impl Checkpoint {
@@ -46,6 +53,7 @@ impl Checkpoint {
             commit: None,
             files: Vec::new(),
             files_omitted: 0,
+            extra: BTreeMap::new(),
         }
     }
 

@@ -1,11 +1,134 @@
 //! Durable, human-readable agent memory: workspaces, daily markdown checkpoints, plans with
-//! YAML frontmatter and git context, safe under concurrent writers.
+//! YAML frontmatter and git context, safe under any number of concurrent writers.
 //!
-//! (Being filled in by the goldfish-store issue.)
+//! # Example
+//!
+//! ```
+//! use goldfish_store::{CheckpointInput, PlanInput, Store};
+//!
+//! # fn main() -> Result<(), goldfish_store::Error> {
+//! # let dir = tempfile::tempdir().expect("temp dir");
+//! let store = Store::open(dir.path())?;
+//!
+//! let mut input = CheckpointInput::new("Fixed the auth timeout\nRefresh tokens now last 60 min.");
+//! input.tags = vec!["bug-fix".into(), "auth".into()];
+//! input.workspace = Some("goldfish".into());
+//! let saved = store.save_checkpoint(input)?;
+//!
+//! let today = store.checkpoints_for_day("goldfish", saved.timestamp.date_naive())?;
+//! assert_eq!(today, vec![saved]);
+//!
+//! let mut plan = PlanInput::new("Auth redesign", "- [ ] OAuth2\n");
+//! plan.workspace = Some("goldfish".into());
+//! plan.activate = true;
+//! store.save_plan(plan)?;
+//! assert_eq!(store.active_plan("goldfish")?.map(|p| p.id).as_deref(), Some("auth-redesign"));
+//! assert_eq!(store.list_workspaces()?, ["goldfish"]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Store layout
+//!
+//! ```text
+//! $GOLDFISH_HOME (default ~/.goldfish)
+//!   {workspace}/checkpoints/YYYY-MM-DD.md    one file per UTC day, entries in time order
+//!   {workspace}/plans/{id}.md                YAML frontmatter + `# Title` + markdown body
+//!   {workspace}/.active-plan                 the active plan's id, nothing else
+//! ```
+//!
+//! Workspace names are `[a-z0-9-]+` ([`normalize_workspace`]); a git worktree resolves to its
+//! main repository's name ([`detect_workspace`]), without spawning a process.
+//!
+//! # Day file format
+//!
+//! A day file keeps the shape people read, and adds one HTML comment per entry (invisible
+//! when rendered) that carries what the header cannot: the id and the full timestamp.
+//!
+//! ```text
+//! # Checkpoints for 2025-10-13
+//!
+//! ## 09:30 - Fixed authentication timeout bug
+//! <!-- id: 20251013T093012345Z-3fa9c1 at: 2025-10-13T09:30:12.345Z -->
+//! Implemented JWT refresh tokens.
+//! \## This line starts with "##" in the description
+//!
+//! - **Tags**: bug-fix, auth
+//! - **Branch**: feature/jwt-refresh
+//! - **Commit**: a1b2c3d
+//! - **Files**: src/auth/jwt.ts, src/auth/refresh.ts
+//! - **More files**: 12
+//! ```
+//!
+//! - The header holds `HH:MM` (UTC) and the description's first line; the following lines
+//!   are the rest of the description, verbatim, except that a line starting with `#`, `\`
+//!   or `- **`, and blank lines at the very end of the description, get a leading `\` (a
+//!   markdown escape, so the rendered text still reads right). So no description line can be
+//!   mistaken for a header or a bullet, and multi-line descriptions round-trip exactly.
+//! - `<!-- id: … at: … -->`: the id (characters outside `[A-Za-z0-9-_.:+@#/~=]` as `%XX`)
+//!   and the UTC timestamp to the millisecond. When present, `at` is the entry's time.
+//! - Bullets after a blank line: `Tags` and `Files` are `", "`-separated lists in which `\,`,
+//!   `\\`, `\n` and `\r` stand for a comma, a backslash and line breaks; `Branch` and
+//!   `Commit` use the same escapes; `More files` counts files beyond the 30 listed. Any
+//!   other `- **Key**: value` bullet is kept in [`Checkpoint::extra`].
+//! - Entries are separated by a blank line and kept in time order.
+//!
+//! Files written by Goldfish v4 read too: entries without the id comment (their `HH:MM`
+//! gives the time, the file name the date), no blank line between entries, the
+//! `<!-- summary: … charCount: N -->` block after long descriptions, and unescaped
+//! `", "`-separated lists. Such entries get a stable id derived from the workspace,
+//! timestamp and content (`v4-20251013T0930-1a2b3c4d`), the same on every read and unique
+//! within the workspace.
+//!
+//! Parsing is lenient ([`parse_day_file`]): a block that is not an entry, an entry whose id
+//! line is broken, text after the bullets and invalid UTF-8 are reported by line, and every
+//! other entry is still returned. [`parse_checkpoint_file`] is the strict form.
+//!
+//! # Guarantees
+//!
+//! - **Atomic**: every file is replaced through a temporary file, `fsync` and rename
+//!   (`notes_core::fs`), so readers (which never lock) see the old or the new file, never a
+//!   torn one, even when a writer is killed.
+//! - **Durable**: a save returns after the file and its directory are fsynced.
+//! - **Concurrent**: saves to one day file (or plan) serialise on an exclusive lock on a
+//!   sidecar `.{name}.lock` file, and each re-reads the file under the lock, so any number of
+//!   threads and processes can save at once without losing or duplicating an entry.
+//! - **Private**: new directories are 0700, new files 0600.
+//! - **Never destructive**: a save only inserts its entry; existing bytes, even garbage or
+//!   invalid UTF-8, are kept. A plan whose file cannot be parsed is never overwritten.
+//!
+//! # Crate features
+//!
+//! None: everything is always available.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod checkpoint;
+mod dayfile;
+mod error;
+mod git;
+mod plan;
+mod store;
+mod workspace;
+
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not match its version.
+pub use chrono;
 
 pub use checkpoint::Checkpoint;
+pub use dayfile::{
+    ParsedDay, Problem, format_checkpoint, format_day_file, format_day_header,
+    parse_checkpoint_file, parse_day_bytes, parse_day_file,
+};
+pub use error::{Error, ErrorKind};
+pub use git::{GitContext, MAX_FILES, git_context, parse_porcelain_v2};
+pub use plan::{Plan, PlanStatus, format_plan, parse_plan};
+pub use store::{
+    CheckpointInput, CheckpointRange, HOME_ENV, PlanInput, PlanList, PlanUpdate, Skipped, Store,
+    validate_plan_id,
+};
+pub use workspace::{
+    DEFAULT_WORKSPACE, WORKSPACE_ENV, detect_workspace, normalize_workspace, resolve_workspace,
+    validate_workspace,
+};

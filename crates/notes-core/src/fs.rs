@@ -68,6 +68,7 @@ impl fmt::Display for FsOp {
 pub struct FsError {
     op: FsOp,
     path: PathBuf,
+    line: Option<usize>,
     #[source]
     source: io::Error,
 }
@@ -75,7 +76,17 @@ pub struct FsError {
 impl FsError {
     /// Builds an error for `op` on `path`.
     pub fn new(op: FsOp, path: impl Into<PathBuf>, source: io::Error) -> Self {
-        FsError { op, path: path.into(), source }
+        FsError {
+            op,
+            path: path.into(),
+            line: None,
+            source,
+        }
+    }
+
+    /// The 1-based line concerned, when known (the first bad line of a non-UTF-8 file).
+    pub fn line(&self) -> Option<usize> {
+        self.line
     }
 
     /// The operation that failed.
@@ -105,7 +116,10 @@ impl FsError {
 
     /// True when the file system refused for lack of permission (for example a read-only store).
     pub fn is_permission_denied(&self) -> bool {
-        matches!(self.kind(), io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem)
+        matches!(
+            self.kind(),
+            io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+        )
     }
 
     /// True when the file exists but is not valid UTF-8 (the message names the line).
@@ -133,14 +147,23 @@ pub struct WriteOptions {
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { file_mode: None, dir_mode: None, create_parents: true, durable: true }
+        WriteOptions {
+            file_mode: None,
+            dir_mode: None,
+            create_parents: true,
+            durable: true,
+        }
     }
 }
 
 impl WriteOptions {
     /// Private files: new files 0600, new directories 0700 (the goldfish store's policy).
     pub fn private() -> Self {
-        WriteOptions { file_mode: Some(0o600), dir_mode: Some(0o700), ..WriteOptions::default() }
+        WriteOptions {
+            file_mode: Some(0o600),
+            dir_mode: Some(0o700),
+            ..WriteOptions::default()
+        }
     }
 
     /// Files that follow the umask, as in a worktree (`.goblin/`, `JOURNAL.md`).
@@ -177,7 +200,9 @@ pub fn create_dir_all(dir: &Path, mode: Option<u32>) -> Result<(), FsError> {
     }
     #[cfg(not(unix))]
     let _ = mode;
-    builder.create(dir).map_err(|e| FsError::new(FsOp::CreateDir, dir, e))
+    builder
+        .create(dir)
+        .map_err(|e| FsError::new(FsOp::CreateDir, dir, e))
 }
 
 fn parent_of(path: &Path) -> &Path {
@@ -212,7 +237,9 @@ pub fn sync_dir(dir: &Path) -> Result<(), FsError> {
     #[cfg(unix)]
     {
         let handle = File::open(dir).map_err(|e| FsError::new(FsOp::Sync, dir, e))?;
-        handle.sync_all().map_err(|e| FsError::new(FsOp::Sync, dir, e))?;
+        handle
+            .sync_all()
+            .map_err(|e| FsError::new(FsOp::Sync, dir, e))?;
     }
     #[cfg(not(unix))]
     let _ = dir;
@@ -266,8 +293,15 @@ impl AtomicFile {
             use std::os::unix::fs::OpenOptionsExt;
             open.mode(mode);
         }
-        let file = open.open(&temp).map_err(|e| FsError::new(FsOp::Write, &target, e))?;
-        Ok(AtomicFile { target, temp, file: Some(file), options: *options })
+        let file = open
+            .open(&temp)
+            .map_err(|e| FsError::new(FsOp::Write, &target, e))?;
+        Ok(AtomicFile {
+            target,
+            temp,
+            file: Some(file),
+            options: *options,
+        })
     }
 
     /// The file this will replace.
@@ -278,7 +312,11 @@ impl AtomicFile {
     /// Makes the new contents visible: sync, carry over permissions, rename, sync the directory.
     pub fn commit(mut self) -> Result<(), FsError> {
         let file = self.file.take().ok_or_else(|| {
-            FsError::new(FsOp::Write, &self.target, io::Error::other("already committed"))
+            FsError::new(
+                FsOp::Write,
+                &self.target,
+                io::Error::other("already committed"),
+            )
         })?;
         let result = self.finish(file);
         if result.is_err() {
@@ -289,7 +327,8 @@ impl AtomicFile {
     }
 
     fn finish(&self, mut file: File) -> Result<(), FsError> {
-        file.flush().map_err(|e| FsError::new(FsOp::Write, &self.target, e))?;
+        file.flush()
+            .map_err(|e| FsError::new(FsOp::Write, &self.target, e))?;
         // Permissions: an existing file keeps its own; a new one gets exactly the mode asked
         // for (the umask may have narrowed what `open` applied).
         match fs::metadata(&self.target) {
@@ -306,7 +345,8 @@ impl AtomicFile {
             Err(e) => return Err(FsError::new(FsOp::Permissions, &self.target, e)),
         }
         if self.options.durable {
-            file.sync_all().map_err(|e| FsError::new(FsOp::Sync, &self.target, e))?;
+            file.sync_all()
+                .map_err(|e| FsError::new(FsOp::Sync, &self.target, e))?;
         }
         drop(file);
         fs::rename(&self.temp, &self.target)
@@ -345,7 +385,8 @@ impl Drop for AtomicFile {
 /// Replaces `path` with `contents` atomically (see [`AtomicFile`]).
 pub fn write_atomic(path: &Path, contents: &[u8], options: &WriteOptions) -> Result<(), FsError> {
     let mut file = AtomicFile::create(path, options)?;
-    file.write_all(contents).map_err(|e| FsError::new(FsOp::Write, path, e))?;
+    file.write_all(contents)
+        .map_err(|e| FsError::new(FsOp::Write, path, e))?;
     file.commit()
 }
 
@@ -370,20 +411,25 @@ fn decode_utf8(path: &Path, bytes: Vec<u8>) -> Result<String, FsError> {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
         let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
-        FsError::new(
+        let mut err = FsError::new(
             FsOp::Read,
             path,
             io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!("not valid UTF-8 at line {line} (byte {at})"),
             ),
-        )
+        );
+        err.line = Some(line);
+        err
     })
 }
 
 /// The sidecar lock file that guards `target`: `.{name}.lock` in the same directory.
 pub fn lock_path_for(target: &Path) -> PathBuf {
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     parent_of(target).join(format!(".{name}.lock"))
 }
 
@@ -424,8 +470,11 @@ pub fn lock_exclusive(target: &Path, options: &WriteOptions) -> Result<FileLock,
         use std::os::unix::fs::OpenOptionsExt;
         open.mode(mode);
     }
-    let file = open.open(&path).map_err(|e| FsError::new(FsOp::Lock, &path, e))?;
-    file.lock().map_err(|e| FsError::new(FsOp::Lock, &path, e))?;
+    let file = open
+        .open(&path)
+        .map_err(|e| FsError::new(FsOp::Lock, &path, e))?;
+    file.lock()
+        .map_err(|e| FsError::new(FsOp::Lock, &path, e))?;
     Ok(FileLock { file, path })
 }
 
@@ -469,13 +518,19 @@ where
 /// Best effort: removes temp files of `target` older than [`STALE_TEMP_AGE`]. Errors are ignored
 /// because a leftover temp file is harmless (readers skip it).
 fn remove_stale_temps_of(target: &Path) {
-    let Some(name) = target.file_name().and_then(|n| n.to_str()) else { return };
+    let Some(name) = target.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
     let prefix = format!(".{name}.");
-    let Ok(entries) = fs::read_dir(parent_of(target)) else { return };
+    let Ok(entries) = fs::read_dir(parent_of(target)) else {
+        return;
+    };
     let now = SystemTime::now();
     for entry in entries.flatten() {
         let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else { continue };
+        let Some(file_name) = file_name.to_str() else {
+            continue;
+        };
         if !(file_name.starts_with(&prefix) && is_temp_file_name(file_name)) {
             continue;
         }
@@ -530,7 +585,11 @@ mod tests {
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        assert_eq!(names, vec!["file.md".to_string()], "no temp file left behind");
+        assert_eq!(
+            names,
+            vec!["file.md".to_string()],
+            "no temp file left behind"
+        );
     }
 
     #[cfg(unix)]
@@ -584,6 +643,7 @@ mod tests {
         fs::write(&path, b"ok\nstill ok\n\xff\xfe").unwrap();
         let err = read_utf8(&path).unwrap_err();
         assert!(err.is_invalid_utf8());
+        assert_eq!(err.line(), Some(3));
         let msg = err.to_string();
         assert!(msg.contains("line 3"), "{msg}");
         assert!(msg.contains("bad.md"), "{msg}");

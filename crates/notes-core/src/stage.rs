@@ -7,8 +7,9 @@ use std::str::FromStr;
 ///
 /// Displayed and parsed as the upper-case word used in files (`BUILD`); parsing ignores case
 /// and surrounding whitespace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "UPPERCASE")]
 #[non_exhaustive]
 pub enum Stage {
@@ -28,8 +29,14 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 6] =
-        [Stage::Scope, Stage::Build, Stage::Review, Stage::Test, Stage::Done, Stage::Failed];
+    pub const ALL: [Stage; 6] = [
+        Stage::Scope,
+        Stage::Build,
+        Stage::Review,
+        Stage::Test,
+        Stage::Done,
+        Stage::Failed,
+    ];
 
     /// The upper-case word used in files.
     pub fn as_str(self) -> &'static str {
@@ -83,6 +90,12 @@ mod tests {
             assert_eq!(st.to_string().to_lowercase().parse::<Stage>().unwrap(), st);
         }
         assert!(" build ".parse::<Stage>().is_ok());
-        assert!("SHIP".parse::<Stage>().unwrap_err().to_string().contains("SHIP"));
+        assert!(
+            "SHIP"
+                .parse::<Stage>()
+                .unwrap_err()
+                .to_string()
+                .contains("SHIP")
+        );
     }
 }

@@ -43,7 +43,9 @@ pub struct ManualClock {
 impl ManualClock {
     /// A clock standing at `start`.
     pub fn new(start: DateTime<Utc>) -> Self {
-        ManualClock { now: Mutex::new(start) }
+        ManualClock {
+            now: Mutex::new(start),
+        }
     }
 
     /// Moves the clock to `t`.
@@ -99,7 +101,10 @@ impl TimeParseError {
 pub fn parse_utc(s: &str) -> Result<DateTime<Utc>, TimeParseError> {
     DateTime::parse_from_rfc3339(s.trim())
         .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| TimeParseError { input: s.to_string(), reason: e.to_string() })
+        .map_err(|e| TimeParseError {
+            input: s.to_string(),
+            reason: e.to_string(),
+        })
 }
 
 #[cfg(test)]
@@ -123,7 +128,12 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(format_utc(&parse_utc(input).unwrap()), want, "{input}");
         }
-        assert!(parse_utc("yesterday").unwrap_err().to_string().contains("yesterday"));
+        assert!(
+            parse_utc("yesterday")
+                .unwrap_err()
+                .to_string()
+                .contains("yesterday")
+        );
     }
 
     #[test]

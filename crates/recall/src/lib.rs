@@ -1,3 +1,87 @@
-//! Skeleton: filled in by its issue.
+//! Typo-tolerant, relevance-ranked recall over goldfish checkpoints, across workspaces, with
+//! output sized for an agent's context.
+//!
+//! Three layers, pure at the core:
+//!
+//! - [`search`]: a search engine over checkpoints in memory. It tolerates typos
+//!   (`migratoin` → migration), partial words in both directions (`auth` ↔ authentication),
+//!   case and accents, ranks by relevance (BM25F over fuzzily expanded words, field weights,
+//!   query coverage, closeness of the match) with ties broken by recency, and returns nothing
+//!   rather than noise when nothing is close.
+//! - [`recall`] and [`standup`]: read a [`goldfish_store::Store`] — only the day files the
+//!   window needs, workspaces in parallel — and assemble a [`RecallResult`] or [`Standup`].
+//!   Corrupt files are skipped and reported, never fatal.
+//! - [`format_recall`] and [`format_standup`]: compact markdown within a character budget.
+//!
+//! # Example
+//!
+//! ```
+//! use goldfish_recall::{format_recall, recall, FormatOptions, RecallOptions};
+//! use goldfish_store::{CheckpointInput, Store};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let store = Store::open(dir.path())?;
+//! for (text, tag) in [("Fixed auth bug", "auth"), ("Refactored database queries", "database")] {
+//!     let mut input = CheckpointInput::new(text);
+//!     input.tags = vec![tag.into()];
+//!     input.workspace = Some("demo".into());
+//!     store.save_checkpoint(input)?;
+//! }
+//!
+//! let mut opts = RecallOptions::default();
+//! opts.workspace = "demo".into();
+//! opts.search = Some("authentication".into());
+//! let result = recall(&store, &opts)?;
+//! assert_eq!(result.checkpoints[0].title(), "Fixed auth bug");
+//!
+//! let text = format_recall(&result, &FormatOptions::default());
+//! assert!(text.contains("Fixed auth bug") && !text.contains("database"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # How search works
+//!
+//! Each call indexes the checkpoints it is given (recall searches a freshly read set):
+//! every field is tokenised and folded once into a vocabulary. Each query word is then
+//! compared with the vocabulary, not with the documents — exact, same stem, prefix either
+//! way, or a bounded Damerau edit distance, each with a similarity below 1 — so the fuzzy
+//! work grows with the vocabulary. Documents are scored with BM25F over those expansions
+//! (fields weighted description 2, tags 1, branch 0.5, files 0.3), multiplied by the square
+//! of the share of the query they cover; documents covering less than half of it, or scoring
+//! under a fifth of the best, are dropped. The choices were made by measurement on the
+//! evaluation set in `tests/fixtures/` (400 real checkpoints, 58 queries): MRR 0.981,
+//! success@1 0.963, success@5 1.0, against 0.916 for plain BM25 and 0.465 for the fuse.js
+//! matcher of Goldfish v4.
+//!
+//! # Time
+//!
+//! Every instant is UTC. "The last N days" is the rolling window ending now; a date-only
+//! `from` is the start of that UTC day and a date-only `to` its end; a `to` timestamp without
+//! fractional seconds includes its whole second. The `TZ` environment variable changes
+//! nothing. Pass [`RecallOptions::now`] for reproducible windows.
+//!
+//! # Crate features
+//!
+//! None: everything is always available.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+mod engine;
+mod error;
+mod format;
+mod recall;
+mod standup;
+mod text;
+mod window;
+
+pub use engine::{FieldWeights, Hit, Query, SearchOptions, search};
+pub use error::{Error, ErrorKind};
+pub use format::{FormatOptions, format_recall, format_standup};
+pub use recall::{RecallOptions, RecallResult, SkippedFile, WorkspaceCount, recall};
+pub use standup::{
+    PlanProgress, Standup, StandupOptions, WorkspaceStandup, plan_progress, standup, standup_with,
+};
+pub use window::{Bound, TimeWindow, parse_bound, parse_since};

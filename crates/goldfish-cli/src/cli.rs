@@ -1,0 +1,412 @@
+//! The command line: clap derive types and nothing else.
+//!
+//! Argument names mirror the MCP tools (`description`, `tags`, `workspace`, `days`, `since`,
+//! `from`, `to`, `search`, `limit`, `full`, `id`, `title`, `content`, `status`, `activate`) so
+//! that one mental model serves both the CLI and the server.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Durable, human-readable memory and hand-off for coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "goldfish", version, about, long_about = None, propagate_version = true)]
+pub(crate) struct Cli {
+    /// Where the store lives (default: ~/.goldfish).
+    #[arg(long, global = true, env = "GOLDFISH_HOME", value_name = "DIR")]
+    pub(crate) home: Option<PathBuf>,
+
+    /// The workspace to use (default: detected from the current directory).
+    #[arg(
+        long,
+        short = 'w',
+        global = true,
+        env = "GOLDFISH_WORKSPACE",
+        value_name = "NAME"
+    )]
+    pub(crate) workspace: Option<String>,
+
+    /// Print one JSON document on stdout instead of human-readable text.
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Save a checkpoint: what was just done, with the git context of the current directory.
+    Checkpoint(CheckpointArgs),
+    /// Show recent checkpoints and the active plan (search, time windows, all workspaces).
+    Recall(RecallArgs),
+    /// One view across all workspaces: what was done lately and each active plan's progress.
+    Standup(StandupArgs),
+    /// Plans: save, get, list, activate, update, complete, archive.
+    #[command(subcommand)]
+    Plan(PlanCommand),
+    /// GOBLIN_NOTES.md: per-worktree progress notes for the next session.
+    Notes(NotesArgs),
+    /// Pipeline signal files in `.goblin/`: emit, list, clear.
+    Signal(SignalArgs),
+    /// The SCOPE → BUILD → REVIEW → TEST → DONE pipeline driven by signal files.
+    Pipeline(PipelineArgs),
+    /// JOURNAL.md: sessions, failures, mutations, hand-over, archive.
+    Journal(JournalArgs),
+    /// Run the MCP server on stdio (tools: checkpoint, recall, plan).
+    Mcp,
+}
+
+/// `goldfish checkpoint`.
+#[derive(Debug, Args)]
+pub(crate) struct CheckpointArgs {
+    /// What was done (may span many lines; the first line is the title). `-` reads stdin.
+    #[arg(value_name = "DESCRIPTION", allow_hyphen_values = true)]
+    pub(crate) description: String,
+    /// Comma-separated tags, e.g. `bug-fix,auth` (the flag may also repeat).
+    #[arg(long, short = 't', value_delimiter = ',')]
+    pub(crate) tags: Vec<String>,
+}
+
+/// `goldfish recall`.
+#[derive(Debug, Args)]
+pub(crate) struct RecallArgs {
+    /// Look back this many days (default 2).
+    #[arg(long, short = 'd')]
+    pub(crate) days: Option<u32>,
+    /// Look back this far: `30m`, `6h`, `3d` or a timestamp.
+    #[arg(long)]
+    pub(crate) since: Option<String>,
+    /// Start of the window: a date (`2025-10-13`) or an RFC 3339 timestamp.
+    #[arg(long)]
+    pub(crate) from: Option<String>,
+    /// End of the window; a date alone means the end of that day.
+    #[arg(long)]
+    pub(crate) to: Option<String>,
+    /// Typo-tolerant search, ranked by relevance.
+    #[arg(long, short = 's')]
+    pub(crate) search: Option<String>,
+    /// At most this many checkpoints (default 10; 0 = active plan only).
+    #[arg(long, short = 'n')]
+    pub(crate) limit: Option<usize>,
+    /// Show full descriptions and git context instead of the summary view.
+    #[arg(long)]
+    pub(crate) full: bool,
+}
+
+/// `goldfish standup`.
+#[derive(Debug, Args)]
+pub(crate) struct StandupArgs {
+    /// Look back this many days (default 1).
+    #[arg(long, short = 'd')]
+    pub(crate) days: Option<u32>,
+}
+
+/// `goldfish plan …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum PlanCommand {
+    /// Save a new plan (or replace one with the same id).
+    Save(PlanSaveArgs),
+    /// Show a plan (default: the active plan).
+    Get {
+        /// The plan's id.
+        id: Option<String>,
+    },
+    /// List the workspace's plans.
+    List,
+    /// Make a plan the active one.
+    Activate {
+        /// The plan's id.
+        id: String,
+    },
+    /// Change a plan's title, content or status.
+    Update(PlanUpdateArgs),
+    /// Mark a plan completed.
+    Complete {
+        /// The plan's id.
+        id: String,
+    },
+    /// Mark a plan archived.
+    Archive {
+        /// The plan's id.
+        id: String,
+    },
+}
+
+/// `goldfish plan save`.
+#[derive(Debug, Args)]
+pub(crate) struct PlanSaveArgs {
+    /// The plan's title.
+    #[arg(long)]
+    pub(crate) title: String,
+    /// The plan's markdown body; `-` reads stdin.
+    #[arg(long, short = 'c', allow_hyphen_values = true)]
+    pub(crate) content: Option<String>,
+    /// The plan's id (default: derived from the title).
+    #[arg(long)]
+    pub(crate) id: Option<String>,
+    /// Comma-separated tags.
+    #[arg(long, short = 't', value_delimiter = ',')]
+    pub(crate) tags: Vec<String>,
+    /// Initial status: active, completed or archived.
+    #[arg(long)]
+    pub(crate) status: Option<String>,
+    /// Make it the workspace's active plan (the default; `--activate false` to not).
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, default_value_t = true,
+          default_missing_value = "true", value_name = "BOOL")]
+    pub(crate) activate: bool,
+}
+
+/// `goldfish plan update`.
+#[derive(Debug, Args)]
+pub(crate) struct PlanUpdateArgs {
+    /// The plan's id.
+    pub(crate) id: String,
+    /// New title.
+    #[arg(long)]
+    pub(crate) title: Option<String>,
+    /// New markdown body; `-` reads stdin.
+    #[arg(long, short = 'c', allow_hyphen_values = true)]
+    pub(crate) content: Option<String>,
+    /// New status: active, completed or archived.
+    #[arg(long)]
+    pub(crate) status: Option<String>,
+    /// New comma-separated tags (replace the old ones).
+    #[arg(long, short = 't', value_delimiter = ',')]
+    pub(crate) tags: Option<Vec<String>>,
+}
+
+/// `goldfish notes …`.
+#[derive(Debug, Args)]
+pub(crate) struct NotesArgs {
+    /// The worktree holding `.goblin/GOBLIN_NOTES.md` (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) worktree: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: NotesCommand,
+}
+
+/// The notes subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum NotesCommand {
+    /// Print the notes.
+    Show,
+    /// Create the notes for an issue (or restart them for a new stage, keeping the rest).
+    Init {
+        /// The issue, e.g. `ENG-123`.
+        issue: String,
+        /// The current objective (default: the issue).
+        #[arg(long)]
+        objective: Option<String>,
+        /// The stage: SCOPE, BUILD, REVIEW, TEST, DONE or FAILED.
+        #[arg(long, default_value = "SCOPE")]
+        stage: String,
+    },
+    /// Replace the current objective.
+    Objective {
+        /// The new objective.
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+    },
+    /// Record a step of the progress log (the last 5 completed steps are kept; older ones
+    /// are folded into the context).
+    Step {
+        /// What was done or is being done.
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+        /// completed, in-progress or pending.
+        #[arg(long, default_value = "completed")]
+        status: String,
+    },
+    /// Record a key decision.
+    Decision {
+        /// The decision.
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+        /// Why.
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// Record a file changed.
+    File {
+        /// The file's path.
+        path: String,
+        /// What changed in it.
+        #[arg(long, default_value = "")]
+        note: String,
+    },
+    /// Set the stage (SCOPE, BUILD, REVIEW, TEST, DONE, FAILED).
+    Stage {
+        /// The stage.
+        stage: String,
+    },
+}
+
+/// `goldfish signal …`.
+#[derive(Debug, Args)]
+pub(crate) struct SignalArgs {
+    /// The worktree holding `.goblin/` (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) worktree: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: SignalCommand,
+}
+
+/// The signal subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SignalCommand {
+    /// Write a signal file atomically.
+    Emit(SignalEmitArgs),
+    /// List the signal files present.
+    List,
+    /// Remove signal files (all, or the kinds given).
+    Clear {
+        /// The kinds to remove (default: all).
+        kinds: Vec<String>,
+    },
+}
+
+/// `goldfish signal emit`.
+#[derive(Debug, Args)]
+pub(crate) struct SignalEmitArgs {
+    /// The kind: scope-complete, build-complete, review-approved, review-changes-requested,
+    /// test-passed or test-failed.
+    pub(crate) kind: String,
+    /// The whole JSON body (`-` reads stdin); `--json BODY` is accepted as a synonym.
+    #[arg(long = "body", value_name = "JSON", conflicts_with = "field")]
+    pub(crate) body: Option<String>,
+    /// One body field as `KEY=VALUE` (repeatable); VALUE is read as JSON when it parses
+    /// (`commits=3`, `screenshots=["a.png"]`) and as text otherwise (`reason=flaky login`).
+    #[arg(long = "field", short = 'f', value_name = "KEY=VALUE")]
+    pub(crate) field: Vec<String>,
+}
+
+/// `goldfish pipeline …`.
+#[derive(Debug, Args)]
+pub(crate) struct PipelineArgs {
+    /// The worktree holding `.goblin/` (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) worktree: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: PipelineCommand,
+}
+
+/// The pipeline subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum PipelineCommand {
+    /// Start a pipeline at SCOPE (replacing one that has ended).
+    Start,
+    /// Show the pipeline's state (applying any signals present first).
+    Status,
+    /// Poll the signal files and advance until the pipeline ends (exit 0 on DONE, 1 on FAILED
+    /// or CANCELLED, 3 when --timeout passes first).
+    Watch {
+        /// Poll interval in seconds.
+        #[arg(long, default_value_t = 5.0)]
+        interval: f64,
+        /// Stop after this many seconds even if the pipeline has not finished.
+        #[arg(long)]
+        timeout: Option<f64>,
+    },
+    /// Cancel the pipeline and remove its signals.
+    Cancel,
+}
+
+/// `goldfish journal …`.
+#[derive(Debug, Args)]
+pub(crate) struct JournalArgs {
+    /// The worktree holding JOURNAL.md (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub(crate) worktree: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: JournalCommand,
+}
+
+/// The journal subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum JournalCommand {
+    /// Start a session: create JOURNAL.md or append a session header.
+    Boot {
+        /// The session's title.
+        #[arg(allow_hyphen_values = true)]
+        title: String,
+        /// What this session intends to do.
+        #[arg(long)]
+        intent: Option<String>,
+        /// How it means to do it (failures and successes belong to it by default).
+        #[arg(long)]
+        approach: Option<String>,
+        /// The task named in a new journal's title (default: the worktree's name).
+        #[arg(long)]
+        task: Option<String>,
+    },
+    /// Log an entry: decision, finding, lesson, state or note (one or two lines).
+    Log {
+        /// The entry's kind.
+        #[arg(long, short = 'k', default_value = "finding")]
+        kind: String,
+        /// The entry's text.
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+    },
+    /// Log a failed attempt (three in a row of one approach require a mutation).
+    Fail {
+        /// What failed.
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+        /// The approach that failed (default: the approach in force).
+        #[arg(long)]
+        approach: Option<String>,
+    },
+    /// Log something that works (ends the approach's failure streak).
+    Ok {
+        /// What works.
+        #[arg(allow_hyphen_values = true)]
+        text: String,
+        /// The approach that works (default: the approach in force).
+        #[arg(long)]
+        approach: Option<String>,
+    },
+    /// Declare a mutation (M1–M8, or its name) after three failures of one approach.
+    Mutate {
+        /// The mutation code: M1 Fallback, M2 Extreme, M3 Hardcode, M4 Switch,
+        /// M5 Reduce Scope, M6 Invert, M7 Ask, M8 Read.
+        code: String,
+        /// The approach that failed (default: the one that requires a mutation).
+        #[arg(long)]
+        failed: Option<String>,
+        /// The new approach.
+        #[arg(long)]
+        switching_to: String,
+        /// Why the new approach should work.
+        #[arg(long)]
+        rationale: String,
+    },
+    /// The status derived from the whole journal: last session, streaks, mutations, state.
+    Status,
+    /// The hand-over view: the last 50 lines plus the derived status.
+    Handover,
+    /// Archive the journal into `self-improving/` (journals/, corrections.md, patterns.jsonl).
+    Archive {
+        /// The archive root (default: $GOLDFISH_HOME/self-improving).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

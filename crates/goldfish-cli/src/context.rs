@@ -1,0 +1,54 @@
+//! What every command needs: where the store is and which workspace was asked for.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+/// The global options, resolved once.
+#[derive(Debug, Clone)]
+pub(crate) struct Context {
+    /// The store's root (`--home`, `GOLDFISH_HOME`, or `~/.goldfish`).
+    pub(crate) home: PathBuf,
+    /// The workspace asked for (`--workspace`, `GOLDFISH_WORKSPACE`), if any.
+    pub(crate) workspace: Option<String>,
+    /// The directory goldfish was started in.
+    pub(crate) cwd: PathBuf,
+}
+
+impl Context {
+    /// Resolves the home directory and the current directory.
+    pub(crate) fn new(home: Option<PathBuf>, workspace: Option<String>) -> anyhow::Result<Self> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let home = match home.filter(|h| !h.as_os_str().is_empty()) {
+            Some(h) if h.is_relative() => cwd.join(h),
+            Some(h) => h,
+            None => default_home()
+                .context("cannot find the home directory: set GOLDFISH_HOME or pass --home DIR")?,
+        };
+        let workspace = workspace
+            .map(|w| w.trim().to_string())
+            .filter(|w| !w.is_empty());
+        Ok(Context {
+            home,
+            workspace,
+            cwd,
+        })
+    }
+
+    /// A worktree option, or the current directory.
+    pub(crate) fn worktree(&self, worktree: Option<&Path>) -> PathBuf {
+        match worktree {
+            Some(w) if w.is_relative() => self.cwd.join(w),
+            Some(w) => w.to_path_buf(),
+            None => self.cwd.clone(),
+        }
+    }
+}
+
+/// `~/.goldfish`.
+fn default_home() -> Option<PathBuf> {
+    let user_home = std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .filter(|h| !h.is_empty())?;
+    Some(PathBuf::from(user_home).join(".goldfish"))
+}

@@ -1,0 +1,143 @@
+//! Running the real binary in a temporary home.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+pub(crate) type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The binary under test.
+pub(crate) fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_goldfish")
+}
+
+/// A temporary store home and a temporary working directory.
+pub(crate) struct Env {
+    pub(crate) home: tempfile::TempDir,
+    pub(crate) cwd: tempfile::TempDir,
+}
+
+impl Env {
+    pub(crate) fn new() -> Result<Self, std::io::Error> {
+        Ok(Env {
+            home: tempfile::tempdir()?,
+            cwd: tempfile::tempdir()?,
+        })
+    }
+
+    pub(crate) fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// A command with GOLDFISH_HOME set, GOLDFISH_WORKSPACE=test and the temp cwd.
+    pub(crate) fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(bin());
+        c.args(args)
+            .current_dir(self.cwd.path())
+            .env("GOLDFISH_HOME", self.home.path())
+            .env("GOLDFISH_WORKSPACE", "test")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Runs `args` and returns the output, whatever the exit code.
+    pub(crate) fn run(&self, args: &[&str]) -> Result<Out, std::io::Error> {
+        Ok(Out(self.cmd(args).output()?))
+    }
+
+    /// Runs `args` with `input` on stdin.
+    pub(crate) fn run_stdin(
+        &self,
+        args: &[&str],
+        input: &str,
+    ) -> Result<Out, Box<dyn std::error::Error>> {
+        use std::io::Write as _;
+        let mut child = self
+            .cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        child
+            .stdin
+            .take()
+            .ok_or("no stdin")?
+            .write_all(input.as_bytes())?;
+        Ok(Out(child.wait_with_output()?))
+    }
+
+    /// Runs `args`, requires success, returns stdout.
+    pub(crate) fn ok(&self, args: &[&str]) -> Result<String, Box<dyn std::error::Error>> {
+        let out = self.run(args)?;
+        out.success(args)?;
+        Ok(out.stdout())
+    }
+
+    /// Runs `args` with `--json`, requires success, parses stdout as one JSON document.
+    pub(crate) fn json(
+        &self,
+        args: &[&str],
+    ) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let text = self.ok(&all)?;
+        serde_json::from_str(&text).map_err(|e| format!("{args:?}: not JSON ({e}): {text}").into())
+    }
+
+    /// Runs `args`, requires exit code `code` and a stderr containing `needle`.
+    pub(crate) fn fails(&self, args: &[&str], code: i32, needle: &str) -> TestResult {
+        let out = self.run(args)?;
+        let err = out.stderr();
+        if out.0.status.code() != Some(code) || !err.contains(needle) {
+            return Err(format!(
+                "{args:?}: want exit {code} and stderr containing {needle:?}, got {:?}\nstderr: {err}\nstdout: {}",
+                out.0.status.code(),
+                out.stdout()
+            )
+            .into());
+        }
+        if code == 1 && !err.starts_with("goldfish: error: ") {
+            return Err(
+                format!("{args:?}: stderr does not start with `goldfish: error: `: {err}").into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A finished process.
+pub(crate) struct Out(pub Output);
+
+impl Out {
+    pub(crate) fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+
+    pub(crate) fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+
+    pub(crate) fn success(&self, what: &[&str]) -> TestResult {
+        if self.0.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what:?} failed with {:?}\nstderr: {}\nstdout: {}",
+                self.0.status.code(),
+                self.stderr(),
+                self.stdout()
+            )
+            .into())
+        }
+    }
+}
+
+/// Asserts that `haystack` contains every needle.
+pub(crate) fn contains_all(haystack: &str, needles: &[&str]) -> TestResult {
+    for n in needles {
+        if !haystack.contains(n) {
+            return Err(format!("missing {n:?} in:\n{haystack}").into());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,401 @@
+//! Plans: the value, and pure parsing and formatting of `plans/{id}.md`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use notes_core::time::{format_utc, parse_utc, truncate_millis};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// Where a plan stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlanStatus {
+    /// Being worked on (the default).
+    #[default]
+    Active,
+    /// Done.
+    Completed,
+    /// Put away without being done.
+    Archived,
+}
+
+impl PlanStatus {
+    /// The status as written in frontmatter: `active`, `completed` or `archived`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanStatus::Active => "active",
+            PlanStatus::Completed => "completed",
+            PlanStatus::Archived => "archived",
+        }
+    }
+}
+
+impl fmt::Display for PlanStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for PlanStatus {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "active" => Ok(PlanStatus::Active),
+            "completed" => Ok(PlanStatus::Completed),
+            "archived" => Ok(PlanStatus::Archived),
+            _ => Err(Error::invalid(format!(
+                "unknown plan status {s:?}: use active, completed or archived"
+            ))),
+        }
+    }
+}
+
+/// A plan: YAML frontmatter (`id, title, status, created, updated, tags`, other keys kept)
+/// followed by `# Title` and a markdown body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Plan {
+    /// The plan's id: its file name without `.md`, `[a-z0-9-]+`.
+    pub id: String,
+    /// The plan's title (one line).
+    pub title: String,
+    /// Where it stands.
+    pub status: PlanStatus,
+    /// When it was first saved (UTC).
+    pub created: DateTime<Utc>,
+    /// When it was last changed (UTC).
+    pub updated: DateTime<Utc>,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// The markdown body after the `# Title` heading, exactly as saved.
+    pub content: String,
+    /// The workspace the plan belongs to.
+    pub workspace: String,
+    /// Frontmatter keys this crate does not know, kept as they were (as YAML values).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+impl Plan {
+    /// A new active plan with no tags, created and updated at `now`.
+    pub fn new(
+        id: impl Into<String>,
+        title: impl Into<String>,
+        content: impl Into<String>,
+        workspace: impl Into<String>,
+        now: DateTime<Utc>,
+    ) -> Self {
+        Plan {
+            id: id.into(),
+            title: title.into(),
+            status: PlanStatus::Active,
+            created: now,
+            updated: now,
+            tags: Vec::new(),
+            content: content.into(),
+            workspace: workspace.into(),
+            extra: BTreeMap::new(),
+        }
+    }
+}
+
+const KNOWN_KEYS: [&str; 6] = ["id", "title", "status", "created", "updated", "tags"];
+
+#[derive(Deserialize)]
+struct FrontIn {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    created: Option<String>,
+    #[serde(default)]
+    updated: Option<String>,
+    #[serde(default)]
+    tags: Option<Vec<String>>,
+    #[serde(flatten)]
+    extra: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Serialize)]
+struct FrontOut<'a> {
+    id: &'a str,
+    title: &'a str,
+    status: &'a str,
+    created: String,
+    updated: String,
+    tags: serde_saphyr::FlowSeq<&'a [String]>,
+    #[serde(flatten)]
+    extra: BTreeMap<&'a str, &'a serde_json::Value>,
+}
+
+/// Formats a plan file: frontmatter, a blank line, `# Title`, a blank line, then the content
+/// exactly as it is.
+pub fn format_plan(plan: &Plan) -> String {
+    let front = FrontOut {
+        id: &plan.id,
+        title: &plan.title,
+        status: plan.status.as_str(),
+        created: format_utc(&plan.created),
+        updated: format_utc(&plan.updated),
+        tags: serde_saphyr::FlowSeq(&plan.tags),
+        extra: plan
+            .extra
+            .iter()
+            .filter(|(k, _)| !KNOWN_KEYS.contains(&k.as_str()))
+            .map(|(k, v)| (k.as_str(), v))
+            .collect(),
+    };
+    // Serialising strings, string lists and JSON values to YAML cannot fail; fall back to a
+    // minimal frontmatter rather than panic if it ever did.
+    let yaml = serde_saphyr::to_string(&front)
+        .unwrap_or_else(|_| format!("id: {}\nstatus: {}\n", plan.id, plan.status.as_str()));
+    let heading = plan.title.replace(['\n', '\r'], " ");
+    let mut out = String::with_capacity(yaml.len() + heading.len() + plan.content.len() + 16);
+    out.push_str("---\n");
+    out.push_str(&yaml);
+    if !yaml.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("---\n\n# ");
+    out.push_str(&heading);
+    out.push_str("\n\n");
+    out.push_str(&plan.content);
+    out
+}
+
+/// Parses a plan file. `id` (the file name without `.md`) is used when the frontmatter has
+/// none; `workspace` fills in [`Plan::workspace`].
+///
+/// Errors name the line: a missing or unclosed frontmatter, YAML that does not parse, an
+/// unknown status, or a missing or malformed `created`/`updated` timestamp.
+pub fn parse_plan(text: &str, workspace: &str, id: &str) -> Result<Plan, Error> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(after_open) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return Err(Error::parse(
+            Some(1),
+            "a plan file must start with `---` and YAML frontmatter; add it or move the file out of plans/",
+        ));
+    };
+    // Find the closing `---` line.
+    let mut offset = 0;
+    let mut close = None;
+    for line in after_open.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            close = Some((offset, offset + line.len()));
+            break;
+        }
+        offset += line.len();
+    }
+    let Some((yaml_end, body_start)) = close else {
+        return Err(Error::parse(
+            Some(1),
+            "the plan's frontmatter is not closed by a `---` line; add one after the YAML",
+        ));
+    };
+    let yaml = &after_open[..yaml_end];
+    let front: FrontIn = if yaml.trim().is_empty() {
+        FrontIn {
+            id: None,
+            title: None,
+            status: None,
+            created: None,
+            updated: None,
+            tags: None,
+            extra: BTreeMap::new(),
+        }
+    } else {
+        serde_saphyr::from_str(yaml).map_err(|e| {
+            // The YAML starts on line 2 of the file.
+            let line = e.location().map(|l| l.line() as usize + 1);
+            let msg = e.to_string();
+            let first = msg.lines().next().unwrap_or("invalid YAML").to_string();
+            Error::parse(
+                line,
+                format!("the plan's frontmatter is not valid YAML: {first}"),
+            )
+        })?
+    };
+    let frontmatter_line = |key: &str| {
+        yaml.lines()
+            .position(|l| l.starts_with(&format!("{key}:")))
+            .map(|i| i + 2)
+            .or(Some(1))
+    };
+    let status = match &front.status {
+        Some(s) => s
+            .parse::<PlanStatus>()
+            .map_err(|e| Error::parse(frontmatter_line("status"), e.message().to_string()))?,
+        None => PlanStatus::Active,
+    };
+    let timestamp = |key: &str, value: &Option<String>| -> Result<Option<DateTime<Utc>>, Error> {
+        match value {
+            None => Ok(None),
+            // Truncated to what `format_utc` writes, so that parse → format → parse is stable.
+            Some(v) => parse_utc(v)
+                .map(|t| Some(truncate_millis(t)))
+                .map_err(|e| Error::parse(frontmatter_line(key), format!("`{key}`: {e}"))),
+        }
+    };
+    let created = timestamp("created", &front.created)?;
+    let updated = timestamp("updated", &front.updated)?;
+    let (created, updated) = match (created, updated) {
+        (Some(c), Some(u)) => (c, u),
+        (Some(c), None) => (c, c),
+        (None, Some(u)) => (u, u),
+        (None, None) => {
+            return Err(Error::parse(
+                Some(1),
+                "the plan's frontmatter has no `created` timestamp; add one such as `created: 2025-10-13T09:00:00Z`",
+            ));
+        }
+    };
+    // The body: one blank line, the `# Title` heading, one blank line, then the content.
+    let mut body = &after_open[body_start..];
+    body = body
+        .strip_prefix("\r\n")
+        .or_else(|| body.strip_prefix('\n'))
+        .unwrap_or(body);
+    let mut heading = None;
+    if let Some(rest) = body.strip_prefix("# ") {
+        let (line, after) = match rest.find('\n') {
+            Some(n) => (&rest[..n], &rest[n + 1..]),
+            None => (rest, ""),
+        };
+        heading = Some(line.trim_end_matches('\r').to_string());
+        body = after
+            .strip_prefix("\r\n")
+            .or_else(|| after.strip_prefix('\n'))
+            .unwrap_or(after);
+    }
+    // The file name is the id: it is what `get_plan` looks up, so a hand-edited `id:` that
+    // disagrees with it cannot make the plan unreachable.
+    let _ = front.id;
+    let id = id.to_string();
+    let title = front.title.or(heading).unwrap_or_else(|| id.clone());
+    Ok(Plan {
+        id,
+        title,
+        status,
+        created,
+        updated,
+        tags: front.tags.unwrap_or_default(),
+        content: body.to_string(),
+        workspace: workspace.to_string(),
+        extra: front.extra,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn plan() -> Plan {
+        let t = Utc.with_ymd_and_hms(2025, 10, 13, 9, 0, 0).unwrap();
+        let mut p = Plan::new(
+            "auth-system",
+            "Authentication System Redesign",
+            "## Goals\n- JWT\n",
+            "ws",
+            t,
+        );
+        p.tags = vec!["backend".into(), "high-priority".into()];
+        p
+    }
+
+    #[test]
+    fn golden_format() {
+        assert_eq!(
+            format_plan(&plan()),
+            "---\nid: auth-system\ntitle: Authentication System Redesign\nstatus: active\n\
+             created: \"2025-10-13T09:00:00.000Z\"\nupdated: \"2025-10-13T09:00:00.000Z\"\n\
+             tags: [backend, high-priority]\n---\n\n# Authentication System Redesign\n\n## Goals\n- JWT\n"
+        );
+    }
+
+    #[test]
+    fn round_trips_tricky_values() {
+        let contents = [
+            "",
+            "x",
+            "\n\nleading blanks",
+            "no newline",
+            "---\nnot frontmatter\n---\n",
+            "# Heading\n",
+        ];
+        let titles = [
+            "Plan",
+            "a: b",
+            "#hash",
+            "yes",
+            "123",
+            "quote \" and ' both",
+            "- dash",
+        ];
+        for content in contents {
+            for title in titles {
+                let mut p = plan();
+                p.content = content.to_string();
+                p.title = title.to_string();
+                p.tags = vec!["a, b".into(), "true".into(), "[x]".into()];
+                p.extra.insert("owner".into(), serde_json::json!("murphy"));
+                p.extra.insert("priority".into(), serde_json::json!(3));
+                let text = format_plan(&p);
+                let back = parse_plan(&text, "ws", "auth-system").expect(&text);
+                assert_eq!(back, p, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn reads_seed_plan_without_title_key() {
+        let text = "---\nid: auth-system\nstatus: active\ncreated: 2025-10-13T09:00:00Z\n\
+                    updated: 2025-10-13T16:45:00Z\ntags: [backend, security, high-priority]\n---\n\n\
+                    # Authentication System Redesign\n\n## Goals\n- Implement JWT\n";
+        let p = parse_plan(text, "ws", "auth-system").unwrap();
+        assert_eq!(p.title, "Authentication System Redesign");
+        assert_eq!(p.content, "## Goals\n- Implement JWT\n");
+        assert_eq!(p.tags, ["backend", "security", "high-priority"]);
+        assert_eq!(format_utc(&p.updated), "2025-10-13T16:45:00.000Z");
+    }
+
+    #[test]
+    fn broken_frontmatter_names_line() {
+        let cases = [
+            ("no frontmatter\n", 1),
+            ("---\nid: x\n", 1),
+            (
+                "---\nid: x\ncreated: 2025-10-13T09:00:00Z\nstatus: doing\n---\n",
+                4,
+            ),
+            ("---\nid: x\ncreated: yesterday\n---\n", 3),
+            ("---\nid: x\ntags: [unclosed\n---\n", 3),
+        ];
+        for (text, line) in cases {
+            let err = parse_plan(text, "ws", "x").expect_err(text);
+            assert!(err.is_parse(), "{text}");
+            assert_eq!(err.line(), Some(line), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn status_parse() {
+        assert_eq!(
+            "Completed".parse::<PlanStatus>().unwrap(),
+            PlanStatus::Completed
+        );
+        let err = "done".parse::<PlanStatus>().unwrap_err();
+        assert!(err.to_string().contains("active, completed or archived"));
+    }
+}

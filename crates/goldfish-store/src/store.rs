@@ -1,0 +1,859 @@
+//! The store on disk: a directory of workspaces, each with day files, plans and an active plan.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use notes_core::fs::{
+    FsError, Update, WriteOptions, is_lock_file_name, is_temp_file_name, lock_exclusive,
+    read_utf8_opt, update_locked, write_atomic,
+};
+use notes_core::time::{SharedClock, now_millis, system_clock};
+
+use crate::checkpoint::Checkpoint;
+use crate::dayfile::{
+    Fnv64, ParsedDay, clean_tags, format_checkpoint, format_day_header, parse_day_bytes,
+    parse_day_file,
+};
+use crate::error::{Error, ErrorKind};
+use crate::git::git_context;
+use crate::plan::{Plan, PlanStatus, format_plan, parse_plan};
+use crate::workspace::{reject_escapes, resolve_workspace, slugify, validate_workspace};
+
+/// Environment variable naming the store's root directory.
+pub const HOME_ENV: &str = "GOLDFISH_HOME";
+
+/// What to save as a checkpoint; see [`Store::save_checkpoint`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CheckpointInput {
+    /// What was done; may span many lines (the first is the title). Must not be blank.
+    pub description: String,
+    /// Tags; none may contain a comma or a line break. Trimmed; empty and repeated ones dropped.
+    pub tags: Vec<String>,
+    /// The workspace; `None` resolves it from `$GOLDFISH_WORKSPACE` or the process's current
+    /// directory (see [`resolve_workspace`](crate::resolve_workspace)).
+    pub workspace: Option<String>,
+    /// The directory whose git context (branch, commit, changed files) to record; `None`
+    /// records none. The CLI passes the workspace's directory (its current directory).
+    pub git_dir: Option<PathBuf>,
+}
+
+impl CheckpointInput {
+    /// An input with this description and nothing else.
+    pub fn new(description: impl Into<String>) -> Self {
+        CheckpointInput {
+            description: description.into(),
+            ..CheckpointInput::default()
+        }
+    }
+}
+
+/// Something [`Store::checkpoints_between`] or [`Store::list_plans`] could not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Skipped {
+    /// The file concerned.
+    pub path: PathBuf,
+    /// The 1-based line, when the problem is at one.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// Checkpoints read from a range of day files, oldest first, and what could not be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CheckpointRange {
+    /// The checkpoints, oldest first (entries with equal timestamps keep their file order).
+    pub checkpoints: Vec<Checkpoint>,
+    /// Unreadable files, garbage blocks and invalid UTF-8, by path and line.
+    pub skipped: Vec<Skipped>,
+}
+
+/// What to save as a plan; see [`Store::save_plan`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PlanInput {
+    /// The id; `None` derives it from the title (`"Auth System"` → `auth-system`).
+    pub id: Option<String>,
+    /// The title (one line); empty uses the id.
+    pub title: String,
+    /// The markdown body, stored and returned exactly.
+    pub content: String,
+    /// The status; `None` keeps an existing plan's status, and is `active` for a new one.
+    pub status: Option<PlanStatus>,
+    /// Tags; none may contain a comma or a line break.
+    pub tags: Vec<String>,
+    /// The workspace; `None` resolves it like [`CheckpointInput::workspace`].
+    pub workspace: Option<String>,
+    /// Make this the workspace's active plan.
+    pub activate: bool,
+}
+
+impl PlanInput {
+    /// An input with this title and content (its id derived from the title).
+    pub fn new(title: impl Into<String>, content: impl Into<String>) -> Self {
+        PlanInput {
+            title: title.into(),
+            content: content.into(),
+            ..PlanInput::default()
+        }
+    }
+}
+
+/// Changes to a plan; `None` leaves a field as it is. See [`Store::update_plan`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PlanUpdate {
+    /// A new title.
+    pub title: Option<String>,
+    /// A new body.
+    pub content: Option<String>,
+    /// A new status.
+    pub status: Option<PlanStatus>,
+    /// New tags (replacing the old ones).
+    pub tags: Option<Vec<String>>,
+}
+
+impl PlanUpdate {
+    /// An update that changes only the status.
+    pub fn with_status(status: PlanStatus) -> Self {
+        PlanUpdate {
+            status: Some(status),
+            ..PlanUpdate::default()
+        }
+    }
+}
+
+/// The plans of a workspace and the plan files that could not be read.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct PlanList {
+    /// Readable plans, most recently updated first.
+    pub plans: Vec<Plan>,
+    /// Plan files whose frontmatter is broken, with path and line.
+    pub skipped: Vec<Skipped>,
+}
+
+/// The goldfish store: `{root}/{workspace}/checkpoints/YYYY-MM-DD.md`,
+/// `{root}/{workspace}/plans/{id}.md` and `{root}/{workspace}/.active-plan`.
+///
+/// Cheap to clone (the clones share one workspace-list cache), `Send` and `Sync`. Any number of
+/// threads and processes may use one store at once.
+#[derive(Debug, Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    root: PathBuf,
+    clock: SharedClock,
+    /// The workspace list, with the root directory's modification time when it was read.
+    workspaces: Mutex<Option<(Option<SystemTime>, Vec<String>)>>,
+}
+
+/// Day windows longer than this list the directory instead of probing each date.
+const PROBE_DAYS_MAX: i64 = 62;
+
+impl Store {
+    /// A store rooted at `root`. Does not create anything: the first save does, with
+    /// directories 0700 and files 0600. Fails only when `root` exists and is not a directory.
+    pub fn open(root: impl Into<PathBuf>) -> Result<Store, Error> {
+        let root = root.into();
+        if let Ok(meta) = fs::metadata(&root)
+            && !meta.is_dir()
+        {
+            return Err(Error::invalid(
+                "the goldfish store must be a directory, but this is a file; point GOLDFISH_HOME elsewhere",
+            )
+            .with_path(root));
+        }
+        Ok(Store {
+            inner: Arc::new(Inner {
+                root,
+                clock: system_clock(),
+                workspaces: Mutex::new(None),
+            }),
+        })
+    }
+
+    /// The store at `$GOLDFISH_HOME`, else `~/.goldfish` (from `$HOME`).
+    pub fn from_env() -> Result<Store, Error> {
+        match std::env::var_os(HOME_ENV) {
+            Some(home) if !home.is_empty() => Store::open(PathBuf::from(home)),
+            _ => match std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")) {
+                Some(home) if !home.is_empty() => {
+                    Store::open(PathBuf::from(home).join(".goldfish"))
+                }
+                _ => Err(Error::invalid(
+                    "cannot find the goldfish store: set GOLDFISH_HOME (or HOME) to a directory",
+                )),
+            },
+        }
+    }
+
+    /// The same store with another clock (for tests and tools that replay history).
+    pub fn with_clock(self, clock: SharedClock) -> Store {
+        Store {
+            inner: Arc::new(Inner {
+                root: self.inner.root.clone(),
+                clock,
+                workspaces: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The store's root directory.
+    pub fn root(&self) -> &Path {
+        &self.inner.root
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        now_millis(self.inner.clock.as_ref())
+    }
+
+    /// The directory of a (validated) workspace.
+    pub fn workspace_dir(&self, workspace: &str) -> Result<PathBuf, Error> {
+        Ok(self.inner.root.join(validate_workspace(workspace)?))
+    }
+
+    /// The day file of `workspace` for `date` (it may not exist).
+    pub fn day_file_path(&self, workspace: &str, date: NaiveDate) -> Result<PathBuf, Error> {
+        Ok(self
+            .workspace_dir(workspace)?
+            .join("checkpoints")
+            .join(day_file_name(date)))
+    }
+
+    fn invalidate_workspaces(&self) {
+        *self
+            .inner
+            .workspaces
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// The workspaces in the store, sorted. Cached: the list is read again only when this
+    /// process has written since, or the root directory changed (a workspace was added).
+    pub fn list_workspaces(&self) -> Result<Vec<String>, Error> {
+        let mtime = fs::metadata(&self.inner.root)
+            .and_then(|m| m.modified())
+            .ok();
+        let mut cache = self
+            .inner
+            .workspaces
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some((cached_mtime, list)) = cache.as_ref()
+            && *cached_mtime == mtime
+            && mtime.is_some()
+        {
+            return Ok(list.clone());
+        }
+        let entries = match fs::read_dir(&self.inner.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(
+                    FsError::new(notes_core::fs::FsOp::ListDir, &self.inner.root, e).into(),
+                );
+            }
+        };
+        let mut list: Vec<String> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|name| slugify(name) == *name && !name.is_empty())
+            .collect();
+        list.sort();
+        *cache = Some((mtime, list.clone()));
+        Ok(list)
+    }
+
+    // ----- checkpoints -------------------------------------------------------------------
+
+    /// Saves a checkpoint and returns it as stored (with its id and timestamp).
+    ///
+    /// The entry goes into the day file of its UTC date, in time order, under the day file's
+    /// lock; the file is replaced atomically and fsynced. Git context is captured first (one
+    /// `git status` spawn, outside the lock) when `git_dir` is given.
+    ///
+    /// Errors: a blank description, a tag with a comma or line break, a bad workspace name
+    /// ([`Error::is_invalid_input`]); a read-only store ([`Error::is_permission_denied`],
+    /// at once, without waiting on a lock).
+    pub fn save_checkpoint(&self, input: CheckpointInput) -> Result<Checkpoint, Error> {
+        if input.description.trim().is_empty() {
+            return Err(Error::invalid(
+                "a checkpoint needs a description: say what was done, decided or found",
+            ));
+        }
+        let tags = clean_tags(&input.tags)?;
+        let workspace = self.workspace_of(input.workspace.as_deref())?;
+        let git = input.git_dir.as_deref().and_then(git_context);
+        let timestamp = self.now();
+        let mut checkpoint = Checkpoint::new("", timestamp, workspace.clone(), input.description);
+        checkpoint.tags = tags;
+        if let Some(git) = git {
+            checkpoint.branch = git.branch;
+            checkpoint.commit = git.commit;
+            checkpoint.files = git.files;
+            checkpoint.files_omitted = git.files_omitted;
+        }
+        let date = timestamp.date_naive();
+        let path = self.day_file_path(&workspace, date)?;
+        let options = WriteOptions::private();
+        let result = update_locked(&path, &options, |current| {
+            let text = current.unwrap_or("");
+            let parsed = parse_day_file(text, &workspace, date);
+            checkpoint.id = unique_id(&timestamp, &parsed);
+            let new_text = insert_entry(text, date, &parsed, &checkpoint);
+            Ok::<_, Error>(Update::Write(new_text, checkpoint.clone()))
+        });
+        let saved = match result {
+            Err(e) if e.kind() == ErrorKind::Parse => {
+                // The day file holds invalid UTF-8: append to its bytes as they are, so the
+                // save succeeds and nothing already there is touched.
+                self.append_to_invalid_utf8(&path, &options, &workspace, date, checkpoint)?
+            }
+            other => other.map_err(|e| with_path_if_missing(e, &path))?,
+        };
+        self.invalidate_workspaces();
+        Ok(saved)
+    }
+
+    fn append_to_invalid_utf8(
+        &self,
+        path: &Path,
+        options: &WriteOptions,
+        workspace: &str,
+        date: NaiveDate,
+        mut checkpoint: Checkpoint,
+    ) -> Result<Checkpoint, Error> {
+        let _lock = lock_exclusive(path, options)?;
+        let mut bytes = match fs::read(path) {
+            Ok(b) => b,
+            Err(e) => return Err(FsError::new(notes_core::fs::FsOp::Read, path, e).into()),
+        };
+        let parsed = parse_day_bytes(&bytes, workspace, date);
+        checkpoint.id = unique_id(&checkpoint.timestamp, &parsed);
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            bytes.push(b'\n');
+        }
+        if !bytes.is_empty() && !bytes.ends_with(b"\n\n") {
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(format_checkpoint(&checkpoint).as_bytes());
+        write_atomic(path, &bytes, options)?;
+        Ok(checkpoint)
+    }
+
+    fn workspace_of(&self, explicit: Option<&str>) -> Result<String, Error> {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        resolve_workspace(explicit, &cwd)
+    }
+
+    /// The checkpoints of one UTC day, in file order. Unreadable entries are left out; use
+    /// [`read_day`](Self::read_day) to see them.
+    pub fn checkpoints_for_day(
+        &self,
+        workspace: &str,
+        date: NaiveDate,
+    ) -> Result<Vec<Checkpoint>, Error> {
+        Ok(self.read_day(workspace, date)?.checkpoints)
+    }
+
+    /// One day file: its checkpoints in file order and what could not be read.
+    pub fn read_day(&self, workspace: &str, date: NaiveDate) -> Result<CheckpointRange, Error> {
+        let workspace = validate_workspace(workspace)?;
+        let path = self.day_file_path(&workspace, date)?;
+        let mut range = CheckpointRange::default();
+        read_day_into(&path, &workspace, date, &mut range);
+        Ok(range)
+    }
+
+    /// The checkpoints with `from <= timestamp <= to`, oldest first. Reads only the day files
+    /// whose date lies in the window. A day file that cannot be read, a garbage block and
+    /// invalid UTF-8 are reported in [`CheckpointRange::skipped`]; the rest is returned.
+    pub fn checkpoints_between(
+        &self,
+        workspace: &str,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> Result<CheckpointRange, Error> {
+        let workspace = validate_workspace(workspace)?;
+        let mut range = CheckpointRange::default();
+        if from > to {
+            return Ok(range);
+        }
+        let dir = self.inner.root.join(&workspace).join("checkpoints");
+        let (first, last) = (from.date_naive(), to.date_naive());
+        let dates: Vec<NaiveDate> = if (last - first).num_days() <= PROBE_DAYS_MAX {
+            first.iter_days().take_while(|d| *d <= last).collect()
+        } else {
+            let mut dates: Vec<NaiveDate> = match fs::read_dir(&dir) {
+                Ok(entries) => entries
+                    .flatten()
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .filter_map(|n| date_of_file_name(&n))
+                    .filter(|d| *d >= first && *d <= last)
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            dates.sort();
+            dates
+        };
+        for date in dates {
+            read_day_into(&dir.join(day_file_name(date)), &workspace, date, &mut range);
+        }
+        range
+            .checkpoints
+            .retain(|c| c.timestamp >= from && c.timestamp <= to);
+        range.checkpoints.sort_by_key(|c| c.timestamp);
+        Ok(range)
+    }
+
+    // ----- plans -------------------------------------------------------------------------
+
+    fn plan_path(&self, workspace: &str, id: &str) -> PathBuf {
+        self.inner
+            .root
+            .join(workspace)
+            .join("plans")
+            .join(format!("{id}.md"))
+    }
+
+    fn active_path(&self, workspace: &str) -> PathBuf {
+        self.inner.root.join(workspace).join(".active-plan")
+    }
+
+    /// Saves a plan (creating it, or replacing an existing plan's title, content and tags
+    /// while keeping its `created` time and unknown frontmatter keys) and returns it.
+    ///
+    /// The id is the given one, slugified, or the title's slug. With `activate`, the plan
+    /// becomes the workspace's active plan.
+    pub fn save_plan(&self, input: PlanInput) -> Result<Plan, Error> {
+        let workspace = self.workspace_of(input.workspace.as_deref())?;
+        let title = input.title.trim().to_string();
+        if title.contains(['\n', '\r']) {
+            return Err(Error::invalid(
+                "a plan title must be one line; put the rest in its content",
+            ));
+        }
+        let id = match &input.id {
+            Some(id) => validate_plan_id(id)?,
+            None if !title.is_empty() => {
+                let slug = slugify(&title);
+                if slug.is_empty() {
+                    return Err(Error::invalid(format!(
+                        "cannot make a plan id from the title {title:?}; give an id such as `auth-system`"
+                    )));
+                }
+                slug
+            }
+            None => return Err(Error::invalid("a plan needs a title or an id")),
+        };
+        let tags = clean_tags(&input.tags)?;
+        let now = self.now();
+        let path = self.plan_path(&workspace, &id);
+        let plan = update_locked(&path, &WriteOptions::private(), |current| {
+            let title = if title.is_empty() {
+                id.clone()
+            } else {
+                title.clone()
+            };
+            let mut plan = Plan::new(
+                id.clone(),
+                title,
+                input.content.clone(),
+                workspace.clone(),
+                now,
+            );
+            plan.tags = tags.clone();
+            if let Some(text) = current {
+                // Never overwrite a plan we cannot read: the person must fix it first.
+                let old = parse_plan(text, &workspace, &id).map_err(|e| e.with_path(&path))?;
+                plan.created = old.created;
+                plan.extra = old.extra;
+                plan.status = old.status;
+            }
+            if let Some(status) = input.status {
+                plan.status = status;
+            }
+            Ok::<_, Error>(Update::Write(format_plan(&plan), plan))
+        })
+        .map_err(|e| with_path_if_missing(e, &path))?;
+        self.invalidate_workspaces();
+        if input.activate {
+            self.write_active(&workspace, &plan.id)?;
+        } else if plan.status != PlanStatus::Active {
+            self.clear_active_if(&workspace, &plan.id)?;
+        }
+        Ok(plan)
+    }
+
+    /// The plan `id` of `workspace`. A missing plan is an error with
+    /// [`Error::is_not_found`] that names the id.
+    pub fn get_plan(&self, workspace: &str, id: &str) -> Result<Plan, Error> {
+        let workspace = validate_workspace(workspace)?;
+        let id = validate_plan_id(id)?;
+        let path = self.plan_path(&workspace, &id);
+        match read_utf8_opt(&path)? {
+            Some(text) => parse_plan(&text, &workspace, &id).map_err(|e| e.with_path(&path)),
+            None => Err(plan_not_found(&workspace, &id)),
+        }
+    }
+
+    /// Every plan of `workspace`, most recently updated first; plans whose file cannot be
+    /// read are reported in [`PlanList::skipped`] with path and line.
+    pub fn list_plans(&self, workspace: &str) -> Result<PlanList, Error> {
+        let workspace = validate_workspace(workspace)?;
+        let dir = self.inner.root.join(&workspace).join("plans");
+        let mut list = PlanList::default();
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(list),
+            Err(e) => return Err(FsError::new(notes_core::fs::FsOp::ListDir, &dir, e).into()),
+        };
+        for entry in entries.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if is_temp_file_name(&name) || is_lock_file_name(&name) || name.starts_with('.') {
+                continue;
+            }
+            let Some(id) = name.strip_suffix(".md") else {
+                continue;
+            };
+            let path = entry.path();
+            let result = read_utf8_opt(&path)
+                .map_err(Error::from)
+                .and_then(|text| match text {
+                    Some(text) => parse_plan(&text, &workspace, id),
+                    None => Err(plan_not_found(&workspace, id)),
+                });
+            match result {
+                Ok(plan) => list.plans.push(plan),
+                // Removed between listing and reading: not a problem.
+                Err(e) if e.is_not_found() => {}
+                Err(e) => list.skipped.push(Skipped {
+                    path,
+                    line: e.line(),
+                    message: e.message().to_string(),
+                }),
+            }
+        }
+        list.plans
+            .sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.id.cmp(&b.id)));
+        list.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(list)
+    }
+
+    /// Changes a plan's title, content, status or tags and returns it; `updated` becomes now.
+    /// Completing or archiving the active plan clears the workspace's active plan.
+    pub fn update_plan(
+        &self,
+        workspace: &str,
+        id: &str,
+        update: PlanUpdate,
+    ) -> Result<Plan, Error> {
+        let workspace = validate_workspace(workspace)?;
+        let id = validate_plan_id(id)?;
+        if let Some(title) = &update.title
+            && title.contains(['\n', '\r'])
+        {
+            return Err(Error::invalid(
+                "a plan title must be one line; put the rest in its content",
+            ));
+        }
+        let tags = update.tags.as_deref().map(clean_tags).transpose()?;
+        let now = self.now();
+        let path = self.plan_path(&workspace, &id);
+        if !path.exists() {
+            return Err(plan_not_found(&workspace, &id));
+        }
+        let plan = update_locked(&path, &WriteOptions::private(), |current| {
+            let Some(text) = current else {
+                return Err(plan_not_found(&workspace, &id));
+            };
+            let mut plan = parse_plan(text, &workspace, &id).map_err(|e| e.with_path(&path))?;
+            if let Some(title) = &update.title {
+                plan.title = title.trim().to_string();
+            }
+            if let Some(content) = &update.content {
+                plan.content = content.clone();
+            }
+            if let Some(status) = update.status {
+                plan.status = status;
+            }
+            if let Some(tags) = &tags {
+                plan.tags = tags.clone();
+            }
+            plan.updated = now;
+            Ok(Update::Write(format_plan(&plan), plan))
+        })
+        .map_err(|e| with_path_if_missing(e, &path))?;
+        if plan.status != PlanStatus::Active {
+            self.clear_active_if(&workspace, &plan.id)?;
+        }
+        Ok(plan)
+    }
+
+    /// Makes plan `id` the workspace's active plan (re-opening it if it was completed or
+    /// archived) and returns it.
+    pub fn activate_plan(&self, workspace: &str, id: &str) -> Result<Plan, Error> {
+        let plan = self.get_plan(workspace, id)?;
+        let plan = if plan.status == PlanStatus::Active {
+            plan
+        } else {
+            self.update_plan(workspace, id, PlanUpdate::with_status(PlanStatus::Active))?
+        };
+        self.write_active(&plan.workspace, &plan.id)?;
+        Ok(plan)
+    }
+
+    /// The workspace's active plan: `None` when none is set, when it no longer exists, or
+    /// when it is not `active` any more.
+    pub fn active_plan(&self, workspace: &str) -> Result<Option<Plan>, Error> {
+        let workspace = validate_workspace(workspace)?;
+        let Some(text) = read_utf8_opt(&self.active_path(&workspace))? else {
+            return Ok(None);
+        };
+        let id = text.trim();
+        if id.is_empty() || validate_plan_id(id).is_err() {
+            return Ok(None);
+        }
+        match self.get_plan(&workspace, id) {
+            Ok(plan) if plan.status == PlanStatus::Active => Ok(Some(plan)),
+            Ok(_) => Ok(None),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Marks plan `id` completed (clearing it as the active plan) and returns it.
+    pub fn complete_plan(&self, workspace: &str, id: &str) -> Result<Plan, Error> {
+        self.update_plan(
+            workspace,
+            id,
+            PlanUpdate::with_status(PlanStatus::Completed),
+        )
+    }
+
+    /// Marks plan `id` archived (clearing it as the active plan) and returns it.
+    pub fn archive_plan(&self, workspace: &str, id: &str) -> Result<Plan, Error> {
+        self.update_plan(workspace, id, PlanUpdate::with_status(PlanStatus::Archived))
+    }
+
+    fn write_active(&self, workspace: &str, id: &str) -> Result<(), Error> {
+        let path = self.active_path(workspace);
+        update_locked(&path, &WriteOptions::private(), |_| {
+            Ok::<_, Error>(Update::Write(format!("{id}\n"), ()))
+        })
+    }
+
+    fn clear_active_if(&self, workspace: &str, id: &str) -> Result<(), Error> {
+        let path = self.active_path(workspace);
+        if !path.exists() {
+            return Ok(());
+        }
+        update_locked(&path, &WriteOptions::private(), |current| {
+            Ok::<_, Error>(match current {
+                Some(text) if text.trim() == id => Update::Write(String::new(), ()),
+                _ => Update::Keep(()),
+            })
+        })
+    }
+}
+
+/// Validates an explicit plan id and returns its slug: `..`, `/`, `\`, NUL and ids with no
+/// letters or digits are refused.
+pub fn validate_plan_id(id: &str) -> Result<String, Error> {
+    reject_escapes("plan id", id)?;
+    let slug = slugify(id);
+    if slug.is_empty() {
+        return Err(Error::invalid(format!(
+            "plan id {id:?} has no letters or digits; use an id such as `auth-system`"
+        )));
+    }
+    Ok(slug)
+}
+
+fn plan_not_found(workspace: &str, id: &str) -> Error {
+    Error::new(
+        ErrorKind::NotFound,
+        format!(
+            "no plan {id:?} in workspace {workspace:?}; list the workspace's plans to find its id"
+        ),
+    )
+}
+
+fn with_path_if_missing(e: Error, path: &Path) -> Error {
+    if e.path().is_none() {
+        e.with_path(path)
+    } else {
+        e
+    }
+}
+
+fn day_file_name(date: NaiveDate) -> String {
+    format!("{}.md", date.format("%Y-%m-%d"))
+}
+
+fn date_of_file_name(name: &str) -> Option<NaiveDate> {
+    let stem = name.strip_suffix(".md")?;
+    if stem.len() != 10 {
+        return None;
+    }
+    NaiveDate::parse_from_str(stem, "%Y-%m-%d").ok()
+}
+
+/// Reads one day file into `range`: checkpoints appended, problems reported as skipped.
+fn read_day_into(path: &Path, workspace: &str, date: NaiveDate, range: &mut CheckpointRange) {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return,
+        Err(e) => {
+            range.skipped.push(Skipped {
+                path: path.to_path_buf(),
+                line: None,
+                message: format!("cannot read this day file: {e}"),
+            });
+            return;
+        }
+    };
+    let parsed = parse_day_bytes(&bytes, workspace, date);
+    range.checkpoints.extend(parsed.checkpoints);
+    range
+        .skipped
+        .extend(parsed.problems.into_iter().map(|p| Skipped {
+            path: path.to_path_buf(),
+            line: Some(p.line),
+            message: p.message,
+        }));
+}
+
+/// A new id: the timestamp to the millisecond plus 6 hex digits, unique in the day file
+/// (and so in the workspace, as ids of other days start with another date).
+fn unique_id(timestamp: &DateTime<Utc>, day: &ParsedDay) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let existing: HashSet<&str> = day.checkpoints.iter().map(|c| c.id.as_str()).collect();
+    let stamp = timestamp.format("%Y%m%dT%H%M%S%3fZ").to_string();
+    loop {
+        let mut hasher = Fnv64::new();
+        hasher.write(&std::process::id().to_le_bytes());
+        hasher.write(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        hasher.write(&nanos.to_le_bytes());
+        hasher.write(format!("{:?}", std::thread::current().id()).as_bytes());
+        let id = format!("{stamp}-{:06x}", hasher.finish() & 0x00ff_ffff);
+        if !existing.contains(id.as_str()) {
+            return id;
+        }
+    }
+}
+
+/// The day file's text with `checkpoint` inserted in time order: before the first entry that
+/// is later than it, else at the end. Everything already in the file is kept byte for byte.
+fn insert_entry(text: &str, date: NaiveDate, day: &ParsedDay, checkpoint: &Checkpoint) -> String {
+    let entry = format_checkpoint(checkpoint);
+    let later = day
+        .checkpoints
+        .iter()
+        .position(|c| c.timestamp > checkpoint.timestamp);
+    if let Some(k) = later {
+        let at = day.starts[k];
+        let mut out = String::with_capacity(text.len() + entry.len() + 1);
+        out.push_str(&text[..at]);
+        out.push_str(&entry);
+        out.push('\n');
+        out.push_str(&text[at..]);
+        return out;
+    }
+    let mut out = String::with_capacity(text.len() + entry.len() + 64);
+    if text.trim().is_empty() {
+        out.push_str(&format_day_header(date));
+    } else {
+        out.push_str(text);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    if !out.ends_with("\n\n") {
+        out.push('\n');
+    }
+    out.push_str(&entry);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_is_send_sync_and_cheap_to_clone() {
+        fn assert_send_sync<T: Send + Sync + Clone>() {}
+        assert_send_sync::<Store>();
+        let store = Store::open("/nonexistent-goldfish").expect("opening does no I/O");
+        assert!(Arc::ptr_eq(&store.inner, &store.clone().inner));
+    }
+
+    #[test]
+    fn date_file_names() {
+        let cases = [
+            ("2025-10-13.md", true),
+            ("2025-1-3.md", false),
+            ("2025-10-13.md.lock", false),
+            (".2025-10-13.md.123.tmp", false),
+            ("notes.md", false),
+        ];
+        for (name, ok) in cases {
+            assert_eq!(date_of_file_name(name).is_some(), ok, "{name}");
+        }
+    }
+
+    #[test]
+    fn plan_ids() {
+        assert_eq!(validate_plan_id("Auth System").unwrap(), "auth-system");
+        for bad in ["..", "a/b", "a\\b", "x\0", "", "***"] {
+            assert!(
+                validate_plan_id(bad).unwrap_err().is_invalid_input(),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn insert_keeps_time_order() {
+        use chrono::TimeZone;
+        let date = NaiveDate::from_ymd_opt(2025, 10, 13).unwrap();
+        let at = |h| Utc.with_ymd_and_hms(2025, 10, 13, h, 0, 0).unwrap();
+        let mut text = String::new();
+        for (i, h) in [9, 11, 10, 8, 12].into_iter().enumerate() {
+            let day = parse_day_file(&text, "ws", date);
+            let cp = Checkpoint::new(format!("id{i}"), at(h), "ws", format!("at {h}"));
+            text = insert_entry(&text, date, &day, &cp);
+        }
+        let cps = crate::parse_checkpoint_file(&text, "ws", date).unwrap();
+        let hours: Vec<_> = cps.iter().map(|c| c.title().to_string()).collect();
+        assert_eq!(hours, ["at 8", "at 9", "at 10", "at 11", "at 12"], "{text}");
+    }
+}

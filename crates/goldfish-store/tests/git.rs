@@ -1,0 +1,121 @@
+//! Git context and workspace detection against real repositories.
+
+use goldfish_store::{MAX_FILES, detect_workspace, git_context};
+
+use crate::{TestResult, git, repo_with_commit};
+
+#[test]
+fn clean_dirty_detached_and_unborn() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let repo = dir.path().join("Repo");
+    repo_with_commit(&repo)?;
+    let clean = git_context(&repo).ok_or("a repository has context")?;
+    assert_eq!(clean.branch.as_deref(), Some("main"));
+    assert!(clean.files.is_empty());
+
+    std::fs::write(repo.join("README.md"), "changed\n")?;
+    std::fs::write(repo.join(".gitignore"), "ignored.txt\n")?;
+    std::fs::write(repo.join("ignored.txt"), "x")?;
+    let dirty = git_context(&repo).ok_or("context")?;
+    let mut files = dirty.files.clone();
+    files.sort();
+    assert_eq!(files, [".gitignore", "README.md"]);
+    assert!(!dirty.files.iter().any(|f| f == "ignored.txt"));
+
+    let head = git(&repo, &["rev-parse", "--short=7", "HEAD"])?;
+    git(&repo, &["checkout", "-q", "--detach"])?;
+    let detached = git_context(&repo).ok_or("context")?;
+    assert_eq!(detached.branch, None);
+    assert_eq!(detached.commit.as_deref(), Some(head.trim()));
+
+    let unborn = dir.path().join("unborn");
+    std::fs::create_dir(&unborn)?;
+    git(&unborn, &["init", "-q"])?;
+    let ctx = git_context(&unborn).ok_or("context")?;
+    assert_eq!(ctx.branch.as_deref(), Some("main"));
+    assert_eq!(ctx.commit, None);
+
+    let none = dir.path().join("plain");
+    std::fs::create_dir(&none)?;
+    assert_eq!(git_context(&none), None);
+    Ok(())
+}
+
+#[test]
+fn many_changed_files_are_capped() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    repo_with_commit(dir.path())?;
+    for i in 0..(MAX_FILES + 7) {
+        std::fs::write(dir.path().join(format!("f{i:02}.txt")), "x")?;
+    }
+    let ctx = git_context(dir.path()).ok_or("context")?;
+    assert_eq!(ctx.files.len(), MAX_FILES);
+    assert_eq!(ctx.files_omitted, 7);
+    Ok(())
+}
+
+#[test]
+fn worktrees_and_subdirectories_resolve_to_the_main_repository() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let main = dir.path().join("My-Project");
+    repo_with_commit(&main)?;
+    std::fs::create_dir_all(main.join("src/deep"))?;
+    let worktree = dir.path().join("feature-wt");
+    git(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature",
+            worktree.to_str().ok_or("utf-8 path")?,
+        ],
+    )?;
+    std::fs::create_dir_all(worktree.join("sub"))?;
+    let cases = [
+        (main.clone(), "my-project"),
+        (main.join("src/deep"), "my-project"),
+        (worktree.clone(), "my-project"),
+        (worktree.join("sub"), "my-project"),
+        (dir.path().join("elsewhere"), "elsewhere"),
+    ];
+    for (path, want) in cases {
+        assert_eq!(detect_workspace(&path), want, "{}", path.display());
+    }
+    Ok(())
+}
+
+#[test]
+fn no_git_binary_saves_without_context() -> TestResult {
+    // With PATH empty, git cannot be found: the checkpoint is saved without context. This runs
+    // in a child process so the PATH change does not affect other tests.
+    if std::env::var_os("GOLDFISH_STORE_NO_GIT_CHILD").is_none() {
+        let out = std::process::Command::new(std::env::current_exe()?)
+            .args([
+                "--exact",
+                "git::no_git_binary_saves_without_context",
+                "--test-threads=1",
+            ])
+            .env("GOLDFISH_STORE_NO_GIT_CHILD", "1")
+            .env("PATH", "")
+            .output()?;
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        return Ok(());
+    }
+    let dir = tempfile::tempdir()?;
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git"))?;
+    assert_eq!(git_context(&repo), None);
+    let store = goldfish_store::Store::open(dir.path().join("store"))?;
+    let mut input = goldfish_store::CheckpointInput::new("no git here");
+    input.workspace = Some("ws".into());
+    input.git_dir = Some(repo);
+    let saved = store.save_checkpoint(input)?;
+    assert_eq!((saved.branch, saved.commit), (None, None));
+    Ok(())
+}

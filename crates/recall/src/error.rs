@@ -1,0 +1,138 @@
+//! The crate's one error type.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// What kind of failure an [`Error`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// An option had a value recall cannot use (a bad `since`, `from` or `to`, a workspace
+    /// name that could escape the store, a window that ends before it starts).
+    InvalidArgument,
+    /// The store failed in a way that is not about one skippable file (an unreadable store
+    /// directory, a broken active-plan file, …).
+    Store,
+}
+
+/// An error from recall or standup: what went wrong, which argument or file it concerns, and
+/// what to do next.
+#[derive(Debug, thiserror::Error)]
+#[error("{inner}")]
+pub struct Error {
+    // Boxed: results stay small on the happy path.
+    #[source]
+    inner: Box<Inner>,
+}
+
+#[derive(Debug, thiserror::Error)]
+struct Inner {
+    kind: ErrorKind,
+    argument: Option<&'static str>,
+    path: Option<PathBuf>,
+    line: Option<usize>,
+    message: String,
+    #[source]
+    source: Option<goldfish_store::Error>,
+}
+
+impl fmt::Display for Inner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.path, self.line) {
+            (Some(path), Some(line)) => write!(f, "{}:{line}: ", path.display())?,
+            (Some(path), None) => write!(f, "{}: ", path.display())?,
+            _ => {}
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl Error {
+    pub(crate) fn argument(argument: &'static str, message: impl Into<String>) -> Self {
+        Error {
+            inner: Box::new(Inner {
+                kind: ErrorKind::InvalidArgument,
+                argument: Some(argument),
+                path: None,
+                line: None,
+                message: message.into(),
+                source: None,
+            }),
+        }
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> ErrorKind {
+        self.inner.kind
+    }
+
+    /// The option that was refused (`"since"`, `"from"`, `"to"`, `"workspace"`, …), if any.
+    pub fn argument_name(&self) -> Option<&str> {
+        self.inner.argument
+    }
+
+    /// The file the error concerns, when there is one.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
+    }
+
+    /// The 1-based line of [`path`](Self::path) the error concerns, when known.
+    pub fn line(&self) -> Option<usize> {
+        self.inner.line
+    }
+
+    /// The message without the path and line prefix.
+    pub fn message(&self) -> &str {
+        &self.inner.message
+    }
+
+    /// True when an option was refused; [`argument_name`](Self::argument_name) says which.
+    pub fn is_invalid_argument(&self) -> bool {
+        self.inner.kind == ErrorKind::InvalidArgument
+    }
+
+    /// True when the store failed.
+    pub fn is_store(&self) -> bool {
+        self.inner.kind == ErrorKind::Store
+    }
+
+    /// The store's own error, when this wraps one.
+    pub fn store_error(&self) -> Option<&goldfish_store::Error> {
+        self.inner.source.as_ref()
+    }
+}
+
+impl From<goldfish_store::Error> for Error {
+    fn from(e: goldfish_store::Error) -> Self {
+        let (kind, argument) = if e.is_invalid_input() {
+            (ErrorKind::InvalidArgument, Some("workspace"))
+        } else {
+            (ErrorKind::Store, None)
+        };
+        Error {
+            inner: Box::new(Inner {
+                kind,
+                argument,
+                path: e.path().map(Path::to_path_buf),
+                line: e.line(),
+                message: e.message().to_string(),
+                source: Some(e),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_errors_name_the_argument() {
+        let e = Error::argument("since", "bad");
+        assert!(e.is_invalid_argument());
+        assert!(!e.is_store());
+        assert_eq!(e.argument_name(), Some("since"));
+        assert_eq!(e.to_string(), "bad");
+        assert_eq!(e.path(), None);
+    }
+}

@@ -1,0 +1,238 @@
+//! Agent-sized markdown: a recall result or a standup within a character budget.
+
+use std::fmt::Write as _;
+
+use goldfish_store::Checkpoint;
+
+use crate::recall::RecallResult;
+use crate::standup::{Standup, plan_progress};
+use crate::window::TimeWindow;
+
+/// How to render; see [`format_recall`] and [`format_standup`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FormatOptions {
+    /// The output never exceeds this many characters (Unicode scalar values). Entries that
+    /// do not fit are left out, and the output says how many. Default 20,000.
+    pub max_chars: usize,
+}
+
+impl Default for FormatOptions {
+    fn default() -> Self {
+        FormatOptions { max_chars: 20_000 }
+    }
+}
+
+/// Room kept for the closing "left out" line.
+const FOOTER_RESERVE: usize = 160;
+
+/// A `String` that refuses to grow past a character budget.
+struct Budget {
+    out: String,
+    chars: usize,
+    max: usize,
+}
+
+impl Budget {
+    fn new(max: usize) -> Self {
+        Budget { out: String::new(), chars: 0, max }
+    }
+
+    /// Appends `s` if it fits within `max - reserve`; returns whether it did.
+    fn push(&mut self, s: &str, reserve: usize) -> bool {
+        let n = s.chars().count();
+        if self.chars + n + reserve > self.max {
+            return false;
+        }
+        self.out.push_str(s);
+        self.chars += n;
+        true
+    }
+
+    /// Appends as much of `s` as fits (cut at a char boundary, with `…`).
+    fn push_cut(&mut self, s: &str, reserve: usize) {
+        if self.push(s, reserve) {
+            return;
+        }
+        let room = self.max.saturating_sub(self.chars + reserve + 2);
+        if room > 0 {
+            let cut: String = s.chars().take(room).collect();
+            self.out.push_str(&cut);
+            self.out.push_str("…\n");
+            self.chars += room + 2;
+        }
+    }
+
+    /// Appends `s` only if the whole of it fits in the budget (no reserve).
+    fn finish(mut self, s: &str) -> String {
+        self.push(s, 0);
+        self.out
+    }
+}
+
+fn window_text(w: &TimeWindow) -> String {
+    format!("{} → {} UTC", w.from.format("%Y-%m-%d %H:%M"), w.to.format("%Y-%m-%d %H:%M"))
+}
+
+fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
+    let mut s = String::new();
+    let ws = if show_workspace { format!(" [{}]", c.workspace) } else { String::new() };
+    let _ = write!(s, "- **{}**{ws} {}", c.timestamp.format("%Y-%m-%d %H:%M"), c.title());
+    let mut meta: Vec<String> = Vec::new();
+    if !c.tags.is_empty() {
+        meta.push(format!("tags: {}", c.tags.join(", ")));
+    }
+    if let Some(b) = &c.branch {
+        meta.push(format!("branch: {b}"));
+    }
+    if full {
+        if let Some(commit) = &c.commit {
+            meta.push(format!("commit: {commit}"));
+        }
+    } else if !c.files.is_empty() {
+        let n = c.files.len() + c.files_omitted;
+        meta.push(format!("{n} file{}", if n == 1 { "" } else { "s" }));
+    }
+    if !meta.is_empty() {
+        let _ = write!(s, " — {}", meta.join(" · "));
+    }
+    s.push('\n');
+    if full {
+        for line in c.description.lines().skip(1) {
+            if line.trim().is_empty() {
+                s.push_str("  >\n");
+            } else {
+                let _ = writeln!(s, "  > {line}");
+            }
+        }
+        if !c.files.is_empty() {
+            let more = if c.files_omitted > 0 { format!(" (+{} more)", c.files_omitted) } else { String::new() };
+            let _ = writeln!(s, "  files: {}{more}", c.files.join(", "));
+        }
+    }
+    s
+}
+
+/// Renders a recall result as compact markdown of at most `opts.max_chars` characters.
+///
+/// The summary view (the default) shows one line per checkpoint: time, title, tags, branch
+/// and how many files; the full view (`result.full`) adds the description body, the commit
+/// and the file list. Checkpoints that do not fit are left out from the end (the least
+/// relevant, or the oldest), and the last line says how many were left out and why.
+pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
+    let mut b = Budget::new(opts.max_chars);
+    let all = result.scope == "all";
+    let mut head = format!("# Recall: {} — {}\n", result.scope, window_text(&result.window));
+    if let Some(q) = &result.search {
+        let _ = writeln!(head, "Search: \"{q}\" — {} match{}", result.total, if result.total == 1 { "" } else { "es" });
+    }
+    if all && !result.workspaces.is_empty() {
+        let per: Vec<String> = result.workspaces.iter().map(|w| format!("{} {}", w.workspace, w.matched)).collect();
+        let _ = writeln!(head, "Workspaces: {}", per.join(", "));
+    }
+    b.push_cut(&head, FOOTER_RESERVE);
+
+    if let Some(plan) = &result.active_plan {
+        let (done, open) = plan_progress(&plan.content);
+        let mut s = format!("\n## Active plan: {} ({})", plan.title, plan.id);
+        if done + open > 0 {
+            let _ = write!(s, " — {done}/{} done", done + open);
+        }
+        s.push_str("\n\n");
+        b.push_cut(&s, FOOTER_RESERVE);
+        let body = plan.content.trim_end();
+        if !body.is_empty() {
+            // The plan may use at most half the budget: the checkpoints need room too.
+            let half = opts.max_chars / 2;
+            let text: String = if body.chars().count() > half {
+                let cut: String = body.chars().take(half).collect();
+                format!("{cut}…\n")
+            } else {
+                format!("{body}\n")
+            };
+            b.push_cut(&text, FOOTER_RESERVE);
+        }
+    }
+
+    if result.checkpoints.is_empty() {
+        let none = match (&result.search, result.total) {
+            (Some(_), 0) => "\nNo checkpoint matches the search in this window.\n",
+            (None, 0) => "\nNo checkpoints in this window.\n",
+            _ => "",
+        };
+        b.push(none, FOOTER_RESERVE);
+    } else {
+        b.push("\n## Checkpoints\n", FOOTER_RESERVE);
+    }
+    let mut shown = 0;
+    for c in &result.checkpoints {
+        if !b.push(&entry(c, result.full, all), FOOTER_RESERVE) {
+            break;
+        }
+        shown += 1;
+    }
+    let by_budget = result.checkpoints.len() - shown;
+    let by_limit = result.total - result.checkpoints.len();
+    let mut foot = String::new();
+    if by_budget + by_limit > 0 {
+        let mut why = Vec::new();
+        if by_limit > 0 {
+            why.push(format!("{by_limit} over the limit"));
+        }
+        if by_budget > 0 {
+            why.push(format!("{by_budget} over the {}-character budget", opts.max_chars));
+        }
+        let _ = writeln!(foot, "\n_{} more checkpoint(s) not shown: {}._", by_budget + by_limit, why.join(", "));
+    }
+    if !result.skipped.is_empty() {
+        let _ = writeln!(foot, "_{} unreadable file(s) or entries skipped; first: {}_", result.skipped.len(), result.skipped[0]);
+    }
+    if foot.chars().count() > FOOTER_RESERVE {
+        foot = foot.chars().take(FOOTER_RESERVE - 2).collect::<String>() + "…\n";
+    }
+    b.finish(&foot)
+}
+
+/// Renders a standup as compact markdown of at most `opts.max_chars` characters.
+pub fn format_standup(standup: &Standup, opts: &FormatOptions) -> String {
+    let mut b = Budget::new(opts.max_chars);
+    b.push_cut(&format!("# Standup — {}\n", window_text(&standup.window)), FOOTER_RESERVE);
+    if standup.workspaces.is_empty() {
+        b.push("\nNo activity in any workspace in this window.\n", FOOTER_RESERVE);
+    }
+    let mut left_out = 0;
+    for ws in &standup.workspaces {
+        let mut s = format!(
+            "\n## {} — {} checkpoint{}\n",
+            ws.workspace,
+            ws.checkpoints,
+            if ws.checkpoints == 1 { "" } else { "s" }
+        );
+        for c in &ws.recent {
+            let _ = writeln!(s, "- {} {}", c.timestamp.format("%Y-%m-%d %H:%M"), c.title());
+        }
+        if ws.checkpoints > ws.recent.len() {
+            let _ = writeln!(s, "- … and {} more", ws.checkpoints - ws.recent.len());
+        }
+        if let Some(p) = &ws.plan {
+            let _ = writeln!(s, "Plan: {} ({}) — {} done, {} open", p.title, p.id, p.done, p.open);
+        }
+        if !b.push(&s, FOOTER_RESERVE) {
+            left_out += 1;
+        }
+    }
+    let mut foot = String::new();
+    if left_out > 0 {
+        let _ = writeln!(foot, "\n_{left_out} workspace(s) not shown: over the {}-character budget._", opts.max_chars);
+    }
+    if standup.quiet > 0 {
+        let _ = writeln!(foot, "\n_{} workspace(s) without activity omitted._", standup.quiet);
+    }
+    if !standup.skipped.is_empty() {
+        let _ = writeln!(foot, "_{} unreadable file(s) skipped; first: {}_", standup.skipped.len(), standup.skipped[0]);
+    }
+    if foot.chars().count() > FOOTER_RESERVE {
+        foot = foot.chars().take(FOOTER_RESERVE - 2).collect::<String>() + "…\n";
+    }
+    b.finish(&foot)
+}

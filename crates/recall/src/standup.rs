@@ -1,0 +1,155 @@
+//! Standup: one view of recent work across every workspace.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use goldfish_store::{Checkpoint, Store};
+
+use crate::error::Error;
+use crate::recall::{SkippedFile, read_all};
+use crate::window::TimeWindow;
+
+/// What [`standup_with`] reports on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StandupOptions {
+    /// The last this many days. Default 1.
+    pub days: u32,
+    /// How many of each workspace's most recent checkpoints to list. Default 5.
+    pub recent: usize,
+    /// The current time; `None` uses the system clock.
+    pub now: Option<DateTime<Utc>>,
+}
+
+impl Default for StandupOptions {
+    fn default() -> Self {
+        StandupOptions { days: 1, recent: 5, now: None }
+    }
+}
+
+/// Progress of a plan: its checked and open `- [ ]` boxes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct PlanProgress {
+    /// The plan's id.
+    pub id: String,
+    /// The plan's title.
+    pub title: String,
+    /// Checked boxes (`- [x]`).
+    pub done: usize,
+    /// Open boxes (`- [ ]`).
+    pub open: usize,
+}
+
+/// One workspace's part of a standup.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct WorkspaceStandup {
+    /// The workspace.
+    pub workspace: String,
+    /// Checkpoints in the window.
+    pub checkpoints: usize,
+    /// The most recent of them, newest first.
+    pub recent: Vec<Checkpoint>,
+    /// When the newest one was saved.
+    pub last_activity: DateTime<Utc>,
+    /// The active plan's progress, if the workspace has an active plan.
+    pub plan: Option<PlanProgress>,
+}
+
+/// A standup: every workspace with activity in the window, most recently active first.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct Standup {
+    /// The window reported on.
+    pub window: TimeWindow,
+    /// Workspaces with at least one checkpoint in the window.
+    pub workspaces: Vec<WorkspaceStandup>,
+    /// Workspaces without activity (omitted from [`workspaces`](Self::workspaces)).
+    pub quiet: usize,
+    /// Files that could not be read and were skipped.
+    pub skipped: Vec<SkippedFile>,
+}
+
+/// A standup of the last `days` days by the system clock; see [`standup_with`].
+pub fn standup(store: &Store, days: u32) -> Result<Standup, Error> {
+    standup_with(store, &StandupOptions { days, ..StandupOptions::default() })
+}
+
+/// A standup across every workspace of `store`: per workspace with activity in the window,
+/// the checkpoint count, the most recent titles and the active plan's progress.
+pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Error> {
+    let now = opts.now.unwrap_or_else(Utc::now);
+    let window = TimeWindow { from: now - TimeDelta::days(i64::from(opts.days)), to: now };
+    let names = store.list_workspaces()?;
+    let (checkpoints, mut skipped) = read_all(store, &names, window)?;
+    let mut workspaces = Vec::new();
+    for name in &names {
+        let mut mine: Vec<&Checkpoint> = checkpoints.iter().filter(|c| &c.workspace == name).collect();
+        let Some(last) = mine.iter().map(|c| c.timestamp).max() else { continue };
+        mine.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
+        let plan = match store.active_plan(name) {
+            Ok(plan) => plan.map(|p| {
+                let (done, open) = plan_progress(&p.content);
+                PlanProgress { id: p.id, title: p.title, done, open }
+            }),
+            Err(e) => {
+                skipped.push(SkippedFile {
+                    path: e.path().map(std::path::Path::to_path_buf).unwrap_or_default(),
+                    line: e.line(),
+                    message: e.message().to_string(),
+                });
+                None
+            }
+        };
+        workspaces.push(WorkspaceStandup {
+            workspace: name.clone(),
+            checkpoints: mine.len(),
+            recent: mine.into_iter().take(opts.recent).cloned().collect(),
+            last_activity: last,
+            plan,
+        });
+    }
+    workspaces.sort_by(|a, b| b.last_activity.cmp(&a.last_activity).then(a.workspace.cmp(&b.workspace)));
+    let quiet = names.len() - workspaces.len();
+    Ok(Standup { window, workspaces, quiet, skipped })
+}
+
+/// Counts the checked (`- [x]`, `- [X]`) and open (`- [ ]`) task boxes of markdown text;
+/// `*` and `+` bullets and indented boxes count too.
+///
+/// ```
+/// assert_eq!(goldfish_recall::plan_progress("- [x] JWT\n- [ ] OAuth2\n  * [X] nested\n"), (2, 1));
+/// ```
+pub fn plan_progress(markdown: &str) -> (usize, usize) {
+    let mut done = 0;
+    let mut open = 0;
+    for line in markdown.lines() {
+        let l = line.trim_start();
+        let Some(rest) = l.strip_prefix("- ").or_else(|| l.strip_prefix("* ")).or_else(|| l.strip_prefix("+ ")) else {
+            continue;
+        };
+        if rest.starts_with("[ ]") {
+            open += 1;
+        } else if rest.starts_with("[x]") || rest.starts_with("[X]") {
+            done += 1;
+        }
+    }
+    (done, open)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_table() {
+        let cases = [
+            ("", (0, 0)),
+            ("- [x] a\n- [ ] b\n- [ ] c", (1, 2)),
+            ("* [X] a\n+ [ ] b\n    - [x] c", (2, 1)),
+            ("-[x] no space\n- [y] other\ntext [ ]", (0, 0)),
+        ];
+        for (input, want) in cases {
+            assert_eq!(plan_progress(input), want, "{input:?}");
+        }
+    }
+}

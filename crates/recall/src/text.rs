@@ -1,0 +1,363 @@
+//! Text normalisation shared by the index and the query: tokenising, case and accent folding,
+//! a light English stemmer, stop words and a bounded edit distance.
+//!
+//! Everything here works on folded bytes: a token is a run of alphanumeric characters,
+//! lowercased, with Latin accents removed (`Café` → `cafe`). Words written in camelCase
+//! are also split into their parts (`parseSince` → `parsesince`, `parse`, `since`), so a
+//! query for either form finds the other.
+
+/// Calls `emit` with every folded token of `text`, reusing `buf` for the bytes.
+///
+/// A token is a run of alphanumeric characters of at least two bytes. A camelCase word
+/// is emitted whole and then part by part (parts shorter than two bytes are skipped).
+pub(crate) fn tokenize(text: &str, buf: &mut Vec<u8>, mut emit: impl FnMut(&[u8])) {
+    buf.clear();
+    // Split points (byte offsets into `buf`) of camelCase boundaries within the current token.
+    let mut splits: [usize; 8] = [0; 8];
+    let mut n_splits = 0usize;
+    let mut prev_lower = false;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Fast path: a whole token of lowercase ASCII letters and digits (most words) is
+        // emitted straight from the input, without copying.
+        if buf.is_empty() {
+            let mut j = i;
+            while j < bytes.len() && (bytes[j].is_ascii_lowercase() || bytes[j].is_ascii_digit()) {
+                j += 1;
+            }
+            if j > i && (j == bytes.len() || (bytes[j] < 0x80 && !bytes[j].is_ascii_alphanumeric())) {
+                if j - i >= 2 {
+                    emit(&bytes[i..j]);
+                }
+                i = j + 1;
+                prev_lower = false;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        if b < 0x80 {
+            i += 1;
+            if b.is_ascii_alphanumeric() {
+                if b.is_ascii_uppercase() {
+                    if prev_lower && n_splits < splits.len() {
+                        splits[n_splits] = buf.len();
+                        n_splits += 1;
+                    }
+                    prev_lower = false;
+                    buf.push(b.to_ascii_lowercase());
+                } else {
+                    prev_lower = b.is_ascii_lowercase();
+                    buf.push(b);
+                }
+            } else {
+                flush(buf, &splits[..n_splits], &mut emit);
+                n_splits = 0;
+                prev_lower = false;
+            }
+            continue;
+        }
+        // Non-ASCII: decode one char (the input is valid UTF-8, so this cannot fail).
+        let rest = &text[i..];
+        let Some(c) = rest.chars().next() else { break };
+        i += c.len_utf8();
+        if c.is_alphanumeric() {
+            // Only a letter that lowercasing changes starts a camelCase part ('𝔻' has no
+            // lowercase, so folding text twice splits it the same way).
+            let upper = c.is_uppercase() && c.to_lowercase().next() != Some(c);
+            if upper && prev_lower && n_splits < splits.len() {
+                splits[n_splits] = buf.len();
+                n_splits += 1;
+            }
+            prev_lower = c.is_lowercase();
+            // Lowercasing may add combining marks ('İ' → "i̇"); they are not word characters.
+            for lc in c.to_lowercase().filter(|lc| lc.is_alphanumeric()) {
+                push_folded(lc, buf);
+            }
+        } else {
+            flush(buf, &splits[..n_splits], &mut emit);
+            n_splits = 0;
+            prev_lower = false;
+        }
+    }
+    flush(buf, &splits[..n_splits], &mut emit);
+}
+
+fn flush(buf: &mut Vec<u8>, splits: &[usize], emit: &mut impl FnMut(&[u8])) {
+    if buf.len() >= 2 {
+        emit(buf);
+        if !splits.is_empty() {
+            let mut start = 0;
+            for &s in splits.iter().chain(std::iter::once(&buf.len())) {
+                if s - start >= 2 {
+                    emit(&buf[start..s]);
+                }
+                start = s;
+            }
+        }
+    }
+    buf.clear();
+}
+
+/// Appends the accent-free form of the lowercase char `c` to `buf`.
+fn push_folded(c: char, buf: &mut Vec<u8>) {
+    let folded: &str = match c {
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ă' | 'ą' => "a",
+        'æ' => "ae",
+        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => "c",
+        'ď' | 'đ' | 'ð' => "d",
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => "e",
+        'ĝ' | 'ğ' | 'ġ' | 'ģ' => "g",
+        'ĥ' | 'ħ' => "h",
+        'ì' | 'í' | 'î' | 'ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => "i",
+        'ĵ' => "j",
+        'ķ' => "k",
+        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => "l",
+        'ñ' | 'ń' | 'ņ' | 'ň' | 'ŉ' => "n",
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ŏ' | 'ő' => "o",
+        'œ' => "oe",
+        'ŕ' | 'ŗ' | 'ř' => "r",
+        'ś' | 'ŝ' | 'ş' | 'š' | 'ſ' => "s",
+        'ß' => "ss",
+        'ţ' | 'ť' | 'ŧ' => "t",
+        'þ' => "th",
+        'ù' | 'ú' | 'û' | 'ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => "u",
+        'ŵ' => "w",
+        'ý' | 'ÿ' | 'ŷ' => "y",
+        'ź' | 'ż' | 'ž' => "z",
+        _ => {
+            let mut tmp = [0u8; 4];
+            buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+            return;
+        }
+    };
+    buf.extend_from_slice(folded.as_bytes());
+}
+
+/// A light English stemmer: enough to make `migration`, `migrate`, `migrated` and
+/// `migrating` meet at `migrat`, and plurals meet their singular. Works on folded bytes and
+/// returns a prefix of the input, except that `-ies`/`-ied` become `-y` (written to `out`).
+pub(crate) fn stem<'a>(t: &'a [u8], out: &'a mut [u8; 64]) -> &'a [u8] {
+    let mut s = t;
+    // Plurals.
+    if s.len() > 4 && (s.ends_with(b"ies") || s.ends_with(b"ied")) && s.len() - 2 <= out.len() {
+        let n = s.len() - 3;
+        out[..n].copy_from_slice(&s[..n]);
+        out[n] = b'y';
+        return &out[..n + 1];
+    }
+    if s.len() > 3
+        && s.ends_with(b"s")
+        && !s.ends_with(b"ss")
+        && !s.ends_with(b"us")
+        && !s.ends_with(b"is")
+    {
+        s = &s[..s.len() - 1];
+    }
+    // Verb endings.
+    if s.len() >= 6 && s.ends_with(b"ing") {
+        s = &s[..s.len() - 3];
+    } else if s.len() >= 5 && s.ends_with(b"ed") {
+        s = &s[..s.len() - 2];
+    } else if s.len() >= 6 && s.ends_with(b"tion") {
+        s = &s[..s.len() - 3];
+    }
+    if s.len() >= 5 && s.ends_with(b"e") {
+        s = &s[..s.len() - 1];
+    }
+    s
+}
+
+/// Words that carry no meaning in a conversational query ("what did we do about the
+/// flaky test"). They are dropped from a query unless the query has nothing else.
+pub(crate) fn is_stop_word(t: &[u8]) -> bool {
+    matches!(
+        t,
+        b"a" | b"about"
+            | b"after"
+            | b"again"
+            | b"ago"
+            | b"all"
+            | b"am"
+            | b"an"
+            | b"and"
+            | b"any"
+            | b"are"
+            | b"as"
+            | b"at"
+            | b"be"
+            | b"been"
+            | b"before"
+            | b"but"
+            | b"by"
+            | b"can"
+            | b"could"
+            | b"did"
+            | b"do"
+            | b"does"
+            | b"doing"
+            | b"done"
+            | b"earlier"
+            | b"for"
+            | b"from"
+            | b"had"
+            | b"has"
+            | b"have"
+            | b"how"
+            | b"i"
+            | b"if"
+            | b"in"
+            | b"into"
+            | b"is"
+            | b"it"
+            | b"its"
+            | b"me"
+            | b"my"
+            | b"of"
+            | b"on"
+            | b"or"
+            | b"our"
+            | b"recently"
+            | b"should"
+            | b"so"
+            | b"some"
+            | b"that"
+            | b"the"
+            | b"their"
+            | b"there"
+            | b"these"
+            | b"this"
+            | b"those"
+            | b"to"
+            | b"today"
+            | b"us"
+            | b"was"
+            | b"we"
+            | b"were"
+            | b"what"
+            | b"when"
+            | b"where"
+            | b"which"
+            | b"while"
+            | b"who"
+            | b"why"
+            | b"will"
+            | b"with"
+            | b"would"
+            | b"yesterday"
+            | b"you"
+            | b"your"
+    )
+}
+
+/// Optimal-string-alignment distance (Damerau–Levenshtein with adjacent transpositions)
+/// between `a` and `b`, or `None` when it exceeds `max`. Both are short tokens.
+// The three DP rows are indexed by the same column together.
+#[allow(clippy::needless_range_loop)]
+pub(crate) fn osa_within(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > max {
+        return None;
+    }
+    if a.len() > 62 || b.len() > 62 {
+        return (a == b).then_some(0);
+    }
+    let n = b.len();
+    // Three rows (two back for transpositions, previous, current), rotated by index so that
+    // nothing is copied; distances fit a byte because both tokens are under 63 bytes.
+    let mut rows = [[0u8; 64]; 3];
+    let (mut p2, mut p1, mut c) = (0usize, 1usize, 2usize);
+    for j in 0..=n {
+        rows[p1][j] = j as u8;
+    }
+    for i in 1..=a.len() {
+        rows[c][0] = i as u8;
+        let mut row_min = i as u8;
+        for j in 1..=n {
+            let cost = u8::from(a[i - 1] != b[j - 1]);
+            let mut v = (rows[p1][j] + 1).min(rows[c][j - 1] + 1).min(rows[p1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(rows[p2][j - 2] + 1);
+            }
+            rows[c][j] = v;
+            row_min = row_min.min(v);
+        }
+        if usize::from(row_min) > max {
+            return None;
+        }
+        (p2, p1, c) = (p1, c, p2);
+    }
+    let d = usize::from(rows[p1][n]);
+    (d <= max).then_some(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(s: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        tokenize(s, &mut buf, |t| out.push(String::from_utf8_lossy(t).into_owned()));
+        out
+    }
+
+    #[test]
+    fn tokenize_table() {
+        let cases: &[(&str, &[&str])] = &[
+            ("Fixed auth bug", &["fixed", "auth", "bug"]),
+            ("src/auth/jwt.ts", &["src", "auth", "jwt", "ts"]),
+            ("parseSince(x)", &["parsesince", "parse", "since"]),
+            ("Café  RÉSUMÉ", &["cafe", "resume"]),
+            ("feature/jwt-refresh", &["feature", "jwt", "refresh"]),
+            ("a b c", &[]),
+            ("OAuth2 sha256", &["oauth2", "sha256"]),
+            ("Straße", &["strasse"]),
+            ("", &[]),
+        ];
+        for (input, want) in cases {
+            assert_eq!(tokens(input), *want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn stem_table() {
+        let cases = [
+            ("migration", "migrat"),
+            ("migrations", "migrat"),
+            ("migrate", "migrat"),
+            ("migrated", "migrat"),
+            ("migrating", "migrat"),
+            ("checkpoints", "checkpoint"),
+            ("queries", "query"),
+            ("bus", "bus"),
+            ("class", "class"),
+            ("tests", "test"),
+        ];
+        for (input, want) in cases {
+            let mut out = [0u8; 64];
+            assert_eq!(stem(input.as_bytes(), &mut out), want.as_bytes(), "{input}");
+        }
+    }
+
+    #[test]
+    fn osa_table() {
+        let cases = [
+            ("migratoin", "migration", 2, Some(1)),
+            ("checkpnt", "checkpoint", 2, Some(2)),
+            ("checkpnt", "checkpoint", 1, None),
+            ("abc", "abc", 0, Some(0)),
+            ("lock", "block", 1, Some(1)),
+            ("", "ab", 2, Some(2)),
+            ("kitten", "sitting", 2, None),
+        ];
+        for (a, b, max, want) in cases {
+            assert_eq!(osa_within(a.as_bytes(), b.as_bytes(), max), want, "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn stop_words() {
+        assert!(is_stop_word(b"the"));
+        assert!(!is_stop_word(b"auth"));
+    }
+}

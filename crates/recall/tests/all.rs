@@ -1,0 +1,8 @@
+//! The one integration-test binary of goldfish-recall.
+
+mod eval;
+mod format;
+mod props;
+mod seed;
+mod store;
+mod util;

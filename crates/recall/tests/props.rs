@@ -1,0 +1,130 @@
+//! Property tests: exact windows over generated stores, an engine that never panics, and a
+//! formatter that never exceeds its budget.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
+use goldfish_recall::{FormatOptions, Query, RecallOptions, SearchOptions, format_recall, recall, search};
+use goldfish_store::{Checkpoint, Store, format_day_file};
+use notes_core::time::format_utc;
+use proptest::prelude::*;
+
+use crate::util::t;
+
+/// Bases where date bugs live: a leap day, month and year ends, an ordinary midnight.
+const BASES: [&str; 4] =
+    ["2024-02-29T00:00:00Z", "2025-01-31T23:00:00Z", "2025-12-31T23:30:00Z", "2025-10-13T00:00:00Z"];
+/// Offsets span three days either side of the base, to the millisecond.
+const SPAN_MS: i64 = 3 * 24 * 3600 * 1000;
+
+fn write_store(dir: &std::path::Path, cps: &[Checkpoint]) -> Result<(), Box<dyn std::error::Error>> {
+    let mut days: BTreeMap<NaiveDate, Vec<Checkpoint>> = BTreeMap::new();
+    for c in cps {
+        days.entry(c.timestamp.date_naive()).or_default().push(c.clone());
+    }
+    let cp_dir = dir.join("p").join("checkpoints");
+    std::fs::create_dir_all(&cp_dir)?;
+    for (date, mut list) in days {
+        list.sort_by_key(|c| c.timestamp);
+        std::fs::write(cp_dir.join(format!("{date}.md")), format_day_file(date, &list))?;
+    }
+    Ok(())
+}
+
+fn bound_text(at: DateTime<Utc>, date_only: bool) -> String {
+    if date_only { at.format("%Y-%m-%d").to_string() } else { format_utc(&at) }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn from_to_returns_exactly_the_window(
+        base in 0usize..BASES.len(),
+        offsets in prop::collection::vec(-SPAN_MS..SPAN_MS, 0..24),
+        a in -SPAN_MS..SPAN_MS,
+        b in -SPAN_MS..SPAN_MS,
+        from_date in any::<bool>(),
+        to_date in any::<bool>(),
+    ) {
+        let base = t(BASES[base]);
+        let cps: Vec<Checkpoint> = offsets
+            .iter()
+            .enumerate()
+            .map(|(i, ms)| Checkpoint::new(format!("id-{i}"), base + TimeDelta::milliseconds(*ms), "p", format!("entry {i}")))
+            .collect();
+        let dir = tempfile::tempdir().expect("temp dir");
+        write_store(dir.path(), &cps).expect("store written");
+        let store = Store::open(dir.path()).expect("store opens");
+
+        let (lo, hi) = (a.min(b), a.max(b));
+        let mut o = RecallOptions::default();
+        o.workspace = "p".into();
+        o.from = Some(bound_text(base + TimeDelta::milliseconds(lo), from_date));
+        o.to = Some(bound_text(base + TimeDelta::milliseconds(hi), to_date));
+        o.limit = usize::MAX;
+        o.now = Some(base + TimeDelta::days(30));
+        let r = recall(&store, &o).expect("recall works");
+
+        let from = goldfish_recall::parse_bound(o.from.as_deref().unwrap_or(""), goldfish_recall::Bound::From).expect("from");
+        let to = goldfish_recall::parse_bound(o.to.as_deref().unwrap_or(""), goldfish_recall::Bound::To).expect("to");
+        let want: BTreeSet<String> = cps.iter().filter(|c| from <= c.timestamp && c.timestamp <= to).map(|c| c.id.clone()).collect();
+        let got: BTreeSet<String> = r.checkpoints.iter().map(|c| c.id.clone()).collect();
+        prop_assert_eq!(got, want);
+        prop_assert!(r.skipped.is_empty());
+        // Newest first.
+        prop_assert!(r.checkpoints.windows(2).all(|w| w[0].timestamp >= w[1].timestamp));
+    }
+
+    #[test]
+    fn engine_never_panics(query in "\\PC{0,80}", descs in prop::collection::vec("\\PC{0,60}", 0..8)) {
+        let now = t("2025-10-13T00:00:00Z");
+        let mut cps: Vec<Checkpoint> = descs.iter().enumerate().map(|(i, d)| Checkpoint::new(i.to_string(), now, "w", d.clone())).collect();
+        if let Some(c) = cps.first_mut() {
+            c.tags = vec![query.clone()];
+            c.files = vec![format!("src/{query}.rs")];
+            c.branch = Some(query.clone());
+        }
+        let hits = search(&Query::parse(&query), &cps, &SearchOptions::default());
+        prop_assert!(hits.iter().all(|h| h.index < cps.len() && h.score > 0.0));
+        let mut seen = BTreeSet::new();
+        prop_assert!(hits.iter().all(|h| seen.insert(h.index)));
+    }
+
+    #[test]
+    fn query_parse_is_idempotent(text in "\\PC{0,80}") {
+        let q = Query::parse(&text);
+        prop_assert_eq!(Query::parse(&q.terms().join(" ")), q);
+    }
+
+    #[test]
+    fn engine_never_panics_on_the_evaluation_set(query in "[a-zA-Z0-9 ._/éü-]{0,40}") {
+        let cps = crate::eval::corpus().expect("fixture parses");
+        let hits = search(&Query::parse(&query), &cps[..60], &SearchOptions::default());
+        prop_assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+
+    #[test]
+    fn format_stays_within_budget(max in 0usize..4000, n in 0usize..30, full in any::<bool>()) {
+        let now = t("2025-10-13T12:00:00Z");
+        let cps = crate::eval::corpus().expect("fixture parses");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut mine: Vec<Checkpoint> = cps[..n].to_vec();
+        for (i, c) in mine.iter_mut().enumerate() {
+            c.workspace = "p".into();
+            c.timestamp = now - TimeDelta::minutes(i as i64 + 1);
+        }
+        write_store(dir.path(), &mine).expect("store written");
+        let store = Store::open(dir.path()).expect("store opens");
+        let mut o = RecallOptions::default();
+        o.workspace = "p".into();
+        o.now = Some(now);
+        o.full = full;
+        o.limit = 20;
+        let r = recall(&store, &o).expect("recall works");
+        let mut f = FormatOptions::default();
+        f.max_chars = max;
+        let text = format_recall(&r, &f);
+        prop_assert!(text.chars().count() <= max, "{} > {}", text.chars().count(), max);
+    }
+}

@@ -1,0 +1,174 @@
+//! Recall and standup over real stores in temp dirs.
+
+use goldfish_recall::{
+    FormatOptions, RecallOptions, StandupOptions, format_recall, format_standup, recall, standup_with,
+};
+use goldfish_store::PlanInput;
+
+use crate::util::{TestResult, TestStore, t};
+
+fn all_opts(now: &str) -> RecallOptions {
+    let mut o = RecallOptions::default();
+    o.workspace = "all".into();
+    o.now = Some(t(now));
+    o
+}
+
+#[test]
+fn all_counts_per_workspace_under_one_limit() -> TestResult {
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    for (i, ws) in ["alpha", "beta", "gamma"].iter().enumerate() {
+        for k in 0..5 {
+            s.save_at(&format!("2025-10-13T0{k}:{i}0:00Z"), ws, &format!("{ws} step {k}"), &[])?;
+        }
+    }
+    let mut o = all_opts("2025-10-13T12:00:00Z");
+    o.limit = 4;
+    let r = recall(&s.store, &o)?;
+    assert_eq!(r.checkpoints.len(), 4);
+    assert_eq!(r.total, 15);
+    let titles: Vec<&str> = r.checkpoints.iter().map(|c| c.title()).collect();
+    assert_eq!(titles, ["gamma step 4", "beta step 4", "alpha step 4", "gamma step 3"]);
+    let counts: Vec<(&str, usize, usize)> =
+        r.workspaces.iter().map(|w| (w.workspace.as_str(), w.matched, w.shown)).collect();
+    assert_eq!(counts, [("alpha", 5, 1), ("beta", 5, 1), ("gamma", 5, 2)]);
+
+    // Searching across workspaces ranks the union by relevance.
+    o.search = Some("beta stpe".into());
+    let r = recall(&s.store, &o)?;
+    assert_eq!(r.total, 5);
+    assert!(r.checkpoints.iter().all(|c| c.workspace == "beta"));
+    Ok(())
+}
+
+#[test]
+fn limit_zero_returns_only_the_plan() -> TestResult {
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    s.save_at("2025-10-13T09:00:00Z", "ws", "Something", &[])?;
+    let mut plan = PlanInput::new("Ship it", "- [ ] ship\n");
+    plan.workspace = Some("ws".into());
+    plan.activate = true;
+    s.store.save_plan(plan)?;
+    let mut o = RecallOptions::default();
+    o.workspace = "ws".into();
+    o.limit = 0;
+    o.now = Some(t("2025-10-13T10:00:00Z"));
+    let r = recall(&s.store, &o)?;
+    assert!(r.checkpoints.is_empty());
+    assert_eq!(r.total, 1);
+    assert_eq!(r.active_plan.map(|p| p.id), Some("ship-it".to_string()));
+    Ok(())
+}
+
+#[test]
+fn corrupt_files_are_skipped_and_reported() -> TestResult {
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    s.save_at("2025-10-13T09:00:00Z", "ws", "Good entry", &[])?;
+    let dir = s.dir.path().join("ws").join("checkpoints");
+    std::fs::write(dir.join("2025-10-12.md"), b"\xff\xfe not utf-8 \x00\n## garbage\n")?;
+    let mut o = RecallOptions::default();
+    o.workspace = "ws".into();
+    o.days = 7;
+    o.now = Some(t("2025-10-13T10:00:00Z"));
+    let r = recall(&s.store, &o)?;
+    assert_eq!(r.checkpoints.len(), 1);
+    assert!(!r.skipped.is_empty());
+    assert!(r.skipped[0].path.ends_with("2025-10-12.md"), "{:?}", r.skipped);
+    let text = format_recall(&r, &FormatOptions::default());
+    assert!(text.contains("skipped"), "{text}");
+    Ok(())
+}
+
+#[test]
+fn bad_arguments_are_named() -> TestResult {
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    let cases = [("since", "yesterday-ish"), ("from", "13/10/2025"), ("to", "soon"), ("workspace", "../etc")];
+    for (arg, value) in cases {
+        let mut o = RecallOptions::default();
+        o.now = Some(t("2025-10-13T10:00:00Z"));
+        match arg {
+            "since" => o.since = Some(value.into()),
+            "from" => o.from = Some(value.into()),
+            "to" => o.to = Some(value.into()),
+            _ => o.workspace = value.into(),
+        }
+        let e = recall(&s.store, &o).err().ok_or("expected an error")?;
+        assert!(e.is_invalid_argument(), "{arg}: {e}");
+        assert_eq!(e.argument_name(), Some(arg), "{arg}: {e}");
+    }
+    Ok(())
+}
+
+#[test]
+fn standup_reports_active_workspaces_with_plan_progress() -> TestResult {
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    s.save_at("2025-10-13T08:00:00Z", "busy", "First thing", &[])?;
+    s.save_at("2025-10-13T09:00:00Z", "busy", "Second thing", &[])?;
+    s.save_at("2025-10-01T09:00:00Z", "quiet", "Long ago", &[])?;
+    let mut plan = PlanInput::new("Auth", "- [x] JWT\n- [ ] OAuth2\n- [ ] Sessions\n");
+    plan.workspace = Some("busy".into());
+    plan.activate = true;
+    s.store.save_plan(plan)?;
+    let mut o = StandupOptions::default();
+    o.days = 1;
+    o.now = Some(t("2025-10-13T10:00:00Z"));
+    let st = standup_with(&s.store, &o)?;
+    assert_eq!(st.workspaces.len(), 1);
+    assert_eq!(st.quiet, 1);
+    let busy = &st.workspaces[0];
+    assert_eq!((busy.workspace.as_str(), busy.checkpoints), ("busy", 2));
+    assert_eq!(busy.recent[0].title(), "Second thing");
+    let plan = busy.plan.as_ref().ok_or("plan")?;
+    assert_eq!((plan.done, plan.open), (1, 2));
+    let text = format_standup(&st, &FormatOptions::default());
+    assert!(text.contains("## busy — 2 checkpoints") && text.contains("1 done, 2 open"), "{text}");
+    assert!(!text.contains("Long ago"));
+    Ok(())
+}
+
+/// The child half of `results_do_not_depend_on_tz`: prints recall and standup of the store
+/// named by the environment to the file it names.
+#[test]
+fn tz_child() -> TestResult {
+    let (Ok(store), Ok(out)) = (std::env::var("GOLDFISH_RECALL_TZ_STORE"), std::env::var("GOLDFISH_RECALL_TZ_OUT")) else {
+        return Ok(());
+    };
+    std::fs::write(out, render(&goldfish_store::Store::open(store)?)?)?;
+    Ok(())
+}
+
+fn render(store: &goldfish_store::Store) -> Result<String, Box<dyn std::error::Error>> {
+    let mut text = String::new();
+    for (from, to) in [(None, None), (Some("2025-10-13"), Some("2025-10-13"))] {
+        let mut o = all_opts("2025-10-14T02:00:00Z");
+        o.from = from.map(Into::into);
+        o.to = to.map(Into::into);
+        o.full = true;
+        text.push_str(&format_recall(&recall(store, &o)?, &FormatOptions::default()));
+    }
+    let mut so = StandupOptions::default();
+    so.now = Some(t("2025-10-14T02:00:00Z"));
+    text.push_str(&format_standup(&standup_with(store, &so)?, &FormatOptions::default()));
+    Ok(text)
+}
+
+#[test]
+fn results_do_not_depend_on_tz() -> TestResult {
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    // Around midnight UTC, which is 05:30 in Kolkata: a local-time bug moves these a day.
+    for at in ["2025-10-12T20:00:00Z", "2025-10-13T00:10:00Z", "2025-10-13T23:50:00Z", "2025-10-14T01:00:00Z"] {
+        s.save_at(at, "ws", &format!("entry at {at}"), &[])?;
+    }
+    let here = render(&s.store)?;
+    assert!(here.contains("entry at 2025-10-13T23:50:00Z"));
+    let out = s.dir.path().join("child.md");
+    let status = std::process::Command::new(std::env::current_exe()?)
+        .args(["--exact", "store::tz_child", "--nocapture", "--test-threads=1"])
+        .env("TZ", "Asia/Kolkata")
+        .env("GOLDFISH_RECALL_TZ_STORE", s.dir.path())
+        .env("GOLDFISH_RECALL_TZ_OUT", &out)
+        .status()?;
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&out)?, here);
+    Ok(())
+}
