@@ -19,7 +19,11 @@ fn corpus() -> Vec<Checkpoint> {
             let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
             let list = |k: &str| -> Vec<String> {
                 v[k].as_array()
-                    .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect()
+                    })
                     .unwrap_or_default()
             };
             let ts = notes_core::time::parse_utc(&s("timestamp")).expect("fixture timestamp");
@@ -43,7 +47,8 @@ fn varied(base: &[Checkpoint], n: usize, now: DateTime<Utc>) -> Vec<Checkpoint> 
             c.timestamp = now - TimeDelta::minutes(i as i64);
             if i >= base.len() {
                 c.tags.push(format!("topic{}", i % 1000));
-                c.files.push(format!("src/module{}/part{}.rs", i % 5000, i % 7));
+                c.files
+                    .push(format!("src/module{}/part{}.rs", i % 5000, i % 7));
             }
             c
         })
@@ -56,11 +61,17 @@ fn bench_search(c: &mut Criterion) {
     let base = corpus();
     let now = Utc::now();
     let mut g = c.benchmark_group("recall");
-    for (name, n) in [("search_100", 100), ("search_10k", 10_000), ("search_100k", 100_000)] {
+    for (name, n) in [
+        ("search_100", 100),
+        ("search_10k", 10_000),
+        ("search_100k", 100_000),
+    ] {
         let cps = varied(&base, n, now);
         let q = Query::parse(QUERY);
         let opts = SearchOptions::default();
-        g.bench_function(name, |b| b.iter(|| black_box(search(&q, black_box(&cps), &opts))));
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(search(&q, black_box(&cps), &opts)))
+        });
     }
     g.finish();
 }
@@ -102,7 +113,11 @@ fn bench_disk(c: &mut Criterion) {
     write_workspace(dir.path(), "solo", &spread(&base, 100, now, 0));
     let many = tempfile::tempdir().expect("temp dir");
     for w in 0..50 {
-        write_workspace(many.path(), &format!("ws-{w:02}"), &spread(&base, 140, now, w));
+        write_workspace(
+            many.path(),
+            &format!("ws-{w:02}"),
+            &spread(&base, 140, now, w),
+        );
     }
     let solo = Store::open(dir.path()).expect("store");
     let all = Store::open(many.path()).expect("store");
@@ -111,15 +126,21 @@ fn bench_disk(c: &mut Criterion) {
     let mut o = RecallOptions::default();
     o.days = 7;
     o.workspace = "solo".into();
-    g.bench_function("disk_7d_1ws_100", |b| b.iter(|| black_box(recall(&solo, &o).expect("recall"))));
+    g.bench_function("disk_7d_1ws_100", |b| {
+        b.iter(|| black_box(recall(&solo, &o).expect("recall")))
+    });
     let mut o = RecallOptions::default();
     o.days = 7;
     o.workspace = "all".into();
-    g.bench_function("disk_7d_50ws_140", |b| b.iter(|| black_box(recall(&all, &o).expect("recall"))));
-    o.search = Some(QUERY.into());
-    g.bench_with_input(BenchmarkId::new("disk_7d_50ws_140_search", 7000), &o, |b, o| {
-        b.iter(|| black_box(recall(&all, o).expect("recall")))
+    g.bench_function("disk_7d_50ws_140", |b| {
+        b.iter(|| black_box(recall(&all, &o).expect("recall")))
     });
+    o.search = Some(QUERY.into());
+    g.bench_with_input(
+        BenchmarkId::new("disk_7d_50ws_140_search", 7000),
+        &o,
+        |b, o| b.iter(|| black_box(recall(&all, o).expect("recall"))),
+    );
     g.finish();
 }
 

@@ -57,7 +57,9 @@ fn workspace_flag_and_env() -> TestResult {
     let env = Env::new()?;
     env.ok(&["checkpoint", "in other", "--workspace", "Other Project"])?;
     env.ok(&["-w", "scope-pkg", "checkpoint", "in scoped"])?;
-    env.fails(&["-w", "@scope/pkg", "checkpoint", "x"], 1, "contains `/`")?;
+    // A scoped package name is a name, normalised like the seed's `@coa/goldfish-mcp`.
+    env.ok(&["-w", "@scope/pkg", "checkpoint", "x"])?;
+    env.fails(&["-w", "a/b", "checkpoint", "x"], 1, "contains `/`")?;
     let v = env.json(&["recall", "--workspace", "all"])?;
     let names: Vec<&str> = v["workspaces"]
         .as_array()

@@ -88,7 +88,8 @@ pub(crate) fn reject_escapes(what: &str, name: &str) -> Result<(), Error> {
 /// Validates an explicit workspace name and returns its normalised form.
 ///
 /// Unlike [`normalize_workspace`], which accepts paths, an explicit name must not contain
-/// `..`, `/`, `\` or NUL, and must not normalise to nothing (such as `""` or `"!!!"`).
+/// `..`, `/`, `\` or NUL (except the one `/` of a scoped package name, `@scope/pkg` →
+/// `scope-pkg`), and must not normalise to nothing (such as `""` or `"!!!"`).
 ///
 /// ```
 /// use goldfish_store::validate_workspace;
@@ -96,7 +97,16 @@ pub(crate) fn reject_escapes(what: &str, name: &str) -> Result<(), Error> {
 /// assert!(validate_workspace("../etc").is_err());
 /// ```
 pub fn validate_workspace(name: &str) -> Result<String, Error> {
-    reject_escapes("workspace name", name)?;
+    // A scoped package name (`@scope/pkg`) is a name, not a path: its one `/` is allowed and
+    // becomes `-` (`scope-pkg`), as DESIGN.md specifies. Everything else that could escape the
+    // store directory is refused.
+    match scoped_package_parts(name) {
+        Some((scope, package)) => {
+            reject_escapes("workspace name", scope)?;
+            reject_escapes("workspace name", package)?;
+        }
+        None => reject_escapes("workspace name", name)?,
+    }
     let slug = slug_of_workspace(name);
     if slug.is_empty() {
         return Err(Error::invalid(format!(
@@ -104,6 +114,12 @@ pub fn validate_workspace(name: &str) -> Result<String, Error> {
         )));
     }
     Ok(slug)
+}
+
+/// Splits `@scope/pkg` into its two non-empty parts; `None` for anything else.
+fn scoped_package_parts(name: &str) -> Option<(&str, &str)> {
+    let (scope, package) = name.trim().strip_prefix('@')?.split_once('/')?;
+    (!scope.is_empty() && !package.is_empty()).then_some((scope, package))
 }
 
 /// Detects the workspace of a directory without spawning a process.
@@ -250,6 +266,13 @@ mod tests {
             Some("goldfish")
         );
         assert_eq!(validate_workspace("@coa").ok().as_deref(), Some("coa"));
+        assert_eq!(
+            validate_workspace("@coa/goldfish-mcp").ok().as_deref(),
+            Some("coa-goldfish-mcp")
+        );
+        for bad in ["@coa/../x", "@/pkg", "@coa/", "@a/b/c", "@a\\b/c"] {
+            assert!(validate_workspace(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

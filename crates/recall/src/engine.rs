@@ -39,7 +39,12 @@ pub struct FieldWeights {
 
 impl Default for FieldWeights {
     fn default() -> Self {
-        FieldWeights { description: 2.0, tags: 1.0, branch: 0.5, files: 0.3 }
+        FieldWeights {
+            description: 2.0,
+            tags: 1.0,
+            branch: 0.5,
+            files: 0.3,
+        }
     }
 }
 
@@ -107,8 +112,11 @@ impl Query {
                 all.push(s);
             }
         });
-        let content: Vec<String> =
-            all.iter().filter(|t| !is_stop_word(t.as_bytes())).cloned().collect();
+        let content: Vec<String> = all
+            .iter()
+            .filter(|t| !is_stop_word(t.as_bytes()))
+            .cloned()
+            .collect();
         let mut terms = if content.is_empty() { all } else { content };
         terms.truncate(Self::MAX_TERMS);
         Query { terms }
@@ -236,9 +244,14 @@ impl Vocab {
     fn hash(tok: &[u8]) -> u64 {
         let mut h = FxHasher::default();
         h.write(tok);
-        // Fx leaves the low bits weak; fold the high bits in for the slot index.
-        let x = h.finish();
-        x ^ (x >> 29)
+        // Fx leaves the low bits weak (they depend only on the bytes' low bits), and the slot
+        // index uses them: finish with MurmurHash3's 64-bit mixer.
+        let mut x = h.finish();
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        x ^ (x >> 33)
     }
 
     /// The slot where `tok` is, or the empty slot where it would go.
@@ -346,7 +359,12 @@ impl Index {
                 ix.bounds.push(u32::try_from(start).unwrap_or(u32::MAX));
                 if f < 2 {
                     scratch.clear();
-                    ix.intern(if f == 0 { title } else { body }, &mut buf, &mut scratch, &mut last_doc);
+                    ix.intern(
+                        if f == 0 { title } else { body },
+                        &mut buf,
+                        &mut scratch,
+                        &mut last_doc,
+                    );
                     ix.push_doc_terms(&scratch, d, &mut last_doc);
                 } else {
                     let values: &mut dyn Iterator<Item = &str> = match f {
@@ -365,13 +383,18 @@ impl Index {
                                 span
                             }
                         };
-                        ix.push_doc_terms(&cached_ids[s as usize..(s + n) as usize], d, &mut last_doc);
+                        ix.push_doc_terms(
+                            &cached_ids[s as usize..(s + n) as usize],
+                            d,
+                            &mut last_doc,
+                        );
                     }
                 }
                 totals[f] += (ix.stream.len() - start) as u64;
             }
         }
-        ix.bounds.push(u32::try_from(ix.stream.len()).unwrap_or(u32::MAX));
+        ix.bounds
+            .push(u32::try_from(ix.stream.len()).unwrap_or(u32::MAX));
         for f in 0..FIELDS {
             ix.avg_len[f] = (totals[f] as f32 / n.max(1) as f32).max(1.0);
         }
@@ -379,7 +402,13 @@ impl Index {
     }
 
     /// Tokenises `text` and appends the term ids to `out`, adding new terms to the vocabulary.
-    fn intern(&mut self, text: &str, buf: &mut Vec<u8>, out: &mut Vec<u32>, last_doc: &mut Vec<u32>) {
+    fn intern(
+        &mut self,
+        text: &str,
+        buf: &mut Vec<u8>,
+        out: &mut Vec<u32>,
+        last_doc: &mut Vec<u32>,
+    ) {
         tokenize(text, buf, |tok| {
             let (id, new) = self.vocab.intern(tok);
             if new {
@@ -458,7 +487,11 @@ impl Index {
             }
             // A word found nowhere still counts, at half weight, against every document:
             // "file locking" with no "locking" anywhere must not become a search for "file".
-            q_weight[qi] = if best_weight > 0.0 { best_weight } else { 0.5 * unseen_idf };
+            q_weight[qi] = if best_weight > 0.0 {
+                best_weight
+            } else {
+                0.5 * unseen_idf
+            };
         }
         if slot_term.is_empty() {
             return Vec::new();
@@ -476,7 +509,10 @@ impl Index {
         for d in 0..n_docs {
             let base = d * FIELDS;
             for f in 0..FIELDS {
-                let (s, e) = (self.bounds[base + f] as usize, self.bounds[base + f + 1] as usize);
+                let (s, e) = (
+                    self.bounds[base + f] as usize,
+                    self.bounds[base + f + 1] as usize,
+                );
                 for &t in &self.stream[s..e] {
                     let slot = slot_of[t as usize];
                     if slot != NONE {
@@ -525,18 +561,29 @@ impl Index {
                     covered += q_weight[qi];
                 }
             }
-            let coverage = if total_weight > 0.0 { covered / total_weight } else { 0.0 };
+            let coverage = if total_weight > 0.0 {
+                covered / total_weight
+            } else {
+                0.0
+            };
             if coverage < opts.min_coverage || score <= 0.0 {
                 continue;
             }
-            hits.push(Hit { index: d, score: score * coverage * coverage });
+            hits.push(Hit {
+                index: d,
+                score: score * coverage * coverage,
+            });
         }
         let top = hits.iter().map(|h| h.score).fold(0.0f32, f32::max);
         hits.retain(|h| h.score >= top * opts.relative_cutoff);
         hits.sort_by(|a, b| {
             b.score
                 .total_cmp(&a.score)
-                .then_with(|| checkpoints[b.index].timestamp.cmp(&checkpoints[a.index].timestamp))
+                .then_with(|| {
+                    checkpoints[b.index]
+                        .timestamp
+                        .cmp(&checkpoints[a.index].timestamp)
+                })
                 .then(a.index.cmp(&b.index))
         });
         hits
@@ -623,7 +670,12 @@ mod tests {
         let cps = vec![
             cp("auth", 0, "Fixed auth bug", &["bug-fix", "auth"]),
             cp("oauth", 1, "Added OAuth2 support", &["feature", "auth"]),
-            cp("db", 2, "Refactored database queries", &["refactor", "database"]),
+            cp(
+                "db",
+                2,
+                "Refactored database queries",
+                &["refactor", "database"],
+            ),
         ];
         let table: &[(&str, &[&str])] = &[
             ("authentication", &["auth", "oauth"]),
@@ -661,47 +713,20 @@ mod tests {
 
     #[test]
     fn ties_break_by_recency() {
-        let cps = vec![cp("old", 0, "same words", &[]), cp("new", 5, "same words", &[])];
+        let cps = vec![
+            cp("old", 0, "same words", &[]),
+            cp("new", 5, "same words", &[]),
+        ];
         assert_eq!(ids("same words", &cps), ["new", "old"]);
     }
 
     #[test]
     fn query_parse_drops_stop_words() {
-        assert_eq!(Query::parse("What did we do about the Flaky test?").terms(), ["flaky", "test"]);
+        assert_eq!(
+            Query::parse("What did we do about the Flaky test?").terms(),
+            ["flaky", "test"]
+        );
         assert_eq!(Query::parse("the").terms(), ["the"]);
         assert!(Query::parse("  !! ").is_empty());
-    }
-}
-#[cfg(test)]
-mod prof_tmp {
-    use super::*;
-    fn cpu() -> u64 { std::fs::read_to_string("/proc/thread-self/schedstat").unwrap().split(' ').next().unwrap().parse().unwrap() }
-    #[test]
-    fn prof() {
-        let text = include_str!("../tests/fixtures/eval_checkpoints.jsonl");
-        let base: Vec<Checkpoint> = text.lines().map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            let mut c = Checkpoint::new(v["id"].as_str().unwrap(), chrono::Utc::now(), "w", v["description"].as_str().unwrap());
-            c.files = v["files"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
-            c.tags = v["tags"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
-            c.branch = Some(v["branch"].as_str().unwrap().to_string());
-            c
-        }).collect();
-        for n in [100usize, 10_000, 100_000] {
-            let cps: Vec<Checkpoint> = (0..n).map(|i| { let mut c = base[i % 400].clone(); if i >= 400 { c.tags.push(format!("topic{}", i % 1000)); c.files.push(format!("src/module{}/part{}.rs", i % 5000, i % 7)); } c }).collect();
-            let q = Query::parse("lazy dfa rolover bug");
-            let iters = (1_000_000 / n).max(3) as u64;
-            let (mut b, mut s) = (0u64, 0u64);
-            for _ in 0..iters {
-                let t0 = cpu();
-                let ix = Index::build(&cps);
-                let t1 = cpu();
-                let h = ix.search(&q, &cps, &SearchOptions::default());
-                let t2 = cpu();
-                b += t1 - t0; s += t2 - t1;
-                std::hint::black_box(h);
-            }
-            println!("n={n} cpu build {:.3}ms search {:.3}ms", b as f64 / iters as f64 / 1e6, s as f64 / iters as f64 / 1e6);
-        }
     }
 }

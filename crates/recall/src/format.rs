@@ -35,7 +35,11 @@ struct Budget {
 
 impl Budget {
     fn new(max: usize) -> Self {
-        Budget { out: String::new(), chars: 0, max }
+        Budget {
+            out: String::new(),
+            chars: 0,
+            max,
+        }
     }
 
     /// Appends `s` if it fits within `max - reserve`; returns whether it did.
@@ -71,13 +75,26 @@ impl Budget {
 }
 
 fn window_text(w: &TimeWindow) -> String {
-    format!("{} → {} UTC", w.from.format("%Y-%m-%d %H:%M"), w.to.format("%Y-%m-%d %H:%M"))
+    format!(
+        "{} → {} UTC",
+        w.from.format("%Y-%m-%d %H:%M"),
+        w.to.format("%Y-%m-%d %H:%M")
+    )
 }
 
 fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
     let mut s = String::new();
-    let ws = if show_workspace { format!(" [{}]", c.workspace) } else { String::new() };
-    let _ = write!(s, "- **{}**{ws} {}", c.timestamp.format("%Y-%m-%d %H:%M"), c.title());
+    let ws = if show_workspace {
+        format!(" [{}]", c.workspace)
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        s,
+        "- **{}**{ws} {}",
+        c.timestamp.format("%Y-%m-%d %H:%M"),
+        c.title()
+    );
     let mut meta: Vec<String> = Vec::new();
     if !c.tags.is_empty() {
         meta.push(format!("tags: {}", c.tags.join(", ")));
@@ -106,7 +123,11 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
             }
         }
         if !c.files.is_empty() {
-            let more = if c.files_omitted > 0 { format!(" (+{} more)", c.files_omitted) } else { String::new() };
+            let more = if c.files_omitted > 0 {
+                format!(" (+{} more)", c.files_omitted)
+            } else {
+                String::new()
+            };
             let _ = writeln!(s, "  files: {}{more}", c.files.join(", "));
         }
     }
@@ -122,12 +143,25 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
 pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
     let mut b = Budget::new(opts.max_chars);
     let all = result.scope == "all";
-    let mut head = format!("# Recall: {} — {}\n", result.scope, window_text(&result.window));
+    let mut head = format!(
+        "# Recall: {} — {}\n",
+        result.scope,
+        window_text(&result.window)
+    );
     if let Some(q) = &result.search {
-        let _ = writeln!(head, "Search: \"{q}\" — {} match{}", result.total, if result.total == 1 { "" } else { "es" });
+        let _ = writeln!(
+            head,
+            "Search: \"{q}\" — {} match{}",
+            result.total,
+            if result.total == 1 { "" } else { "es" }
+        );
     }
     if all && !result.workspaces.is_empty() {
-        let per: Vec<String> = result.workspaces.iter().map(|w| format!("{} {}", w.workspace, w.matched)).collect();
+        let per: Vec<String> = result
+            .workspaces
+            .iter()
+            .map(|w| format!("{} {}", w.workspace, w.matched))
+            .collect();
         let _ = writeln!(head, "Workspaces: {}", per.join(", "));
     }
     b.push_cut(&head, FOOTER_RESERVE);
@@ -180,12 +214,25 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
             why.push(format!("{by_limit} over the limit"));
         }
         if by_budget > 0 {
-            why.push(format!("{by_budget} over the {}-character budget", opts.max_chars));
+            why.push(format!(
+                "{by_budget} over the {}-character budget",
+                opts.max_chars
+            ));
         }
-        let _ = writeln!(foot, "\n_{} more checkpoint(s) not shown: {}._", by_budget + by_limit, why.join(", "));
+        let _ = writeln!(
+            foot,
+            "\n_{} more checkpoint(s) not shown: {}._",
+            by_budget + by_limit,
+            why.join(", ")
+        );
     }
     if !result.skipped.is_empty() {
-        let _ = writeln!(foot, "_{} unreadable file(s) or entries skipped; first: {}_", result.skipped.len(), result.skipped[0]);
+        let _ = writeln!(
+            foot,
+            "_{} unreadable file(s) or entries skipped; first: {}_",
+            result.skipped.len(),
+            result.skipped[0]
+        );
     }
     if foot.chars().count() > FOOTER_RESERVE {
         foot = foot.chars().take(FOOTER_RESERVE - 2).collect::<String>() + "…\n";
@@ -196,9 +243,15 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
 /// Renders a standup as compact markdown of at most `opts.max_chars` characters.
 pub fn format_standup(standup: &Standup, opts: &FormatOptions) -> String {
     let mut b = Budget::new(opts.max_chars);
-    b.push_cut(&format!("# Standup — {}\n", window_text(&standup.window)), FOOTER_RESERVE);
+    b.push_cut(
+        &format!("# Standup — {}\n", window_text(&standup.window)),
+        FOOTER_RESERVE,
+    );
     if standup.workspaces.is_empty() {
-        b.push("\nNo activity in any workspace in this window.\n", FOOTER_RESERVE);
+        b.push(
+            "\nNo activity in any workspace in this window.\n",
+            FOOTER_RESERVE,
+        );
     }
     let mut left_out = 0;
     for ws in &standup.workspaces {
@@ -209,13 +262,22 @@ pub fn format_standup(standup: &Standup, opts: &FormatOptions) -> String {
             if ws.checkpoints == 1 { "" } else { "s" }
         );
         for c in &ws.recent {
-            let _ = writeln!(s, "- {} {}", c.timestamp.format("%Y-%m-%d %H:%M"), c.title());
+            let _ = writeln!(
+                s,
+                "- {} {}",
+                c.timestamp.format("%Y-%m-%d %H:%M"),
+                c.title()
+            );
         }
         if ws.checkpoints > ws.recent.len() {
             let _ = writeln!(s, "- … and {} more", ws.checkpoints - ws.recent.len());
         }
         if let Some(p) = &ws.plan {
-            let _ = writeln!(s, "Plan: {} ({}) — {} done, {} open", p.title, p.id, p.done, p.open);
+            let _ = writeln!(
+                s,
+                "Plan: {} ({}) — {} done, {} open",
+                p.title, p.id, p.done, p.open
+            );
         }
         if !b.push(&s, FOOTER_RESERVE) {
             left_out += 1;
@@ -223,13 +285,26 @@ pub fn format_standup(standup: &Standup, opts: &FormatOptions) -> String {
     }
     let mut foot = String::new();
     if left_out > 0 {
-        let _ = writeln!(foot, "\n_{left_out} workspace(s) not shown: over the {}-character budget._", opts.max_chars);
+        let _ = writeln!(
+            foot,
+            "\n_{left_out} workspace(s) not shown: over the {}-character budget._",
+            opts.max_chars
+        );
     }
     if standup.quiet > 0 {
-        let _ = writeln!(foot, "\n_{} workspace(s) without activity omitted._", standup.quiet);
+        let _ = writeln!(
+            foot,
+            "\n_{} workspace(s) without activity omitted._",
+            standup.quiet
+        );
     }
     if !standup.skipped.is_empty() {
-        let _ = writeln!(foot, "_{} unreadable file(s) skipped; first: {}_", standup.skipped.len(), standup.skipped[0]);
+        let _ = writeln!(
+            foot,
+            "_{} unreadable file(s) skipped; first: {}_",
+            standup.skipped.len(),
+            standup.skipped[0]
+        );
     }
     if foot.chars().count() > FOOTER_RESERVE {
         foot = foot.chars().take(FOOTER_RESERVE - 2).collect::<String>() + "…\n";

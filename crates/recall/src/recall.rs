@@ -92,7 +92,11 @@ impl std::fmt::Display for SkippedFile {
 
 impl From<goldfish_store::Skipped> for SkippedFile {
     fn from(s: goldfish_store::Skipped) -> Self {
-        SkippedFile { path: s.path, line: s.line, message: s.message }
+        SkippedFile {
+            path: s.path,
+            line: s.line,
+            message: s.message,
+        }
     }
 }
 
@@ -143,12 +147,18 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
     };
     let (mut checkpoints, mut skipped) = read_all(store, &workspaces, window)?;
 
-    let query = opts.search.as_deref().map(Query::parse).filter(|q| !q.is_empty());
+    let query = opts
+        .search
+        .as_deref()
+        .map(Query::parse)
+        .filter(|q| !q.is_empty());
     let ordered: Vec<Checkpoint> = match &query {
         Some(q) => {
             let hits = search(q, &checkpoints, &SearchOptions::default());
             let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
-            hits.iter().filter_map(|h| slots.get_mut(h.index).and_then(Option::take)).collect()
+            hits.iter()
+                .filter_map(|h| slots.get_mut(h.index).and_then(Option::take))
+                .collect()
         }
         None => {
             // Newest first; equal timestamps keep a stable, workspace-then-file order.
@@ -164,7 +174,11 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
         let matched = ordered.iter().filter(|c| &c.workspace == ws).count();
         if matched > 0 {
             let shown = shown.iter().filter(|c| &c.workspace == ws).count();
-            counts.push(WorkspaceCount { workspace: ws.clone(), matched, shown });
+            counts.push(WorkspaceCount {
+                workspace: ws.clone(),
+                matched,
+                shown,
+            });
         }
     }
 
@@ -187,7 +201,11 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
     };
 
     Ok(RecallResult {
-        scope: if all { "all".to_string() } else { workspaces[0].clone() },
+        scope: if all {
+            "all".to_string()
+        } else {
+            workspaces[0].clone()
+        },
         window,
         search: opts.search.clone().filter(|s| !s.trim().is_empty()),
         checkpoints: shown,
@@ -221,7 +239,9 @@ pub(crate) fn read_all(
     let ranges = if workspaces.len() <= 1 {
         workspaces.iter().map(read).collect::<Vec<_>>()
     } else {
-        let threads = std::thread::available_parallelism().map_or(4, |n| n.get()).clamp(1, 8);
+        let threads = std::thread::available_parallelism()
+            .map_or(4, |n| n.get())
+            .clamp(1, 8);
         let threads = threads.min(workspaces.len());
         let mut results: Vec<Option<Result<_, _>>> = Vec::new();
         results.resize_with(workspaces.len(), || None);

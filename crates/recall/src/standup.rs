@@ -21,7 +21,11 @@ pub struct StandupOptions {
 
 impl Default for StandupOptions {
     fn default() -> Self {
-        StandupOptions { days: 1, recent: 5, now: None }
+        StandupOptions {
+            days: 1,
+            recent: 5,
+            now: None,
+        }
     }
 }
 
@@ -71,29 +75,51 @@ pub struct Standup {
 
 /// A standup of the last `days` days by the system clock; see [`standup_with`].
 pub fn standup(store: &Store, days: u32) -> Result<Standup, Error> {
-    standup_with(store, &StandupOptions { days, ..StandupOptions::default() })
+    standup_with(
+        store,
+        &StandupOptions {
+            days,
+            ..StandupOptions::default()
+        },
+    )
 }
 
 /// A standup across every workspace of `store`: per workspace with activity in the window,
 /// the checkpoint count, the most recent titles and the active plan's progress.
 pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Error> {
     let now = opts.now.unwrap_or_else(Utc::now);
-    let window = TimeWindow { from: now - TimeDelta::days(i64::from(opts.days)), to: now };
+    let window = TimeWindow {
+        from: now - TimeDelta::days(i64::from(opts.days)),
+        to: now,
+    };
     let names = store.list_workspaces()?;
     let (checkpoints, mut skipped) = read_all(store, &names, window)?;
     let mut workspaces = Vec::new();
     for name in &names {
-        let mut mine: Vec<&Checkpoint> = checkpoints.iter().filter(|c| &c.workspace == name).collect();
-        let Some(last) = mine.iter().map(|c| c.timestamp).max() else { continue };
+        let mut mine: Vec<&Checkpoint> = checkpoints
+            .iter()
+            .filter(|c| &c.workspace == name)
+            .collect();
+        let Some(last) = mine.iter().map(|c| c.timestamp).max() else {
+            continue;
+        };
         mine.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
         let plan = match store.active_plan(name) {
             Ok(plan) => plan.map(|p| {
                 let (done, open) = plan_progress(&p.content);
-                PlanProgress { id: p.id, title: p.title, done, open }
+                PlanProgress {
+                    id: p.id,
+                    title: p.title,
+                    done,
+                    open,
+                }
             }),
             Err(e) => {
                 skipped.push(SkippedFile {
-                    path: e.path().map(std::path::Path::to_path_buf).unwrap_or_default(),
+                    path: e
+                        .path()
+                        .map(std::path::Path::to_path_buf)
+                        .unwrap_or_default(),
                     line: e.line(),
                     message: e.message().to_string(),
                 });
@@ -108,9 +134,18 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
             plan,
         });
     }
-    workspaces.sort_by(|a, b| b.last_activity.cmp(&a.last_activity).then(a.workspace.cmp(&b.workspace)));
+    workspaces.sort_by(|a, b| {
+        b.last_activity
+            .cmp(&a.last_activity)
+            .then(a.workspace.cmp(&b.workspace))
+    });
     let quiet = names.len() - workspaces.len();
-    Ok(Standup { window, workspaces, quiet, skipped })
+    Ok(Standup {
+        window,
+        workspaces,
+        quiet,
+        skipped,
+    })
 }
 
 /// Counts the checked (`- [x]`, `- [X]`) and open (`- [ ]`) task boxes of markdown text;
@@ -124,7 +159,11 @@ pub fn plan_progress(markdown: &str) -> (usize, usize) {
     let mut open = 0;
     for line in markdown.lines() {
         let l = line.trim_start();
-        let Some(rest) = l.strip_prefix("- ").or_else(|| l.strip_prefix("* ")).or_else(|| l.strip_prefix("+ ")) else {
+        let Some(rest) = l
+            .strip_prefix("- ")
+            .or_else(|| l.strip_prefix("* "))
+            .or_else(|| l.strip_prefix("+ "))
+        else {
             continue;
         };
         if rest.starts_with("[ ]") {

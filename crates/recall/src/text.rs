@@ -26,7 +26,8 @@ pub(crate) fn tokenize(text: &str, buf: &mut Vec<u8>, mut emit: impl FnMut(&[u8]
             while j < bytes.len() && (bytes[j].is_ascii_lowercase() || bytes[j].is_ascii_digit()) {
                 j += 1;
             }
-            if j > i && (j == bytes.len() || (bytes[j] < 0x80 && !bytes[j].is_ascii_alphanumeric())) {
+            if j > i && (j == bytes.len() || (bytes[j] < 0x80 && !bytes[j].is_ascii_alphanumeric()))
+            {
                 if j - i >= 2 {
                     emit(&bytes[i..j]);
                 }
@@ -274,7 +275,9 @@ pub(crate) fn osa_within(a: &[u8], b: &[u8], max: usize) -> Option<usize> {
         let mut row_min = i as u8;
         for j in 1..=n {
             let cost = u8::from(a[i - 1] != b[j - 1]);
-            let mut v = (rows[p1][j] + 1).min(rows[c][j - 1] + 1).min(rows[p1][j - 1] + cost);
+            let mut v = (rows[p1][j] + 1)
+                .min(rows[c][j - 1] + 1)
+                .min(rows[p1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(rows[p2][j - 2] + 1);
             }
@@ -297,7 +300,9 @@ mod tests {
     fn tokens(s: &str) -> Vec<String> {
         let mut out = Vec::new();
         let mut buf = Vec::new();
-        tokenize(s, &mut buf, |t| out.push(String::from_utf8_lossy(t).into_owned()));
+        tokenize(s, &mut buf, |t| {
+            out.push(String::from_utf8_lossy(t).into_owned())
+        });
         out
     }
 

@@ -59,7 +59,10 @@ impl TimeWindow {
                 ),
             ));
         }
-        Ok(TimeWindow { from: start, to: end })
+        Ok(TimeWindow {
+            from: start,
+            to: end,
+        })
     }
 }
 
@@ -179,7 +182,16 @@ mod tests {
         for (input, want) in ok {
             assert_eq!(parse_since(input, now).unwrap(), t(want), "{input}");
         }
-        for bad in ["", "3", "d", "3x", "-3d", "yesterday", "99999999999999999999d", "9999999999w"] {
+        for bad in [
+            "",
+            "3",
+            "d",
+            "3x",
+            "-3d",
+            "yesterday",
+            "99999999999999999999d",
+            "9999999999w",
+        ] {
             let e = parse_since(bad, now).unwrap_err();
             assert_eq!(e.argument_name(), Some("since"), "{bad}");
             assert!(e.to_string().contains("30m"), "{bad}: {e}");
@@ -191,10 +203,26 @@ mod tests {
         let cases = [
             ("2025-10-13", Bound::From, "2025-10-13T00:00:00.000Z"),
             ("2025-10-13", Bound::To, "2025-10-13T23:59:59.999Z"),
-            ("2025-10-13T23:59:59Z", Bound::To, "2025-10-13T23:59:59.999Z"),
-            ("2025-10-13T23:59:59.500Z", Bound::To, "2025-10-13T23:59:59.500Z"),
-            ("2025-10-13T00:00:00Z", Bound::From, "2025-10-13T00:00:00.000Z"),
-            ("2025-10-14T01:00:00+02:00", Bound::From, "2025-10-13T23:00:00.000Z"),
+            (
+                "2025-10-13T23:59:59Z",
+                Bound::To,
+                "2025-10-13T23:59:59.999Z",
+            ),
+            (
+                "2025-10-13T23:59:59.500Z",
+                Bound::To,
+                "2025-10-13T23:59:59.500Z",
+            ),
+            (
+                "2025-10-13T00:00:00Z",
+                Bound::From,
+                "2025-10-13T00:00:00.000Z",
+            ),
+            (
+                "2025-10-14T01:00:00+02:00",
+                Bound::From,
+                "2025-10-13T23:00:00.000Z",
+            ),
         ];
         for (input, bound, want) in cases {
             let got = parse_bound(input, bound).unwrap();
@@ -211,11 +239,16 @@ mod tests {
         assert_eq!((w.from, w.to), (t("2025-10-11T12:00:00Z"), now));
         let w = TimeWindow::resolve(now, 2, Some("6h"), None, None).unwrap();
         assert_eq!(w.from, t("2025-10-13T06:00:00Z"));
-        let w = TimeWindow::resolve(now, 2, Some("6h"), Some("2025-10-01"), Some("2025-10-02")).unwrap();
-        assert_eq!((w.from, w.to), (t("2025-10-01T00:00:00Z"), t("2025-10-02T23:59:59.999Z")));
+        let w = TimeWindow::resolve(now, 2, Some("6h"), Some("2025-10-01"), Some("2025-10-02"))
+            .unwrap();
+        assert_eq!(
+            (w.from, w.to),
+            (t("2025-10-01T00:00:00Z"), t("2025-10-02T23:59:59.999Z"))
+        );
         let w = TimeWindow::resolve(now, 1, None, None, Some("2025-10-05")).unwrap();
         assert_eq!(w.from, t("2025-10-04T23:59:59.999Z"));
-        let e = TimeWindow::resolve(now, 2, None, Some("2025-10-14"), Some("2025-10-13")).unwrap_err();
+        let e =
+            TimeWindow::resolve(now, 2, None, Some("2025-10-14"), Some("2025-10-13")).unwrap_err();
         assert_eq!(e.argument_name(), Some("from"));
         assert!(w.contains(t("2025-10-05T00:00:00Z")));
         assert!(!w.contains(t("2025-10-06T00:00:00Z")));

@@ -106,7 +106,12 @@ fn evaluate(
 }
 
 fn engine(cps: &[Checkpoint], opts: &SearchOptions) -> impl Fn(&str) -> Vec<usize> {
-    move |q: &str| search(&Query::parse(q), cps, opts).into_iter().map(|h| h.index).collect()
+    move |q: &str| {
+        search(&Query::parse(q), cps, opts)
+            .into_iter()
+            .map(|h| h.index)
+            .collect()
+    }
 }
 
 fn ours_hits(cps: &[Checkpoint], q: &str) -> usize {
@@ -163,7 +168,10 @@ fn fuse_score(pat: &[char], text: &str) -> f64 {
             let sub = (prev[i - 1].0 + usize::from(pat[i - 1] != tc), prev[i - 1].1);
             let del = (prev[i].0 + 1, prev[i].1);
             let ins = (cur[i - 1].0 + 1, cur[i - 1].1);
-            cur[i] = [sub, del, ins].into_iter().min_by_key(|x| x.0).unwrap_or(sub);
+            cur[i] = [sub, del, ins]
+                .into_iter()
+                .min_by_key(|x| x.0)
+                .unwrap_or(sub);
         }
         if i_score(cur[m], m) < best {
             best = i_score(cur[m], m);
@@ -187,11 +195,25 @@ fn evaluation_set_figures_and_floors() -> TestResult {
     let bm25_opts = plain_bm25();
     let bm25 = engine(&cps, &bm25_opts);
     let fuse = fuse_like(&cps);
-    let rankers: [(&str, &Ranker<'_>); 3] =
-        [("goldfish-recall", &ours), ("plain BM25", &bm25), ("fuse-like (v4)", &fuse)];
-    println!("{:<16} {:<15} {:>3} {:>6} {:>6} {:>6} {:>10}", "kind", "ranker", "n", "MRR", "s@1", "s@5", "noise hits");
+    let rankers: [(&str, &Ranker<'_>); 3] = [
+        ("goldfish-recall", &ours),
+        ("plain BM25", &bm25),
+        ("fuse-like (v4)", &fuse),
+    ];
+    println!(
+        "{:<16} {:<15} {:>3} {:>6} {:>6} {:>6} {:>10}",
+        "kind", "ranker", "n", "MRR", "s@1", "s@5", "noise hits"
+    );
     let mut totals = Vec::new();
-    for kind in [None, Some("typo"), Some("partial"), Some("conversational"), Some("tag"), Some("file"), Some("branch")] {
+    for kind in [
+        None,
+        Some("typo"),
+        Some("partial"),
+        Some("conversational"),
+        Some("tag"),
+        Some("file"),
+        Some("branch"),
+    ] {
         for (name, r) in &rankers {
             let m = evaluate(&cps, &qs, kind, *r);
             println!(
@@ -210,17 +232,37 @@ fn evaluation_set_figures_and_floors() -> TestResult {
         }
     }
     let (ours, bm25, fuse) = (totals[0], totals[1], totals[2]);
-    assert!(ours.mrr() >= 0.8, "MRR {:.3} below the floor 0.8", ours.mrr());
-    assert!(ours.s5() >= 0.9, "success@5 {:.3} below the floor 0.9", ours.s5());
-    assert!(ours.mrr() > bm25.mrr() && ours.mrr() > fuse.mrr(), "must beat both baselines");
-    assert_eq!(ours.noise_hits, 0, "queries about nothing in the corpus must return nothing");
+    assert!(
+        ours.mrr() >= 0.8,
+        "MRR {:.3} below the floor 0.8",
+        ours.mrr()
+    );
+    assert!(
+        ours.s5() >= 0.9,
+        "success@5 {:.3} below the floor 0.9",
+        ours.s5()
+    );
+    assert!(
+        ours.mrr() > bm25.mrr() && ours.mrr() > fuse.mrr(),
+        "must beat both baselines"
+    );
+    assert_eq!(
+        ours.noise_hits, 0,
+        "queries about nothing in the corpus must return nothing"
+    );
 
     // Goldfish v4's fuse.js matched "file locking" in a third of a 10,000-checkpoint corpus.
-    let loose = [("goldfish-recall", ours_hits(&cps, "file locking")), ("fuse-like (v4)", fuse_like(&cps)("file locking").len())];
+    let loose = [
+        ("goldfish-recall", ours_hits(&cps, "file locking")),
+        ("fuse-like (v4)", fuse_like(&cps)("file locking").len()),
+    ];
     for (name, n) in loose {
         println!("\"file locking\": {name} returns {n} of {}", cps.len());
     }
-    assert!(loose[0].1 * 50 <= cps.len(), "\"file locking\" must match at most 2% of the corpus");
+    assert!(
+        loose[0].1 * 50 <= cps.len(),
+        "\"file locking\" must match at most 2% of the corpus"
+    );
     Ok(())
 }
 
@@ -232,13 +274,20 @@ fn evaluation_set_misses() -> TestResult {
     let opts = SearchOptions::default();
     for q in queries()? {
         let hits = search(&Query::parse(&q.query), &cps, &opts);
-        let first_ok = hits.first().is_some_and(|h| q.expect.contains(&cps[h.index].id));
+        let first_ok = hits
+            .first()
+            .is_some_and(|h| q.expect.contains(&cps[h.index].id));
         if first_ok || (q.expect.is_empty() && hits.is_empty()) {
             continue;
         }
         println!("MISS {:?} ({} hits)", q.query, hits.len());
         for h in hits.iter().take(3) {
-            println!("   {:.3} {} {}", h.score, cps[h.index].id, cps[h.index].title());
+            println!(
+                "   {:.3} {} {}",
+                h.score,
+                cps[h.index].id,
+                cps[h.index].title()
+            );
         }
     }
     Ok(())
@@ -252,7 +301,10 @@ fn evaluation_set_misses() -> TestResult {
 fn evaluation_sweep() -> TestResult {
     let cps = corpus()?;
     let qs = queries()?;
-    println!("{:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}", "cover", "cutoff", "minsim", "branch", "MRR", "s@1", "s@5", "noise");
+    println!(
+        "{:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+        "cover", "cutoff", "minsim", "branch", "MRR", "s@1", "s@5", "noise"
+    );
     for cover in [0.3f32, 0.4, 0.5, 0.6, 0.7] {
         for cutoff in [0.1f32, 0.2, 0.3] {
             for minsim in [0.5f32, 0.6] {

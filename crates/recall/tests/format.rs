@@ -2,28 +2,59 @@
 //!
 //! Set `GOLDFISH_BLESS=1` to rewrite the fixtures after an intended change.
 
-use goldfish_recall::{FormatOptions, RecallOptions, StandupOptions, format_recall, format_standup, recall, standup_with};
+use goldfish_recall::{
+    FormatOptions, RecallOptions, StandupOptions, format_recall, format_standup, recall,
+    standup_with,
+};
 use goldfish_store::PlanInput;
 
 use crate::util::{TestResult, TestStore, t};
 
 fn golden(name: &str, actual: &str) -> TestResult {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
     if std::env::var_os("GOLDFISH_BLESS").is_some() {
         std::fs::write(&path, actual)?;
     }
     let expected = std::fs::read_to_string(&path)?;
-    assert_eq!(actual, expected, "{name} differs; GOLDFISH_BLESS=1 rewrites it");
+    assert_eq!(
+        actual, expected,
+        "{name} differs; GOLDFISH_BLESS=1 rewrites it"
+    );
     Ok(())
 }
 
 fn store() -> Result<TestStore, Box<dyn std::error::Error>> {
     let s = TestStore::new("2025-10-13T09:00:00Z")?;
-    s.save_at("2025-10-13T09:00:00Z", "api", "Fixed auth bug\nTokens expired after 30 min; now 60.", &["bug-fix", "auth"])?;
-    s.save_at("2025-10-13T09:30:00Z", "api", "Added OAuth2 support", &["feature", "auth"])?;
-    s.save_at("2025-10-13T10:15:00Z", "api", "Refactored database queries", &["refactor", "database"])?;
-    s.save_at("2025-10-13T11:00:00Z", "web", "Dark mode for the settings page", &["ui"])?;
-    let mut plan = PlanInput::new("Auth redesign", "## Progress\n- [x] JWT refresh\n- [ ] OAuth2\n- [ ] Sessions\n");
+    s.save_at(
+        "2025-10-13T09:00:00Z",
+        "api",
+        "Fixed auth bug\nTokens expired after 30 min; now 60.",
+        &["bug-fix", "auth"],
+    )?;
+    s.save_at(
+        "2025-10-13T09:30:00Z",
+        "api",
+        "Added OAuth2 support",
+        &["feature", "auth"],
+    )?;
+    s.save_at(
+        "2025-10-13T10:15:00Z",
+        "api",
+        "Refactored database queries",
+        &["refactor", "database"],
+    )?;
+    s.save_at(
+        "2025-10-13T11:00:00Z",
+        "web",
+        "Dark mode for the settings page",
+        &["ui"],
+    )?;
+    let mut plan = PlanInput::new(
+        "Auth redesign",
+        "## Progress\n- [x] JWT refresh\n- [ ] OAuth2\n- [ ] Sessions\n",
+    );
     plan.workspace = Some("api".into());
     plan.activate = true;
     s.store.save_plan(plan)?;
@@ -42,7 +73,10 @@ fn recall_summary_golden() -> TestResult {
     let s = store()?;
     let mut o = opts("api");
     o.limit = 2;
-    golden("recall_summary.md", &format_recall(&recall(&s.store, &o)?, &FormatOptions::default()))
+    golden(
+        "recall_summary.md",
+        &format_recall(&recall(&s.store, &o)?, &FormatOptions::default()),
+    )
 }
 
 #[test]
@@ -51,7 +85,10 @@ fn recall_full_search_golden() -> TestResult {
     let mut o = opts("api");
     o.full = true;
     o.search = Some("authentcation".into());
-    golden("recall_full_search.md", &format_recall(&recall(&s.store, &o)?, &FormatOptions::default()))
+    golden(
+        "recall_full_search.md",
+        &format_recall(&recall(&s.store, &o)?, &FormatOptions::default()),
+    )
 }
 
 #[test]
@@ -70,5 +107,8 @@ fn standup_golden() -> TestResult {
     let s = store()?;
     let mut o = StandupOptions::default();
     o.now = Some(t("2025-10-13T12:00:00Z"));
-    golden("standup.md", &format_standup(&standup_with(&s.store, &o)?, &FormatOptions::default()))
+    golden(
+        "standup.md",
+        &format_standup(&standup_with(&s.store, &o)?, &FormatOptions::default()),
+    )
 }

@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
-use goldfish_recall::{FormatOptions, Query, RecallOptions, SearchOptions, format_recall, recall, search};
+use goldfish_recall::{
+    FormatOptions, Query, RecallOptions, SearchOptions, format_recall, recall, search,
+};
 use goldfish_store::{Checkpoint, Store, format_day_file};
 use notes_core::time::format_utc;
 use proptest::prelude::*;
@@ -12,27 +14,43 @@ use proptest::prelude::*;
 use crate::util::t;
 
 /// Bases where date bugs live: a leap day, month and year ends, an ordinary midnight.
-const BASES: [&str; 4] =
-    ["2024-02-29T00:00:00Z", "2025-01-31T23:00:00Z", "2025-12-31T23:30:00Z", "2025-10-13T00:00:00Z"];
+const BASES: [&str; 4] = [
+    "2024-02-29T00:00:00Z",
+    "2025-01-31T23:00:00Z",
+    "2025-12-31T23:30:00Z",
+    "2025-10-13T00:00:00Z",
+];
 /// Offsets span three days either side of the base, to the millisecond.
 const SPAN_MS: i64 = 3 * 24 * 3600 * 1000;
 
-fn write_store(dir: &std::path::Path, cps: &[Checkpoint]) -> Result<(), Box<dyn std::error::Error>> {
+fn write_store(
+    dir: &std::path::Path,
+    cps: &[Checkpoint],
+) -> Result<(), Box<dyn std::error::Error>> {
     let mut days: BTreeMap<NaiveDate, Vec<Checkpoint>> = BTreeMap::new();
     for c in cps {
-        days.entry(c.timestamp.date_naive()).or_default().push(c.clone());
+        days.entry(c.timestamp.date_naive())
+            .or_default()
+            .push(c.clone());
     }
     let cp_dir = dir.join("p").join("checkpoints");
     std::fs::create_dir_all(&cp_dir)?;
     for (date, mut list) in days {
         list.sort_by_key(|c| c.timestamp);
-        std::fs::write(cp_dir.join(format!("{date}.md")), format_day_file(date, &list))?;
+        std::fs::write(
+            cp_dir.join(format!("{date}.md")),
+            format_day_file(date, &list),
+        )?;
     }
     Ok(())
 }
 
 fn bound_text(at: DateTime<Utc>, date_only: bool) -> String {
-    if date_only { at.format("%Y-%m-%d").to_string() } else { format_utc(&at) }
+    if date_only {
+        at.format("%Y-%m-%d").to_string()
+    } else {
+        format_utc(&at)
+    }
 }
 
 proptest! {

@@ -9,9 +9,24 @@ use crate::util::{TestResult, TestStore, t};
 /// The seed's `beforeEach`: three checkpoints in workspace `test` on 2025-10-13.
 fn seeded() -> Result<TestStore, Box<dyn std::error::Error>> {
     let s = TestStore::new("2025-10-13T09:00:00Z")?;
-    s.save_at("2025-10-13T09:00:00Z", "test", "Fixed auth bug", &["bug-fix", "auth"])?;
-    s.save_at("2025-10-13T09:05:00Z", "test", "Added OAuth2 support", &["feature", "auth"])?;
-    s.save_at("2025-10-13T09:10:00Z", "test", "Refactored database queries", &["refactor", "database"])?;
+    s.save_at(
+        "2025-10-13T09:00:00Z",
+        "test",
+        "Fixed auth bug",
+        &["bug-fix", "auth"],
+    )?;
+    s.save_at(
+        "2025-10-13T09:05:00Z",
+        "test",
+        "Added OAuth2 support",
+        &["feature", "auth"],
+    )?;
+    s.save_at(
+        "2025-10-13T09:10:00Z",
+        "test",
+        "Refactored database queries",
+        &["refactor", "database"],
+    )?;
     s.clock.set(t("2025-10-13T10:00:00Z"));
     Ok(s)
 }
@@ -46,7 +61,11 @@ fn searches_with_fuzzy_matching() -> TestResult {
     assert!(r.checkpoints[0].description.contains("auth"));
     // Relevance, not time: the best match is first although it is the oldest.
     assert_eq!(r.checkpoints[0].title(), "Fixed auth bug");
-    assert!(r.checkpoints.iter().all(|c| c.title() != "Refactored database queries"));
+    assert!(
+        r.checkpoints
+            .iter()
+            .all(|c| c.title() != "Refactored database queries")
+    );
     Ok(())
 }
 
@@ -76,7 +95,10 @@ fn includes_active_plan_in_recall_results() -> TestResult {
     plan.activate = true;
     s.store.save_plan(plan)?;
     let r = recall(&s.store, &opts(&s))?;
-    assert_eq!(r.active_plan.as_ref().map(|p| p.id.as_str()), Some("test-plan"));
+    assert_eq!(
+        r.active_plan.as_ref().map(|p| p.id.as_str()),
+        Some("test-plan")
+    );
 
     // A completed plan is not active any more and is left out.
     s.store.complete_plan("test", "test-plan")?;
@@ -96,7 +118,11 @@ fn handles_date_edge_cases_correctly() -> TestResult {
     ] {
         s.save_at(at, "test", &format!("at {at}"), &[])?;
     }
-    let want = ["2025-10-13T23:59:59.500Z", "2025-10-13T12:00:00.000Z", "2025-10-13T00:00:00.000Z"];
+    let want = [
+        "2025-10-13T23:59:59.500Z",
+        "2025-10-13T12:00:00.000Z",
+        "2025-10-13T00:00:00.000Z",
+    ];
     for (from, to) in [
         ("2025-10-13T00:00:00Z", "2025-10-13T23:59:59Z"),
         ("2025-10-13", "2025-10-13"),
@@ -107,8 +133,15 @@ fn handles_date_edge_cases_correctly() -> TestResult {
         o.to = Some(to.into());
         o.now = Some(t("2025-11-01T00:00:00Z"));
         let r = recall(&s.store, &o)?;
-        let got: Vec<String> = r.checkpoints.iter().map(|c| format_utc(&c.timestamp)).collect();
-        assert!(got.iter().all(|ts| ts.starts_with("2025-10-13")), "{from}..{to}: {got:?}");
+        let got: Vec<String> = r
+            .checkpoints
+            .iter()
+            .map(|c| format_utc(&c.timestamp))
+            .collect();
+        assert!(
+            got.iter().all(|ts| ts.starts_with("2025-10-13")),
+            "{from}..{to}: {got:?}"
+        );
         assert_eq!(got, want, "{from}..{to}");
     }
     Ok(())

@@ -1,7 +1,8 @@
 //! Recall and standup over real stores in temp dirs.
 
 use goldfish_recall::{
-    FormatOptions, RecallOptions, StandupOptions, format_recall, format_standup, recall, standup_with,
+    FormatOptions, RecallOptions, StandupOptions, format_recall, format_standup, recall,
+    standup_with,
 };
 use goldfish_store::PlanInput;
 
@@ -19,7 +20,12 @@ fn all_counts_per_workspace_under_one_limit() -> TestResult {
     let s = TestStore::new("2025-10-13T09:00:00Z")?;
     for (i, ws) in ["alpha", "beta", "gamma"].iter().enumerate() {
         for k in 0..5 {
-            s.save_at(&format!("2025-10-13T0{k}:{i}0:00Z"), ws, &format!("{ws} step {k}"), &[])?;
+            s.save_at(
+                &format!("2025-10-13T0{k}:{i}0:00Z"),
+                ws,
+                &format!("{ws} step {k}"),
+                &[],
+            )?;
         }
     }
     let mut o = all_opts("2025-10-13T12:00:00Z");
@@ -28,9 +34,20 @@ fn all_counts_per_workspace_under_one_limit() -> TestResult {
     assert_eq!(r.checkpoints.len(), 4);
     assert_eq!(r.total, 15);
     let titles: Vec<&str> = r.checkpoints.iter().map(|c| c.title()).collect();
-    assert_eq!(titles, ["gamma step 4", "beta step 4", "alpha step 4", "gamma step 3"]);
-    let counts: Vec<(&str, usize, usize)> =
-        r.workspaces.iter().map(|w| (w.workspace.as_str(), w.matched, w.shown)).collect();
+    assert_eq!(
+        titles,
+        [
+            "gamma step 4",
+            "beta step 4",
+            "alpha step 4",
+            "gamma step 3"
+        ]
+    );
+    let counts: Vec<(&str, usize, usize)> = r
+        .workspaces
+        .iter()
+        .map(|w| (w.workspace.as_str(), w.matched, w.shown))
+        .collect();
     assert_eq!(counts, [("alpha", 5, 1), ("beta", 5, 1), ("gamma", 5, 2)]);
 
     // Searching across workspaces ranks the union by relevance.
@@ -65,7 +82,10 @@ fn corrupt_files_are_skipped_and_reported() -> TestResult {
     let s = TestStore::new("2025-10-13T09:00:00Z")?;
     s.save_at("2025-10-13T09:00:00Z", "ws", "Good entry", &[])?;
     let dir = s.dir.path().join("ws").join("checkpoints");
-    std::fs::write(dir.join("2025-10-12.md"), b"\xff\xfe not utf-8 \x00\n## garbage\n")?;
+    std::fs::write(
+        dir.join("2025-10-12.md"),
+        b"\xff\xfe not utf-8 \x00\n## garbage\n",
+    )?;
     let mut o = RecallOptions::default();
     o.workspace = "ws".into();
     o.days = 7;
@@ -73,7 +93,11 @@ fn corrupt_files_are_skipped_and_reported() -> TestResult {
     let r = recall(&s.store, &o)?;
     assert_eq!(r.checkpoints.len(), 1);
     assert!(!r.skipped.is_empty());
-    assert!(r.skipped[0].path.ends_with("2025-10-12.md"), "{:?}", r.skipped);
+    assert!(
+        r.skipped[0].path.ends_with("2025-10-12.md"),
+        "{:?}",
+        r.skipped
+    );
     let text = format_recall(&r, &FormatOptions::default());
     assert!(text.contains("skipped"), "{text}");
     Ok(())
@@ -82,7 +106,12 @@ fn corrupt_files_are_skipped_and_reported() -> TestResult {
 #[test]
 fn bad_arguments_are_named() -> TestResult {
     let s = TestStore::new("2025-10-13T09:00:00Z")?;
-    let cases = [("since", "yesterday-ish"), ("from", "13/10/2025"), ("to", "soon"), ("workspace", "../etc")];
+    let cases = [
+        ("since", "yesterday-ish"),
+        ("from", "13/10/2025"),
+        ("to", "soon"),
+        ("workspace", "../etc"),
+    ];
     for (arg, value) in cases {
         let mut o = RecallOptions::default();
         o.now = Some(t("2025-10-13T10:00:00Z"));
@@ -121,7 +150,10 @@ fn standup_reports_active_workspaces_with_plan_progress() -> TestResult {
     let plan = busy.plan.as_ref().ok_or("plan")?;
     assert_eq!((plan.done, plan.open), (1, 2));
     let text = format_standup(&st, &FormatOptions::default());
-    assert!(text.contains("## busy — 2 checkpoints") && text.contains("1 done, 2 open"), "{text}");
+    assert!(
+        text.contains("## busy — 2 checkpoints") && text.contains("1 done, 2 open"),
+        "{text}"
+    );
     assert!(!text.contains("Long ago"));
     Ok(())
 }
@@ -130,7 +162,10 @@ fn standup_reports_active_workspaces_with_plan_progress() -> TestResult {
 /// named by the environment to the file it names.
 #[test]
 fn tz_child() -> TestResult {
-    let (Ok(store), Ok(out)) = (std::env::var("GOLDFISH_RECALL_TZ_STORE"), std::env::var("GOLDFISH_RECALL_TZ_OUT")) else {
+    let (Ok(store), Ok(out)) = (
+        std::env::var("GOLDFISH_RECALL_TZ_STORE"),
+        std::env::var("GOLDFISH_RECALL_TZ_OUT"),
+    ) else {
         return Ok(());
     };
     std::fs::write(out, render(&goldfish_store::Store::open(store)?)?)?;
@@ -144,11 +179,17 @@ fn render(store: &goldfish_store::Store) -> Result<String, Box<dyn std::error::E
         o.from = from.map(Into::into);
         o.to = to.map(Into::into);
         o.full = true;
-        text.push_str(&format_recall(&recall(store, &o)?, &FormatOptions::default()));
+        text.push_str(&format_recall(
+            &recall(store, &o)?,
+            &FormatOptions::default(),
+        ));
     }
     let mut so = StandupOptions::default();
     so.now = Some(t("2025-10-14T02:00:00Z"));
-    text.push_str(&format_standup(&standup_with(store, &so)?, &FormatOptions::default()));
+    text.push_str(&format_standup(
+        &standup_with(store, &so)?,
+        &FormatOptions::default(),
+    ));
     Ok(text)
 }
 
@@ -156,14 +197,24 @@ fn render(store: &goldfish_store::Store) -> Result<String, Box<dyn std::error::E
 fn results_do_not_depend_on_tz() -> TestResult {
     let s = TestStore::new("2025-10-13T09:00:00Z")?;
     // Around midnight UTC, which is 05:30 in Kolkata: a local-time bug moves these a day.
-    for at in ["2025-10-12T20:00:00Z", "2025-10-13T00:10:00Z", "2025-10-13T23:50:00Z", "2025-10-14T01:00:00Z"] {
+    for at in [
+        "2025-10-12T20:00:00Z",
+        "2025-10-13T00:10:00Z",
+        "2025-10-13T23:50:00Z",
+        "2025-10-14T01:00:00Z",
+    ] {
         s.save_at(at, "ws", &format!("entry at {at}"), &[])?;
     }
     let here = render(&s.store)?;
     assert!(here.contains("entry at 2025-10-13T23:50:00Z"));
     let out = s.dir.path().join("child.md");
     let status = std::process::Command::new(std::env::current_exe()?)
-        .args(["--exact", "store::tz_child", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "store::tz_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("TZ", "Asia/Kolkata")
         .env("GOLDFISH_RECALL_TZ_STORE", s.dir.path())
         .env("GOLDFISH_RECALL_TZ_OUT", &out)
