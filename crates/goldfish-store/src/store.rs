@@ -224,7 +224,10 @@ impl Store {
         &self.inner.root
     }
 
-    fn now(&self) -> DateTime<Utc> {
+    /// The current time by the store's clock (see [`Store::with_clock`]), truncated to
+    /// milliseconds: what a checkpoint saved now would record. Readers such as recall use it
+    /// for "the last N days" so that a test clock moves every window consistently.
+    pub fn now(&self) -> DateTime<Utc> {
         now_millis(self.inner.clock.as_ref())
     }
 
