@@ -174,3 +174,27 @@ fn missing_file_is_not_found_and_creates_nothing() -> TestResult {
     assert!(!dir.path().join(".goblin").exists());
     Ok(())
 }
+
+/// Found by the `sections` fuzz target: with lone CR line endings pulldown-cmark reads
+/// "```\r-\r" as a setext heading, but once an LF body is spliced in it reads the whole text as
+/// a code fence. The splice itself must still be exact, and nothing may panic.
+#[test]
+fn lone_cr_setext_heading_splices_exactly() -> TestResult {
+    let text = "```\r-\r`\r-";
+    let doc = notes_core::Document::parse(text);
+    assert_eq!(doc.parts().collect::<String>(), text);
+    let first = doc
+        .sections()
+        .first()
+        .ok_or("pulldown-cmark reports a heading here")?;
+    let (start, end) = (first.body_range.start, first.body_range.end);
+    let mut edited = doc.clone();
+    edited.replace_section_body(0, "replaced\n");
+    assert_eq!(
+        edited.as_str(),
+        format!("{}replaced\n{}", &text[..start], &text[end..])
+    );
+    let reparsed = notes_core::Document::parse(edited.as_str());
+    assert_eq!(reparsed.parts().collect::<String>(), edited.as_str());
+    Ok(())
+}
