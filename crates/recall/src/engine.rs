@@ -1,27 +1,33 @@
 //! The search engine: BM25F over fuzzily expanded query terms, with a coverage factor and a
 //! relative cut-off. Pure: it takes checkpoints in memory and returns ranked indices.
 //!
-//! How a search runs (all per call, because recall searches a freshly read set):
+//! How a search runs (all per call, because recall searches a freshly read set; nothing is
+//! cached across calls):
 //!
-//! 1. Every field of every checkpoint is tokenised and folded once; each distinct token
-//!    becomes a vocabulary term, and documents are stored as streams of term ids.
-//! 2. Each query word is compared with the *vocabulary* (not the documents): exact match,
-//!    same stem, prefix in either direction, or a bounded Damerau (OSA) edit distance, each
-//!    with a similarity factor below 1. So the fuzzy work grows with the vocabulary, which
-//!    grows far slower than the number of checkpoints.
-//! 3. The term streams are scanned once; each document gets, per query word, the best
+//! 1. One pass over the checkpoints tokenises and folds every field. Every token counts
+//!    towards its field's length (BM25 needs them all), but only a token that passes a cheap
+//!    *necessary* condition for matching some query word ([`Probe::may_match`]: first
+//!    bytes, length, and which letters it adds or lacks) is looked up in a small map of
+//!    candidate terms. Each distinct candidate is compared once with every query word:
+//!    exact match, same stem, prefix in either direction, or a bounded Damerau (OSA) edit
+//!    distance, each with a similarity factor below 1. Document frequencies are counted for
+//!    matched terms only, and each document keeps only its matched `(term, field)`
+//!    occurrences and its field lengths. Tag, branch and file values are tokenised once
+//!    per distinct value.
+//! 2. Each query word keeps its [`MAX_EXPANSIONS`] most similar terms (ties in first-seen
+//!    order). Only documents that matched something are scored: per query word, the best
 //!    BM25F score among that word's expansions, scaled by the similarity.
-//! 4. The sum is multiplied by the square of the share of the query's weight (IDF) that the
+//! 3. The sum is multiplied by the square of the share of the query's weight (IDF) that the
 //!    document matched; documents matching less than [`SearchOptions::min_coverage`] of it,
 //!    or scoring under [`SearchOptions::relative_cutoff`] of the best, are dropped.
-//! 5. Ties are broken by recency (newer first), then by input order.
+//! 4. Ties are broken by recency (newer first), then by input order.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use goldfish_store::Checkpoint;
 
-use crate::text::{is_stop_word, osa_within, stem, tokenize};
+use crate::text::{is_stop_word, letter_bit, letter_mask, osa_within, stem, tokenize};
 
 /// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -157,8 +163,14 @@ pub fn search(query: &Query, checkpoints: &[Checkpoint], opts: &SearchOptions) -
     if query.is_empty() || checkpoints.is_empty() {
         return Vec::new();
     }
-    let index = Index::build(checkpoints);
-    index.search(query, checkpoints, opts)
+    let q_len = query.terms.len();
+    let words: Vec<Word> = query
+        .terms
+        .iter()
+        .enumerate()
+        .map(|(qi, q)| Word::new(q, qi + 1 == q_len))
+        .collect();
+    Pass::run(&words, checkpoints, opts).score(q_len, checkpoints, opts)
 }
 
 /// Number of indexed fields: title, body, tags, branch, files.
@@ -193,179 +205,359 @@ impl Hasher for FxHasher {
         self.write(&i.to_le_bytes());
     }
     fn finish(&self) -> u64 {
-        self.0
+        // The multiply leaves the entropy in the high bits, and the table takes its bucket
+        // from the low ones: rotate them down (as rustc-hash 2 does).
+        self.0.rotate_left(26)
     }
 }
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// The letters [`stem`] strips (`-s`, `-ing`, `-ed`, `-ion` of `-tion`, `-e`, `-ies`/`-ied`)
+/// or writes (`y`): two words with the same stem differ only in these.
+const SUFFIX_LETTERS: u32 = {
+    let mut m = 0u32;
+    let letters = b"singedoy";
+    let mut i = 0;
+    while i < letters.len() {
+        m |= letter_bit(letters[i]);
+        i += 1;
+    }
+    m
+};
 
-/// The vocabulary: distinct folded tokens in one byte arena, found through a flat
-/// open-addressing table (cheaper than a map of boxed keys on this hot path). Each slot packs
-/// the upper half of the term's hash with its id, and each term keeps its first eight bytes
-/// inline, so most lookups touch neither the arena nor `memcmp`.
-struct Vocab {
-    /// `(hash >> 32) << 32 | (id + 1)` per slot; 0 is empty. Its length is a power of two.
-    table: Vec<u64>,
-    /// Per term: its first eight bytes, zero-padded, and its length.
-    heads: Vec<(u64, u32)>,
-    /// Per term: where its bytes start in `arena`.
-    starts: Vec<u32>,
-    arena: Vec<u8>,
+/// How many edits [`similarity`]'s typo test allows in a word of `len` bytes.
+fn allowed_edits(len: usize) -> u32 {
+    if len >= 8 {
+        2
+    } else if len >= 4 {
+        1
+    } else {
+        0
+    }
 }
 
-/// The first eight bytes of `tok`, zero-padded, as one word.
-fn head(tok: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = tok.len().min(8);
-    b[..n].copy_from_slice(&tok[..n]);
-    u64::from_le_bytes(b)
+/// The first four bytes of `v` as one little-endian word (padded with its last byte).
+#[inline]
+fn head4(v: &[u8]) -> u32 {
+    let Some(last) = v.len().checked_sub(1) else {
+        return 0;
+    };
+    // Past the end, the last byte again (no branch, no `memcpy` call): the prefilter only
+    // compares head bytes a token has.
+    let b = |k: usize| v[k.min(last)];
+    u32::from_le_bytes([b(0), b(1), b(2), b(3)])
 }
 
-impl Vocab {
-    fn with_capacity(n: usize) -> Vocab {
-        let cap = (n * 2).next_power_of_two().max(16);
-        Vocab {
-            table: vec![0; cap],
-            heads: Vec::with_capacity(n),
-            starts: Vec::with_capacity(n),
-            arena: Vec::with_capacity(n * 8),
+/// A token being classified: its bytes, [`head4`] and [`letter_mask`].
+struct Token<'t> {
+    bytes: &'t [u8],
+    head: u32,
+    mask: u32,
+}
+
+impl<'t> Token<'t> {
+    #[inline]
+    fn new(bytes: &'t [u8]) -> Token<'t> {
+        Token {
+            bytes,
+            head: head4(bytes),
+            mask: letter_mask(bytes),
+        }
+    }
+}
+
+/// Whether `bits` has at most `n` bits set (`n` ≤ 2; cheaper than a popcount without the
+/// instruction, which the baseline x86-64 target lacks).
+#[inline]
+fn at_most(bits: u32, n: u32) -> bool {
+    let one_less = bits & bits.wrapping_sub(1);
+    let two_less = one_less & one_less.wrapping_sub(1);
+    [bits, one_less, two_less][n.min(2) as usize] == 0
+}
+
+/// A query word prepared for matching against the tokens of the documents.
+struct Word {
+    bytes: Vec<u8>,
+    stem: Vec<u8>,
+    is_last: bool,
+    probe: Probe,
+}
+
+impl Word {
+    fn new(q: &str, is_last: bool) -> Word {
+        let bytes = q.as_bytes().to_vec();
+        let mut buf = [0u8; 64];
+        let stem = stem(&bytes, &mut buf).to_vec();
+        let stem_edits = if stem.len() >= 5 {
+            allowed_edits(stem.len())
+        } else {
+            0
+        };
+        Word {
+            probe: Probe {
+                head: head4(&bytes),
+                mask: letter_mask(&bytes),
+                len: bytes.len(),
+                max_edits: allowed_edits(bytes.len()).max(stem_edits),
+            },
+            bytes,
+            stem,
+            is_last,
         }
     }
 
-    fn len(&self) -> usize {
-        self.heads.len()
+    /// See [`Probe::may_match`].
+    #[inline]
+    fn may_match(&self, v: &Token<'_>) -> bool {
+        self.probe.may_match(v)
     }
+}
 
-    fn term(&self, id: usize) -> &[u8] {
-        let s = self.starts[id] as usize;
-        &self.arena[s..s + self.heads[id].1 as usize]
+/// What the prefilter needs of a query word, packed for the loop over every token.
+#[derive(Debug, Clone, Copy)]
+struct Probe {
+    /// [`head4`] of the word.
+    head: u32,
+    /// [`letter_mask`] of the word.
+    mask: u32,
+    len: usize,
+    /// The most edits any typo branch of [`similarity`] allows for this word.
+    max_edits: u32,
+}
+
+impl Probe {
+    /// A cheap necessary condition for `similarity(q, qs, v, _) > 0`: false means the token
+    /// cannot match this word, true that it may.
+    ///
+    /// Every branch of [`similarity`] is covered: a word of at most five bytes only matches
+    /// tokens with its first byte (exact, prefixes, same stem, and its typo rule); the prefix
+    /// branches imply equal first three or four bytes; everything else needs lengths within
+    /// four, and the token may neither bring nor lose more than `max_edits` distinct bytes
+    /// outside the stemmer's suffix letters (an edit adds or removes at most one distinct
+    /// byte; two words with the same stem differ only in suffix letters).
+    #[inline]
+    fn may_match(&self, v: &Token<'_>) -> bool {
+        let (lq, lv) = (self.len, v.bytes.len());
+        let diff = self.head ^ v.head;
+        // Evaluated without branches (`&`, `|` on bools): which way a token goes is
+        // unpredictable, and a mispredicted branch costs more than the whole test. Equal
+        // heads mean equal leading bytes only where both words have them; each test only
+        // looks at bytes both have.
+        let first = (lq > 5) | (diff & 0xff == 0);
+        let prefix =
+            (lq >= 3) & (lv > lq) & (diff & 0x00ff_ffff == 0) | (lv >= 4) & (lq > lv) & (diff == 0);
+        let near = lq.abs_diff(lv) <= 4;
+        let letters = at_most(v.mask & !self.mask & !SUFFIX_LETTERS, self.max_edits)
+            & at_most(self.mask & !v.mask & !SUFFIX_LETTERS, self.max_edits);
+        first & (prefix | near & letters)
     }
+}
 
-    fn hash(tok: &[u8]) -> u64 {
-        let mut h = FxHasher::default();
-        h.write(tok);
-        // Fx leaves the low bits weak (they depend only on the bytes' low bits), and the slot
-        // index uses them: finish with MurmurHash3's 64-bit mixer.
-        let mut x = h.finish();
-        x ^= x >> 33;
-        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        x ^= x >> 33;
-        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        x ^ (x >> 33)
-    }
+/// A token that matches at least one query word.
+struct Term {
+    /// Documents containing it.
+    df: u32,
+    /// The last document counted in `df`.
+    last_doc: u32,
+    /// `(query word, similarity)`, in query order.
+    matches: Vec<(usize, f32)>,
+}
 
-    /// The slot where `tok` is, or the empty slot where it would go.
-    fn probe(&self, tok: &[u8], h: u64) -> (usize, Option<u32>) {
-        let mask = self.table.len() - 1;
-        let tag = h & !0xffff_ffff;
-        let hd = head(tok);
-        let len = tok.len() as u32;
-        let mut i = (h as usize) & mask;
-        loop {
-            let e = self.table[i];
-            if e == 0 {
-                return (i, None);
+/// Classifies tokens: each distinct token that passes the prefilter for some query word is
+/// scored once against the query with [`similarity`]; the others are only counted.
+struct Matcher<'a> {
+    words: &'a [Word],
+    opts: &'a SearchOptions,
+    /// First bytes a token needs to match one of the words of at most five bytes (every
+    /// word when `fuzzy` is off): [`Word::may_match`]'s first test, for all words at once.
+    first: [bool; 256],
+    /// Every word's [`Probe`], and those of the words longer than five bytes when fuzzy
+    /// (any token may match them; the others need the first byte).
+    probes: Vec<Probe>,
+    long: Vec<Probe>,
+    /// Token → index in `terms`, or [`NONE`] when it matches no query word.
+    seen: FxMap<Box<[u8]>, u32>,
+    /// Matched terms in first-seen order (the order ties between expansions are broken by).
+    terms: Vec<Term>,
+}
+
+impl<'a> Matcher<'a> {
+    fn new(words: &'a [Word], opts: &'a SearchOptions) -> Matcher<'a> {
+        let mut first = [false; 256];
+        let mut long = Vec::new();
+        for w in words {
+            if opts.fuzzy && w.bytes.len() > 5 {
+                long.push(w.probe);
+            } else if let Some(&b) = w.bytes.first() {
+                first[usize::from(b)] = true;
             }
-            if e & !0xffff_ffff == tag {
-                let id = (e & 0xffff_ffff) as u32 - 1;
-                let (th, tl) = self.heads[id as usize];
-                if th == hd && tl == len && (len <= 8 || self.term(id as usize) == tok) {
-                    return (i, Some(id));
+        }
+        Matcher {
+            words,
+            opts,
+            first,
+            probes: words.iter().map(|w| w.probe).collect(),
+            long,
+            seen: FxMap::default(),
+            terms: Vec::new(),
+        }
+    }
+
+    /// The index of `tok` in `terms`, or [`NONE`] if it matches no query word.
+    #[inline]
+    fn classify(&mut self, tok: &[u8]) -> u32 {
+        let Some(&b0) = tok.first() else {
+            return NONE;
+        };
+        let short = self.first[usize::from(b0)];
+        if !short && self.long.is_empty() {
+            return NONE;
+        }
+        if !self.opts.fuzzy {
+            if self.words.iter().any(|w| w.bytes == tok) {
+                return self.lookup(&Token::new(tok));
+            }
+            return NONE;
+        }
+        let v = Token::new(tok);
+        let probes = if short { &self.probes } else { &self.long };
+        let mut may = false;
+        for p in probes {
+            may |= p.may_match(&v);
+        }
+        if !may {
+            return NONE;
+        }
+        self.lookup(&v)
+    }
+
+    /// [`Matcher::classify`] for a token that passed the prefilter: looked up, or scored
+    /// against every query word and remembered.
+    #[inline(never)]
+    fn lookup(&mut self, v: &Token<'_>) -> u32 {
+        let tok = v.bytes;
+        if let Some(&t) = self.seen.get(tok) {
+            return t;
+        }
+        let mut matches = Vec::new();
+        for (qi, w) in self.words.iter().enumerate() {
+            if w.bytes == tok {
+                matches.push((qi, 1.0));
+            } else if self.opts.fuzzy && w.may_match(v) {
+                let sim = similarity(&w.bytes, &w.stem, tok, w.is_last);
+                if sim >= self.opts.min_similarity && sim < 1.0 {
+                    matches.push((qi, sim));
                 }
             }
-            i = (i + 1) & mask;
         }
+        let t = if matches.is_empty() {
+            NONE
+        } else {
+            self.terms.push(Term {
+                df: 0,
+                last_doc: NONE,
+                matches,
+            });
+            u32::try_from(self.terms.len() - 1).unwrap_or(NONE - 1)
+        };
+        self.seen.insert(tok.into(), t);
+        t
     }
 
-    fn get(&self, tok: &[u8]) -> Option<u32> {
-        self.probe(tok, Self::hash(tok)).1
-    }
-
-    /// The id of `tok`, adding it if new; the flag says whether it was added.
-    fn intern(&mut self, tok: &[u8]) -> (u32, bool) {
-        let h = Self::hash(tok);
-        let (slot, found) = self.probe(tok, h);
-        if let Some(id) = found {
-            return (id, false);
+    /// Counts an occurrence of term `t` in document `d` towards its document frequency.
+    #[inline]
+    fn count(&mut self, t: u32, d: u32) {
+        let term = &mut self.terms[t as usize];
+        if term.last_doc != d {
+            term.last_doc = d;
+            term.df += 1;
         }
-        let id = u32::try_from(self.heads.len()).unwrap_or(u32::MAX - 1);
-        self.starts.push(self.arena.len() as u32);
-        self.heads.push((head(tok), tok.len() as u32));
-        self.arena.extend_from_slice(tok);
-        self.table[slot] = (h & !0xffff_ffff) | u64::from(id + 1);
-        if self.heads.len() * 2 > self.table.len() {
-            self.grow();
-        }
-        (id, true)
-    }
-
-    fn grow(&mut self) {
-        let cap = self.table.len() * 2;
-        let mask = cap - 1;
-        let mut table = vec![0u64; cap];
-        for id in 0..self.heads.len() {
-            let h = Self::hash(self.term(id));
-            let mut i = (h as usize) & mask;
-            while table[i] != 0 {
-                i = (i + 1) & mask;
-            }
-            table[i] = (h & !0xffff_ffff) | (id as u64 + 1);
-        }
-        self.table = table;
     }
 }
 
-/// The per-call index: vocabulary, document frequencies and term streams.
-struct Index {
-    vocab: Vocab,
-    df: Vec<u32>,
-    /// Term ids of every field of every document, in order.
-    stream: Vec<u32>,
-    /// `bounds[d * FIELDS + f]` is where field `f` of document `d` starts in `stream`;
-    /// the last entry is the end.
-    bounds: Vec<u32>,
+/// A tag, branch or file value as a key of the per-call value cache: compared eight bytes
+/// at a time in line (these keys are short, and a `memcmp` call costs more than the
+/// comparison).
+#[derive(Clone, Copy, Hash)]
+struct ValueKey<'a>(&'a str);
+
+impl PartialEq for ValueKey<'_> {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));
+        for (x, y) in (&mut ca).zip(&mut cb) {
+            let x = u64::from_le_bytes(x.try_into().expect("chunks_exact yields 8 bytes"));
+            let y = u64::from_le_bytes(y.try_into().expect("chunks_exact yields 8 bytes"));
+            if x != y {
+                return false;
+            }
+        }
+        ca.remainder()
+            .iter()
+            .zip(cb.remainder())
+            .all(|(x, y)| x == y)
+    }
+}
+
+impl Eq for ValueKey<'_> {}
+
+/// A document that contains at least one matched term.
+struct DocMatch {
+    index: usize,
+    /// Tokens per field (all of them, matched or not).
+    lens: [u32; FIELDS],
+    /// End of its occurrences in the occurrence list (the start is the previous one's end).
+    end: usize,
+}
+
+/// Per call: one pass over the documents that keeps only what can match the query —
+/// matched terms with their document frequencies, and per matching document its field
+/// lengths and `(term, field)` occurrences — plus the average field lengths.
+struct Pass {
+    terms: Vec<Term>,
+    docs: Vec<DocMatch>,
+    occurrences: Vec<(u32, u8)>,
     avg_len: [f32; FIELDS],
 }
 
-impl Index {
+impl Pass {
     // Several per-field arrays are indexed by the field number together.
     #[allow(clippy::needless_range_loop)]
-    fn build(checkpoints: &[Checkpoint]) -> Index {
-        let n = checkpoints.len();
-        let mut ix = Index {
-            vocab: Vocab::with_capacity(1024),
-            df: Vec::new(),
-            stream: Vec::with_capacity(n * 48),
-            bounds: Vec::with_capacity(n * FIELDS + 1),
-            avg_len: [0.0; FIELDS],
-        };
-        let mut last_doc: Vec<u32> = Vec::new();
+    fn run(words: &[Word], checkpoints: &[Checkpoint], opts: &SearchOptions) -> Pass {
+        let mut m = Matcher::new(words, opts);
+        let mut docs = Vec::new();
+        let mut occ: Vec<(u32, u8)> = Vec::new();
         let mut buf = Vec::with_capacity(64);
-        let mut scratch: Vec<u32> = Vec::with_capacity(64);
         let mut totals = [0u64; FIELDS];
         // Tags, branches and file paths repeat across checkpoints (the same files are touched
-        // again and again): their term ids are cached per distinct value, so each distinct
-        // path is tokenised once per call. Descriptions are tokenised every time.
-        let mut value_cache: FxMap<&str, (u32, u32)> = FxMap::default();
-        let mut cached_ids: Vec<u32> = Vec::new();
-        for (d, cp) in checkpoints.iter().enumerate() {
-            let d = u32::try_from(d).unwrap_or(u32::MAX);
+        // again and again): each distinct value is tokenised once per call, and its token
+        // count and matched terms are reused.
+        let mut value_cache: FxMap<ValueKey<'_>, (u32, u32, u32)> =
+            FxMap::with_capacity_and_hasher(checkpoints.len(), Default::default());
+        let mut cached: Vec<u32> = Vec::new();
+        for (index, cp) in checkpoints.iter().enumerate() {
+            let d = u32::try_from(index).unwrap_or(NONE - 1);
+            let start = occ.len();
+            let mut lens = [0u32; FIELDS];
             let (title, body) = match cp.description.split_once('\n') {
                 Some((t, b)) => (t, b),
                 None => (cp.description.as_str(), ""),
             };
             for f in 0..FIELDS {
-                let start = ix.stream.len();
-                ix.bounds.push(u32::try_from(start).unwrap_or(u32::MAX));
+                let mut len = 0u32;
                 if f < 2 {
-                    scratch.clear();
-                    ix.intern(
-                        if f == 0 { title } else { body },
-                        &mut buf,
-                        &mut scratch,
-                        &mut last_doc,
-                    );
-                    ix.push_doc_terms(&scratch, d, &mut last_doc);
+                    tokenize(if f == 0 { title } else { body }, &mut buf, |tok| {
+                        len += 1;
+                        let t = m.classify(tok);
+                        if t != NONE {
+                            m.count(t, d);
+                            occ.push((t, f as u8));
+                        }
+                    });
                 } else {
                     let values: &mut dyn Iterator<Item = &str> = match f {
                         2 => &mut cp.tags.iter().map(String::as_str),
@@ -373,117 +565,86 @@ impl Index {
                         _ => &mut cp.files.iter().map(String::as_str),
                     };
                     for value in values {
-                        let (s, n) = match value_cache.get(value) {
+                        let (s, e, n) = match value_cache.get(&ValueKey(value)) {
                             Some(&span) => span,
                             None => {
-                                let s = cached_ids.len();
-                                ix.intern(value, &mut buf, &mut cached_ids, &mut last_doc);
-                                let span = (s as u32, (cached_ids.len() - s) as u32);
-                                value_cache.insert(value, span);
+                                let s = cached.len() as u32;
+                                let mut n = 0u32;
+                                tokenize(value, &mut buf, |tok| {
+                                    n += 1;
+                                    let t = m.classify(tok);
+                                    if t != NONE {
+                                        cached.push(t);
+                                    }
+                                });
+                                let span = (s, cached.len() as u32, n);
+                                value_cache.insert(ValueKey(value), span);
                                 span
                             }
                         };
-                        ix.push_doc_terms(
-                            &cached_ids[s as usize..(s + n) as usize],
-                            d,
-                            &mut last_doc,
-                        );
+                        len += n;
+                        for &t in &cached[s as usize..e as usize] {
+                            m.count(t, d);
+                            occ.push((t, f as u8));
+                        }
                     }
                 }
-                totals[f] += (ix.stream.len() - start) as u64;
+                lens[f] = len;
+                totals[f] += u64::from(len);
+            }
+            if occ.len() > start {
+                docs.push(DocMatch {
+                    index,
+                    lens,
+                    end: occ.len(),
+                });
             }
         }
-        ix.bounds
-            .push(u32::try_from(ix.stream.len()).unwrap_or(u32::MAX));
+        let n = checkpoints.len();
+        let mut avg_len = [0.0; FIELDS];
         for f in 0..FIELDS {
-            ix.avg_len[f] = (totals[f] as f32 / n.max(1) as f32).max(1.0);
+            avg_len[f] = (totals[f] as f32 / n.max(1) as f32).max(1.0);
         }
-        ix
-    }
-
-    /// Tokenises `text` and appends the term ids to `out`, adding new terms to the vocabulary.
-    fn intern(
-        &mut self,
-        text: &str,
-        buf: &mut Vec<u8>,
-        out: &mut Vec<u32>,
-        last_doc: &mut Vec<u32>,
-    ) {
-        tokenize(text, buf, |tok| {
-            let (id, new) = self.vocab.intern(tok);
-            if new {
-                self.df.push(0);
-                last_doc.push(NONE);
-            }
-            out.push(id);
-        });
-    }
-
-    /// Appends `ids` to the stream as terms of document `d`, counting document frequencies.
-    fn push_doc_terms(&mut self, ids: &[u32], d: u32, last_doc: &mut [u32]) {
-        for &id in ids {
-            let slot = id as usize;
-            if last_doc[slot] != d {
-                last_doc[slot] = d;
-                self.df[slot] += 1;
-            }
+        Pass {
+            terms: m.terms,
+            docs,
+            occurrences: occ,
+            avg_len,
         }
-        self.stream.extend_from_slice(ids);
     }
 
     fn idf(&self, term: usize, n: f32) -> f32 {
-        let df = self.df[term] as f32;
+        let df = self.terms[term].df as f32;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
     // Several per-field arrays are indexed by the field number together.
     #[allow(clippy::needless_range_loop)]
-    fn search(&self, query: &Query, checkpoints: &[Checkpoint], opts: &SearchOptions) -> Vec<Hit> {
-        let n_docs = checkpoints.len();
-        let n = n_docs as f32;
-        let q_len = query.terms.len();
-        // Expansion: for every query word, the vocabulary terms it stands for.
-        let mut slot_of: Vec<u32> = vec![NONE; self.vocab.len()];
-        let mut slot_term: Vec<u32> = Vec::new();
-        // Per slot, the (query word, similarity) pairs it serves.
-        let mut slot_matches: Vec<Vec<(usize, f32)>> = Vec::new();
+    fn score(&self, q_len: usize, checkpoints: &[Checkpoint], opts: &SearchOptions) -> Vec<Hit> {
+        let n = checkpoints.len() as f32;
+        // Expansion: for every query word, the matched terms it stands for, in term order.
+        let mut found: Vec<Vec<(u32, f32)>> = vec![Vec::new(); q_len];
+        for (t, term) in self.terms.iter().enumerate() {
+            for &(qi, sim) in &term.matches {
+                found[qi].push((t as u32, sim));
+            }
+        }
+        // Per term, the (query word, similarity) pairs it serves after the cut to the
+        // `MAX_EXPANSIONS` most similar expansions of each word.
+        let mut kept: Vec<Vec<(usize, f32)>> = vec![Vec::new(); self.terms.len()];
         let mut q_weight = vec![0.0f32; q_len];
         let unseen_idf = (1.0 + (n + 0.5) / 0.5).ln();
-        for (qi, q) in query.terms.iter().enumerate() {
-            let is_last = qi + 1 == q_len;
-            let mut found: Vec<(u32, f32)> = Vec::new();
-            if let Some(id) = self.vocab.get(q.as_bytes()) {
-                found.push((id, 1.0));
-            }
-            if opts.fuzzy {
-                let mut qs_buf = [0u8; 64];
-                let qb = q.as_bytes();
-                let qs = stem(qb, &mut qs_buf).to_vec();
-                for id in 0..self.vocab.len() {
-                    let v = self.vocab.term(id);
-                    let sim = similarity(qb, &qs, v, is_last);
-                    if sim >= opts.min_similarity && sim < 1.0 {
-                        found.push((id as u32, sim));
-                    }
-                }
-                if found.len() > MAX_EXPANSIONS {
-                    found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                    found.truncate(MAX_EXPANSIONS);
-                }
+        let mut any = false;
+        for (qi, list) in found.iter_mut().enumerate() {
+            if list.len() > MAX_EXPANSIONS {
+                list.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                list.truncate(MAX_EXPANSIONS);
             }
             let mut best_weight = 0.0f32;
-            for (id, sim) in found {
-                let idx = id as usize;
-                best_weight = best_weight.max(sim * self.idf(idx, n));
-                let slot = if slot_of[idx] == NONE {
-                    slot_of[idx] = slot_term.len() as u32;
-                    slot_term.push(id);
-                    slot_matches.push(Vec::new());
-                    slot_term.len() - 1
-                } else {
-                    slot_of[idx] as usize
-                };
-                slot_matches[slot].push((qi, sim));
+            for &(t, sim) in list.iter() {
+                best_weight = best_weight.max(sim * self.idf(t as usize, n));
+                kept[t as usize].push((qi, sim));
+                any = true;
             }
             // A word found nowhere still counts, at half weight, against every document:
             // "file locking" with no "locking" anywhere must not become a search for "file".
@@ -493,64 +654,59 @@ impl Index {
                 0.5 * unseen_idf
             };
         }
-        if slot_term.is_empty() {
+        if !any {
             return Vec::new();
         }
         let total_weight: f32 = q_weight.iter().sum();
-        let slot_idf: Vec<f32> = slot_term.iter().map(|&t| self.idf(t as usize, n)).collect();
+        let term_idf: Vec<f32> = (0..self.terms.len()).map(|t| self.idf(t, n)).collect();
         let w = opts.weights;
         let field_w = [w.description, w.description, w.tags, w.branch, w.files];
 
-        let mut tf: Vec<[f32; FIELDS]> = vec![[0.0; FIELDS]; slot_term.len()];
+        let mut tf: Vec<[f32; FIELDS]> = vec![[0.0; FIELDS]; self.terms.len()];
         let mut touched: Vec<usize> = Vec::new();
         let mut best = vec![0.0f32; q_len];
         let mut strong = vec![false; q_len];
         let mut hits: Vec<Hit> = Vec::new();
-        for d in 0..n_docs {
-            let base = d * FIELDS;
-            for f in 0..FIELDS {
-                let (s, e) = (
-                    self.bounds[base + f] as usize,
-                    self.bounds[base + f + 1] as usize,
-                );
-                for &t in &self.stream[s..e] {
-                    let slot = slot_of[t as usize];
-                    if slot != NONE {
-                        let slot = slot as usize;
-                        if tf[slot].iter().all(|&x| x == 0.0) {
-                            touched.push(slot);
-                        }
-                        tf[slot][f] += 1.0;
-                    }
+        let mut start = 0;
+        for doc in &self.docs {
+            for &(t, f) in &self.occurrences[start..doc.end] {
+                let t = t as usize;
+                if kept[t].is_empty() {
+                    continue;
                 }
+                if tf[t].iter().all(|&x| x == 0.0) {
+                    touched.push(t);
+                }
+                tf[t][usize::from(f)] += 1.0;
             }
+            start = doc.end;
             if touched.is_empty() {
                 continue;
             }
             let mut norm = [0.0f32; FIELDS];
             for f in 0..FIELDS {
-                let len = (self.bounds[base + f + 1] - self.bounds[base + f]) as f32;
+                let len = doc.lens[f] as f32;
                 norm[f] = 1.0 - B[f] + B[f] * len / self.avg_len[f];
             }
             best.iter_mut().for_each(|b| *b = 0.0);
             strong.iter_mut().for_each(|s| *s = false);
-            for &slot in &touched {
+            for &t in &touched {
                 // A word found only in file paths, and only approximately ("locking" in
                 // `Cargo.lock`), adds to the score but does not count as covering the word.
-                let outside_files = tf[slot][..FIELDS - 1].iter().any(|&x| x > 0.0);
+                let outside_files = tf[t][..FIELDS - 1].iter().any(|&x| x > 0.0);
                 let mut tfw = 0.0;
                 for f in 0..FIELDS {
-                    tfw += field_w[f] * tf[slot][f] / norm[f];
+                    tfw += field_w[f] * tf[t][f] / norm[f];
                 }
                 let sat = tfw * (K1 + 1.0) / (tfw + K1);
-                for &(qi, sim) in &slot_matches[slot] {
-                    let v = sim * slot_idf[slot] * sat;
+                for &(qi, sim) in &kept[t] {
+                    let v = sim * term_idf[t] * sat;
                     if v > best[qi] {
                         best[qi] = v;
                     }
                     strong[qi] |= outside_files || sim >= 1.0;
                 }
-                tf[slot] = [0.0; FIELDS];
+                tf[t] = [0.0; FIELDS];
             }
             touched.clear();
             let mut score = 0.0;
@@ -570,7 +726,7 @@ impl Index {
                 continue;
             }
             hits.push(Hit {
-                index: d,
+                index: doc.index,
                 score: score * coverage * coverage,
             });
         }
@@ -728,5 +884,359 @@ mod tests {
         );
         assert_eq!(Query::parse("the").terms(), ["the"]);
         assert!(Query::parse("  !! ").is_empty());
+    }
+
+    /// The engine before the query-driven pass: a vocabulary of every token, each query
+    /// word compared with the whole vocabulary. Kept to check that the fast path returns the
+    /// same hits with bit-identical scores.
+    // Several per-field arrays are indexed by the field number together.
+    #[allow(clippy::needless_range_loop)]
+    fn reference_search(query: &Query, cps: &[Checkpoint], opts: &SearchOptions) -> Vec<Hit> {
+        if query.is_empty() || cps.is_empty() {
+            return Vec::new();
+        }
+        let mut vocab: HashMap<Vec<u8>, u32> = HashMap::new();
+        let mut terms: Vec<Vec<u8>> = Vec::new();
+        let mut df: Vec<u32> = Vec::new();
+        let mut docs: Vec<[Vec<u32>; FIELDS]> = Vec::new();
+        let mut buf = Vec::new();
+        for cp in cps {
+            let (title, body) = match cp.description.split_once('\n') {
+                Some((t, b)) => (t, b),
+                None => (cp.description.as_str(), ""),
+            };
+            let mut fields: [Vec<u32>; FIELDS] = Default::default();
+            let texts: [Vec<&str>; FIELDS] = [
+                vec![title],
+                vec![body],
+                cp.tags.iter().map(String::as_str).collect(),
+                cp.branch.as_deref().into_iter().collect(),
+                cp.files.iter().map(String::as_str).collect(),
+            ];
+            for f in 0..FIELDS {
+                for text in &texts[f] {
+                    tokenize(text, &mut buf, |tok| {
+                        let id = *vocab.entry(tok.to_vec()).or_insert_with(|| {
+                            terms.push(tok.to_vec());
+                            df.push(0);
+                            (terms.len() - 1) as u32
+                        });
+                        fields[f].push(id);
+                    });
+                }
+            }
+            let mut seen: Vec<u32> = fields.iter().flatten().copied().collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for id in seen {
+                df[id as usize] += 1;
+            }
+            docs.push(fields);
+        }
+        let n = cps.len() as f32;
+        let idf = |t: usize| {
+            let df = df[t] as f32;
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        };
+        let mut avg_len = [0.0f32; FIELDS];
+        for f in 0..FIELDS {
+            let total: usize = docs.iter().map(|d| d[f].len()).sum();
+            avg_len[f] = (total as f32 / cps.len() as f32).max(1.0);
+        }
+        let q_len = query.terms.len();
+        let mut slots: HashMap<u32, Vec<(usize, f32)>> = HashMap::new();
+        let mut q_weight = vec![0.0f32; q_len];
+        let unseen_idf = (1.0 + (n + 0.5) / 0.5).ln();
+        for (qi, q) in query.terms.iter().enumerate() {
+            let mut found: Vec<(u32, f32)> = Vec::new();
+            if let Some(&id) = vocab.get(q.as_bytes()) {
+                found.push((id, 1.0));
+            }
+            if opts.fuzzy {
+                let mut qs_buf = [0u8; 64];
+                let qs = stem(q.as_bytes(), &mut qs_buf).to_vec();
+                for (id, v) in terms.iter().enumerate() {
+                    let sim = similarity(q.as_bytes(), &qs, v, qi + 1 == q_len);
+                    if sim >= opts.min_similarity && sim < 1.0 {
+                        found.push((id as u32, sim));
+                    }
+                }
+                if found.len() > MAX_EXPANSIONS {
+                    found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                    found.truncate(MAX_EXPANSIONS);
+                }
+            }
+            let mut best_weight = 0.0f32;
+            for (id, sim) in found {
+                best_weight = best_weight.max(sim * idf(id as usize));
+                slots.entry(id).or_default().push((qi, sim));
+            }
+            q_weight[qi] = if best_weight > 0.0 {
+                best_weight
+            } else {
+                0.5 * unseen_idf
+            };
+        }
+        if slots.is_empty() {
+            return Vec::new();
+        }
+        let total_weight: f32 = q_weight.iter().sum();
+        let w = opts.weights;
+        let field_w = [w.description, w.description, w.tags, w.branch, w.files];
+        let mut hits = Vec::new();
+        for (d, fields) in docs.iter().enumerate() {
+            let mut tf: HashMap<u32, [f32; FIELDS]> = HashMap::new();
+            for f in 0..FIELDS {
+                for id in &fields[f] {
+                    if slots.contains_key(id) {
+                        tf.entry(*id).or_default()[f] += 1.0;
+                    }
+                }
+            }
+            let mut norm = [0.0f32; FIELDS];
+            for f in 0..FIELDS {
+                norm[f] = 1.0 - B[f] + B[f] * fields[f].len() as f32 / avg_len[f];
+            }
+            let mut best = vec![0.0f32; q_len];
+            let mut strong = vec![false; q_len];
+            for (id, tf) in &tf {
+                let outside_files = tf[..FIELDS - 1].iter().any(|&x| x > 0.0);
+                let mut tfw = 0.0;
+                for f in 0..FIELDS {
+                    tfw += field_w[f] * tf[f] / norm[f];
+                }
+                let sat = tfw * (K1 + 1.0) / (tfw + K1);
+                for &(qi, sim) in &slots[id] {
+                    best[qi] = best[qi].max(sim * idf(*id as usize) * sat);
+                    strong[qi] |= outside_files || sim >= 1.0;
+                }
+            }
+            let mut score = 0.0;
+            let mut covered = 0.0;
+            for qi in 0..q_len {
+                score += best[qi];
+                if strong[qi] {
+                    covered += q_weight[qi];
+                }
+            }
+            let coverage = if total_weight > 0.0 {
+                covered / total_weight
+            } else {
+                0.0
+            };
+            if tf.is_empty() || coverage < opts.min_coverage || score <= 0.0 {
+                continue;
+            }
+            hits.push(Hit {
+                index: d,
+                score: score * coverage * coverage,
+            });
+        }
+        let top = hits.iter().map(|h| h.score).fold(0.0f32, f32::max);
+        hits.retain(|h| h.score >= top * opts.relative_cutoff);
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| cps[b.index].timestamp.cmp(&cps[a.index].timestamp))
+                .then(a.index.cmp(&b.index))
+        });
+        hits
+    }
+
+    /// The evaluation set's checkpoints, grown to `n` the way the bench grows them (extra
+    /// tags `topicN` and paths `src/moduleN/partM.rs`, so some words have hundreds of
+    /// expansions and the cut to `MAX_EXPANSIONS` is exercised).
+    fn eval_corpus(n: usize) -> Vec<Checkpoint> {
+        let text = include_str!("../tests/fixtures/eval_checkpoints.jsonl");
+        let base: Vec<Checkpoint> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|line| {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+                let list = |k: &str| -> Vec<String> {
+                    v[k].as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|x| x.as_str().map(String::from))
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                };
+                let ts = notes_core::time::parse_utc(&s("timestamp")).unwrap();
+                let mut c = Checkpoint::new(s("id"), ts, s("workspace"), s("description"));
+                c.tags = list("tags");
+                c.files = list("files");
+                c.branch = Some(s("branch"));
+                c
+            })
+            .collect();
+        (0..n)
+            .map(|i| {
+                let mut c = base[i % base.len()].clone();
+                if i >= base.len() {
+                    c.tags.push(format!("topic{}", i % 1000));
+                    c.files
+                        .push(format!("src/module{}/part{}.rs", i % 5000, i % 7));
+                }
+                c
+            })
+            .collect()
+    }
+
+    fn assert_same(q: &Query, cps: &[Checkpoint], opts: &SearchOptions) {
+        let fast = search(q, cps, opts);
+        let slow = reference_search(q, cps, opts);
+        let bits = |h: &[Hit]| -> Vec<(usize, u32)> {
+            h.iter().map(|h| (h.index, h.score.to_bits())).collect()
+        };
+        assert_eq!(bits(&fast), bits(&slow), "query {:?}, {opts:?}", q.terms());
+    }
+
+    #[test]
+    fn fast_path_equals_the_reference_engine() {
+        let cps = eval_corpus(1500);
+        let mut queries: Vec<String> = include_str!("../tests/fixtures/eval_queries.jsonl")
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|line| {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                v["query"].as_str().unwrap().to_string()
+            })
+            .collect();
+        queries.extend(
+            [
+                "lazy dfa rolover bug",
+                "topic",
+                "topic12 modul",
+                "part3 src module",
+                "te",
+                "regex syntax",
+                "fix",
+                "testing tested tests",
+                "queries querying",
+                "stoptheworld 123",
+                "ünïcödé naïve café",
+                "parseSince",
+                "x",
+            ]
+            .map(String::from),
+        );
+        let loose = SearchOptions {
+            min_similarity: 0.3,
+            min_coverage: 0.0,
+            relative_cutoff: 0.0,
+            ..SearchOptions::default()
+        };
+        let plain = SearchOptions {
+            fuzzy: false,
+            ..SearchOptions::default()
+        };
+        for text in &queries {
+            let q = Query::parse(text);
+            assert_same(&q, &cps, &SearchOptions::default());
+            assert_same(&q, &cps[..100], &SearchOptions::default());
+            assert_same(&q, &cps, &loose);
+            assert_same(&q, &cps, &plain);
+        }
+    }
+
+    #[test]
+    fn at_most_table() {
+        for bits in [0u32, 1, 2, 3, 0x8000_0001, 0b1011, u32::MAX] {
+            for n in 0..=2 {
+                assert_eq!(at_most(bits, n), bits.count_ones() <= n, "{bits:b} {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn prefilter_table() {
+        // (query word, token, whether similarity() matches them): every match must pass the
+        // prefilter, and the filter must reject the far-off tokens it exists to skip.
+        let cases: &[(&str, &str, bool)] = &[
+            ("auth", "authentication", true),
+            ("authentication", "auth", true),
+            ("migratoin", "migration", true),
+            ("checkpnt", "checkpoint", true),
+            ("queries", "query", true),
+            ("query", "queries", true),
+            ("migrating", "migration", true),
+            ("migration", "migrated", true),
+            ("datbase", "database", true),
+            ("rolover", "rollover", true),
+            ("sha256", "sha265", true),
+            ("lock", "block", false),
+            ("lazy", "regex", false),
+            ("rolover", "automata", false),
+            ("dfa", "nfa", false),
+            ("consolidaton", "consolidation", true),
+        ];
+        for &(q, v, matches) in cases {
+            let w = Word::new(q, false);
+            let sim = similarity(&w.bytes, &w.stem, v.as_bytes(), false);
+            assert_eq!(sim > 0.0, matches, "{q} ~ {v}: {sim}");
+            assert_eq!(w.may_match(&Token::new(v.as_bytes())), matches, "{q} ~ {v}");
+        }
+    }
+
+    /// Applies byte edits to `q`: (kind, position, byte) with kinds insert, delete,
+    /// substitute, transpose and truncate.
+    fn mutate(q: &[u8], edits: &[(u8, usize, u8)]) -> Vec<u8> {
+        let mut v = q.to_vec();
+        for &(kind, pos, b) in edits {
+            let len = v.len();
+            match kind {
+                0 => v.insert(pos % (len + 1), b),
+                1 if len > 0 => {
+                    v.remove(pos % len);
+                }
+                2 if len > 0 => v[pos % len] = b,
+                3 if len > 1 => v.swap(pos % (len - 1), pos % (len - 1) + 1),
+                4 => v.truncate(pos % (len + 1)),
+                _ => {}
+            }
+        }
+        v
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+        #[test]
+        fn prefilter_never_rejects_a_match(
+            q in "[a-z0-9éü]{0,13}",
+            other in "[a-zé0-9]{0,13}",
+            edits in proptest::collection::vec((0u8..5, 0usize..64, proptest::sample::select(
+                b"abcdegilnorstuy09\xc3\xa9".to_vec())), 0..3),
+            suffix in proptest::sample::select(vec![
+                "", "s", "es", "ies", "ied", "y", "ing", "ed", "d", "e", "tion", "ion", "ions",
+                "ation", "er", "ers", "ly", "ness",
+            ]),
+            strip in 0usize..5,
+            is_last: bool,
+        ) {
+            let w = Word::new(&q, is_last);
+            let mut stemmed = [0u8; 64];
+            let base = mutate(q.as_bytes(), &edits);
+            let kept = base.len().saturating_sub(strip.min(2));
+            let mut candidates = vec![
+                other.as_bytes().to_vec(),
+                base.clone(),
+                [&base[..kept], suffix.as_bytes()].concat(),
+                [stem(&base, &mut stemmed), suffix.as_bytes()].concat(),
+                [q.as_bytes(), suffix.as_bytes()].concat(),
+            ];
+            candidates.push(mutate(&candidates[2], &edits));
+            for v in candidates {
+                let sim = similarity(&w.bytes, &w.stem, &v, is_last);
+                proptest::prop_assert!(
+                    sim <= 0.0 || w.may_match(&Token::new(&v)),
+                    "{:?} ~ {:?}: similarity {} but rejected",
+                    q,
+                    String::from_utf8_lossy(&v),
+                    sim
+                );
+            }
+        }
     }
 }

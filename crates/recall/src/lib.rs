@@ -43,11 +43,13 @@
 //!
 //! # How search works
 //!
-//! Each call indexes the checkpoints it is given (recall searches a freshly read set):
-//! every field is tokenised and folded once into a vocabulary. Each query word is then
-//! compared with the vocabulary, not with the documents — exact, same stem, prefix either
-//! way, or a bounded Damerau edit distance, each with a similarity below 1 — so the fuzzy
-//! work grows with the vocabulary. Documents are scored with BM25F over those expansions
+//! Each call searches the checkpoints it is given (recall searches a freshly read set;
+//! nothing is cached across calls) in one pass: every field is tokenised and folded, every
+//! token counts towards its field's length, but only tokens that pass a cheap necessary
+//! condition for matching a query word (first bytes, length, letters added or missing) are
+//! compared with the query — exact, same stem, prefix either way, or a bounded Damerau edit
+//! distance, each with a similarity below 1 — once per distinct token. Only documents that
+//! matched something are scored, with BM25F over those expansions
 //! (fields weighted description 2, tags 1, branch 0.5, files 0.3), multiplied by the square
 //! of the share of the query they cover; documents covering less than half of it, or scoring
 //! under a fifth of the best, are dropped. The choices were made by measurement on the
@@ -60,7 +62,8 @@
 //! Every instant is UTC. "The last N days" is the rolling window ending now; a date-only
 //! `from` is the start of that UTC day and a date-only `to` its end; a `to` timestamp without
 //! fractional seconds includes its whole second. The `TZ` environment variable changes
-//! nothing. Pass [`RecallOptions::now`] for reproducible windows.
+//! nothing. "Now" is the store's clock ([`goldfish_store::Store::now`]) unless
+//! [`RecallOptions::now`] is given.
 //!
 //! # Crate features
 //!

@@ -34,7 +34,8 @@ pub struct RecallOptions {
     /// Whether the formatted output shows whole descriptions and file lists (the default
     /// is a summary: titles and tags).
     pub full: bool,
-    /// The current time; `None` uses the system clock. Set it for reproducible results.
+    /// The current time; `None` uses the store's clock ([`Store::now`]). Set it for
+    /// reproducible results.
     pub now: Option<DateTime<Utc>>,
     /// The directory `"current"` is resolved from; `None` uses the process's.
     pub cwd: Option<PathBuf>,
@@ -131,7 +132,7 @@ pub struct RecallResult {
 /// [`RecallResult::skipped`], never fatal. Errors: an option that cannot be parsed
 /// ([`Error::is_invalid_argument`], naming it), or a store that cannot be listed.
 pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error> {
-    let now = opts.now.unwrap_or_else(Utc::now);
+    let now = opts.now.unwrap_or_else(|| store.now());
     let window = TimeWindow::resolve(
         now,
         opts.days,

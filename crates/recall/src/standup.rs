@@ -15,7 +15,7 @@ pub struct StandupOptions {
     pub days: u32,
     /// How many of each workspace's most recent checkpoints to list. Default 5.
     pub recent: usize,
-    /// The current time; `None` uses the system clock.
+    /// The current time; `None` uses the store's clock ([`Store::now`]).
     pub now: Option<DateTime<Utc>>,
 }
 
@@ -87,7 +87,7 @@ pub fn standup(store: &Store, days: u32) -> Result<Standup, Error> {
 /// A standup across every workspace of `store`: per workspace with activity in the window,
 /// the checkpoint count, the most recent titles and the active plan's progress.
 pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Error> {
-    let now = opts.now.unwrap_or_else(Utc::now);
+    let now = opts.now.unwrap_or_else(|| store.now());
     let window = TimeWindow {
         from: now - TimeDelta::days(i64::from(opts.days)),
         to: now,
