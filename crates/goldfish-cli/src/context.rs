@@ -15,6 +15,9 @@ pub(crate) struct Context {
     pub(crate) cwd: PathBuf,
 }
 
+/// The environment variable that names the workspace (also read by clap for `--workspace`).
+const WORKSPACE_ENV_NAME: &str = "GOLDFISH_WORKSPACE";
+
 impl Context {
     /// Resolves the home directory and the current directory.
     pub(crate) fn new(home: Option<PathBuf>, workspace: Option<String>) -> anyhow::Result<Self> {
@@ -25,9 +28,17 @@ impl Context {
             None => default_home()
                 .context("cannot find the home directory: set GOLDFISH_HOME or pass --home DIR")?,
         };
-        let workspace = workspace
-            .map(|w| w.trim().to_string())
-            .filter(|w| !w.is_empty());
+        // An exported-but-empty GOLDFISH_WORKSPACE means "not set"; an explicitly empty
+        // `--workspace ''` is a mistake (probably an unset shell variable) and must not
+        // silently fall back to the detected workspace.
+        let env_blank = std::env::var(WORKSPACE_ENV_NAME).is_ok_and(|v| v.trim().is_empty());
+        let workspace = match workspace.map(|w| w.trim().to_string()) {
+            Some(w) if w.is_empty() && !env_blank => anyhow::bail!(
+                "`--workspace` is empty; give a name such as `my-project`, or leave it out to use the workspace of the current directory"
+            ),
+            Some(w) if w.is_empty() => None,
+            other => other,
+        };
         Ok(Context {
             home,
             workspace,

@@ -268,7 +268,23 @@ fn run_tool<T: DeserializeOwned>(
     args: JsonObject,
     f: impl FnOnce(T) -> anyhow::Result<String>,
 ) -> CallToolResult {
-    to_result(parse_args(tool, args).and_then(|a| f(a).map_err(|e| format!("{e:#}"))))
+    to_result(parse_args(tool, args).and_then(|a| {
+        // A bug in a library must not leave the client waiting for an answer that never
+        // comes: a panic becomes a tool error and the server keeps serving.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(a))) {
+            Ok(result) => result.map_err(|e| format!("{e:#}")),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_string());
+                Err(format!(
+                    "internal error in the `{tool}` tool ({what}); this is a goldfish bug, please report it"
+                ))
+            }
+        }
+    }))
 }
 
 #[tool_router]

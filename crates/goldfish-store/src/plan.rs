@@ -1,4 +1,13 @@
 //! Plans: the value, and pure parsing and formatting of `plans/{id}.md`.
+//!
+//! A plan file is YAML frontmatter, a blank line, a `# Title` heading, a blank line and the
+//! markdown content. When reading, the first `# ` line is taken as that title heading only
+//! if its text equals the frontmatter `title` (or there is no `title:` key, and the heading
+//! supplies the title); any other first heading is part of the content and is kept.
+//!
+//! Frontmatter is rewritten from its parsed values on every save: YAML comments (`# …`
+//! lines) in the frontmatter, key order and quoting style are **not** preserved. Unknown keys
+//! and their values are kept ([`Plan::extra`]), and the content is kept byte for byte.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -72,7 +81,9 @@ pub struct Plan {
     pub updated: DateTime<Utc>,
     /// Tags.
     pub tags: Vec<String>,
-    /// The markdown body after the `# Title` heading, exactly as saved.
+    /// The markdown body after the `# Title` heading, exactly as saved. A hand-written first
+    /// heading that is not the title heading (`# Phase 1` under `title: My plan`) belongs
+    /// to the content.
     pub content: String,
     /// The workspace the plan belongs to.
     pub workspace: String,
@@ -136,8 +147,14 @@ struct FrontOut<'a> {
     extra: BTreeMap<&'a str, &'a serde_json::Value>,
 }
 
+/// The text of the `# Title` heading written for `title`: line breaks become spaces.
+fn title_heading(title: &str) -> String {
+    title.replace(['\n', '\r'], " ")
+}
+
 /// Formats a plan file: frontmatter, a blank line, `# Title`, a blank line, then the content
-/// exactly as it is.
+/// exactly as it is. The frontmatter is written from the plan's fields, so comments that a
+/// parsed file's frontmatter had are not written back.
 pub fn format_plan(plan: &Plan) -> String {
     let front = FrontOut {
         id: &plan.id,
@@ -157,7 +174,7 @@ pub fn format_plan(plan: &Plan) -> String {
     // minimal frontmatter rather than panic if it ever did.
     let yaml = serde_saphyr::to_string(&front)
         .unwrap_or_else(|_| format!("id: {}\nstatus: {}\n", plan.id, plan.status.as_str()));
-    let heading = plan.title.replace(['\n', '\r'], " ");
+    let heading = title_heading(&plan.title);
     let mut out = String::with_capacity(yaml.len() + heading.len() + plan.content.len() + 16);
     out.push_str("---\n");
     out.push_str(&yaml);
@@ -173,6 +190,11 @@ pub fn format_plan(plan: &Plan) -> String {
 
 /// Parses a plan file. `id` (the file name without `.md`) is used when the frontmatter has
 /// none; `workspace` fills in [`Plan::workspace`].
+///
+/// A leading `# heading` line is removed from the content only when it is the title heading
+/// (its text equals the frontmatter `title` with line breaks as spaces, or there is no
+/// `title:` key and it supplies the title); otherwise it stays in [`Plan::content`].
+/// Frontmatter comments are read past and are not kept.
 ///
 /// Errors name the line: a missing or unclosed frontmatter, YAML that does not parse, an
 /// unknown status, or a missing or malformed `created`/`updated` timestamp.
@@ -266,17 +288,28 @@ pub fn parse_plan(text: &str, workspace: &str, id: &str) -> Result<Plan, Error> 
         .strip_prefix("\r\n")
         .or_else(|| body.strip_prefix('\n'))
         .unwrap_or(body);
+    // The leading `# heading` is dropped only when it is the one `format_plan` writes for
+    // this title, or when there is no `title:` key and the heading supplies the title. Any
+    // other first heading (`# Phase 1` under `title: My plan`) is a line a person wrote and
+    // stays in the content, so parse → format → parse never loses it.
     let mut heading = None;
     if let Some(rest) = body.strip_prefix("# ") {
         let (line, after) = match rest.find('\n') {
             Some(n) => (&rest[..n], &rest[n + 1..]),
             None => (rest, ""),
         };
-        heading = Some(line.trim_end_matches('\r').to_string());
-        body = after
-            .strip_prefix("\r\n")
-            .or_else(|| after.strip_prefix('\n'))
-            .unwrap_or(after);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let is_title_heading = match &front.title {
+            Some(title) => line == title_heading(title),
+            None => true,
+        };
+        if is_title_heading {
+            heading = Some(line.to_string());
+            body = after
+                .strip_prefix("\r\n")
+                .or_else(|| after.strip_prefix('\n'))
+                .unwrap_or(after);
+        }
     }
     // The file name is the id: it is what `get_plan` looks up, so a hand-edited `id:` that
     // disagrees with it cannot make the plan unreachable.
@@ -368,6 +401,55 @@ mod tests {
         assert_eq!(p.content, "## Goals\n- Implement JWT\n");
         assert_eq!(p.tags, ["backend", "security", "high-priority"]);
         assert_eq!(format_utc(&p.updated), "2025-10-13T16:45:00.000Z");
+    }
+
+    #[test]
+    fn title_heading_is_stripped_only_when_it_is_the_title() {
+        let front = "---\nid: p\ntitle: My plan\ncreated: 2025-10-13T09:00:00Z\n---\n";
+        let untitled = "---\nid: p\ncreated: 2025-10-13T09:00:00Z\n---\n";
+        let empty_title = "---\nid: p\ntitle: \"\"\ncreated: 2025-10-13T09:00:00Z\n---\n";
+        // (frontmatter, body, title, content)
+        let cases = [
+            (
+                front,
+                "\n# Phase 1\n- [ ] do x\n",
+                "My plan",
+                "# Phase 1\n- [ ] do x\n",
+            ),
+            (
+                front,
+                "\n# My plan\n\n# Phase 1\n",
+                "My plan",
+                "# Phase 1\n",
+            ),
+            (front, "\n# My plan\n- x", "My plan", "- x"),
+            (front, "\r\n# My plan\r\n\r\nx\r\n", "My plan", "x\r\n"),
+            (front, "\n# My plan", "My plan", ""),
+            (front, "\n# my plan\n", "My plan", "# my plan\n"),
+            (front, "\n#  My plan\n", "My plan", "#  My plan\n"),
+            (front, "\n# My plan \n", "My plan", "# My plan \n"),
+            (front, "\n## My plan\n", "My plan", "## My plan\n"),
+            (front, "# Phase 1\n", "My plan", "# Phase 1\n"),
+            (front, "", "My plan", ""),
+            (untitled, "\n# Heading\n\nx\n", "Heading", "x\n"),
+            (untitled, "\nx\n", "p", "x\n"),
+            (empty_title, "\n# \n\nx", "", "x"),
+            (empty_title, "\n# Phase 1\n", "", "# Phase 1\n"),
+        ];
+        for (front, body, title, content) in cases {
+            let text = format!("{front}{body}");
+            let p = parse_plan(&text, "ws", "p").expect(&text);
+            assert_eq!(p.title, title, "{text:?}");
+            assert_eq!(p.content, content, "{text:?}");
+            let again = format_plan(&p);
+            assert_eq!(parse_plan(&again, "ws", "p").expect(&again), p, "{again:?}");
+        }
+        // A title with a line break is written as a one-line heading and still recognised.
+        let mut p = plan();
+        p.title = "two\nlines".into();
+        p.content = "# two lines\n".into();
+        let text = format_plan(&p);
+        assert_eq!(parse_plan(&text, "ws", "auth-system").expect(&text), p);
     }
 
     #[test]

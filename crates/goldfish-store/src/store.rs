@@ -491,6 +491,15 @@ impl Store {
             if let Some(text) = current {
                 // Never overwrite a plan we cannot read: the person must fix it first.
                 let old = parse_plan(text, &workspace, &id).map_err(|e| e.with_path(&path))?;
+                // An id derived from the title replaces only the plan of that same title:
+                // "Fix: auth bug" must not silently overwrite "fix auth bug". Replacing a
+                // plan on purpose takes its explicit id.
+                if input.id.is_none() && old.title != plan.title {
+                    return Err(Error::invalid(format!(
+                        "plan `{id}` already exists with the title {:?}; give this plan another title or an explicit id, or pass id `{id}` to replace it",
+                        old.title
+                    )));
+                }
                 plan.created = old.created;
                 plan.extra = old.extra;
                 plan.status = old.status;

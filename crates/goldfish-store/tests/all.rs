@@ -3,6 +3,7 @@
 mod bad_input;
 mod concurrency;
 mod git;
+mod plan_heading;
 mod roundtrip;
 mod seed;
 mod v4;

@@ -237,3 +237,39 @@ fn new_files_are_private() -> TestResult {
     }
     Ok(())
 }
+
+/// Two titles with the same slug: the second save must not silently replace the first plan.
+#[test]
+fn a_title_slug_collision_does_not_overwrite_another_plan() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = Store::open(dir.path())?;
+    let mut first = PlanInput::new("Fix: auth bug", "first plan content");
+    first.workspace = Some("ws".into());
+    store.save_plan(first)?;
+
+    let mut second = PlanInput::new("fix auth bug", "second");
+    second.workspace = Some("ws".into());
+    let err = store
+        .save_plan(second)
+        .expect_err("same slug, different title");
+    assert!(err.to_string().contains("already exists"), "{err}");
+    assert_eq!(
+        store.get_plan("ws", "fix-auth-bug")?.content,
+        "first plan content"
+    );
+
+    // Saving again under the same title updates it; an explicit id replaces on purpose.
+    let mut again = PlanInput::new("Fix: auth bug", "first plan, revised");
+    again.workspace = Some("ws".into());
+    store.save_plan(again)?;
+    assert_eq!(
+        store.get_plan("ws", "fix-auth-bug")?.content,
+        "first plan, revised"
+    );
+    let mut explicit = PlanInput::new("fix auth bug", "replaced on purpose");
+    explicit.workspace = Some("ws".into());
+    explicit.id = Some("fix-auth-bug".into());
+    store.save_plan(explicit)?;
+    assert_eq!(store.get_plan("ws", "fix-auth-bug")?.title, "fix auth bug");
+    Ok(())
+}

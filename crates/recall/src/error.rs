@@ -18,10 +18,10 @@ pub enum ErrorKind {
 /// An error from recall or standup: what went wrong, which argument or file it concerns, and
 /// what to do next.
 #[derive(Debug, thiserror::Error)]
-#[error("{inner}")]
+#[error(transparent)]
 pub struct Error {
-    // Boxed: results stay small on the happy path.
-    #[source]
+    // Boxed: results stay small on the happy path. Transparent: the error chain is Inner's
+    // own (its store error, if any), not Inner repeated.
     inner: Box<Inner>,
 }
 

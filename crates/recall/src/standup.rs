@@ -1,6 +1,6 @@
 //! Standup: one view of recent work across every workspace.
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use goldfish_store::{Checkpoint, Store};
 
 use crate::error::Error;
@@ -89,7 +89,7 @@ pub fn standup(store: &Store, days: u32) -> Result<Standup, Error> {
 pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Error> {
     let now = opts.now.unwrap_or_else(|| store.now());
     let window = TimeWindow {
-        from: now - TimeDelta::days(i64::from(opts.days)),
+        from: crate::window::days_before(now, opts.days)?,
         to: now,
     };
     let names = store.list_workspaces()?;

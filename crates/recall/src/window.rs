@@ -46,7 +46,7 @@ impl TimeWindow {
         let start = match (from, since) {
             (Some(f), _) => parse_bound(f, Bound::From)?,
             (None, Some(s)) => parse_since(s, now)?,
-            (None, None) => end - TimeDelta::days(i64::from(days)),
+            (None, None) => days_before(end, days)?,
         };
         if start > end {
             let arg = if from.is_some() { "from" } else { "since" };
@@ -158,10 +158,35 @@ pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Erro
     parse_bound(s, Bound::From).map_err(|_| bad())
 }
 
+/// `end` minus `days` whole days, or an error naming the `days` argument when that is before
+/// the earliest date chrono can represent (a huge `--days` must not panic).
+pub(crate) fn days_before(end: DateTime<Utc>, days: u32) -> Result<DateTime<Utc>, Error> {
+    TimeDelta::try_days(i64::from(days))
+        .and_then(|delta| end.checked_sub_signed(delta))
+        .ok_or_else(|| {
+            Error::argument(
+                "days",
+                format!(
+                    "invalid `days` value {days}: reaches before the earliest supported date; use a smaller number"
+                ),
+            )
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn huge_days_is_an_argument_error_not_a_panic() {
+        let now = Utc.with_ymd_and_hms(2025, 10, 13, 12, 0, 0).unwrap();
+        let err = TimeWindow::resolve(now, u32::MAX, None, None, None).unwrap_err();
+        assert_eq!(err.argument_name(), Some("days"));
+        assert!(err.to_string().contains("4294967295"), "{err}");
+        let ok = TimeWindow::resolve(now, 365 * 100, None, None, None).unwrap();
+        assert!(ok.from < now);
+    }
 
     fn t(s: &str) -> DateTime<Utc> {
         notes_core::time::parse_utc(s).unwrap()

@@ -191,7 +191,7 @@ impl CancelHandle {
 ///
 /// # Order of a transition (crash safety)
 ///
-/// 1. remove stale signals of the new stage (left from an earlier round; they cannot fit the
+/// 1. remove stale signals of the new stage (see *Stale signals* below; they cannot fit the
 ///    old stage, so removing them first loses nothing);
 /// 2. write `pipeline.json` (the commit point);
 /// 3. update `GOBLIN_NOTES.md`;
@@ -201,8 +201,21 @@ impl CancelHandle {
 /// A runner killed between 2 and 4 leaves that signal behind; the next runner removes it on
 /// [`open`](PipelineRunner::open), since it can never fit the stage it led to.
 ///
+/// # Stale signals
+///
+/// A signal of the new stage that is already present when the stage starts is usually a
+/// genuine early completion: an agent finished two stages within one poll interval, or
+/// while no runner was running. It is kept, and the scan that follows the transition acts
+/// on it (so `scope-complete` and `build-complete` together take the pipeline from SCOPE to
+/// REVIEW in two scans). Only a signal that is *strictly older* than both the signal that
+/// caused the transition and the start of the stage being left (the modification time of
+/// `pipeline.json`, written when that stage began) is a leftover from an earlier round and
+/// is removed. All times compared are file modification times; on a tie (coarse time
+/// granularity) or an unknown time the signal is kept.
+///
 /// When a stage has two signals at once (`review-approved` and `review-changes-requested`),
-/// the older file wins; the other is removed as stale when that stage comes round again.
+/// the older file wins; the other predates the stage that follows, so it is removed as stale
+/// when its stage comes round again.
 #[derive(Debug)]
 pub struct PipelineRunner {
     worktree: PathBuf,
@@ -296,6 +309,28 @@ fn clean_terminal(dir: &SignalDir, cancel_path: &Path, report: &mut Vec<Error>) 
         report.push(e);
     }
     removed
+}
+
+/// A file's modification time; `None` when it is missing or the file system has none.
+fn modified_time(path: &Path) -> Option<SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The time before which a signal of the stage about to start is stale: the earlier of the
+/// triggering signal's modification time and the time the stage being left began (the
+/// modification time of `pipeline.json`). Both are file times from the same clock, so a
+/// coarse granularity only produces ties. `None` (nothing is stale) when either is unknown.
+fn stale_cutoff(
+    trigger: Option<SystemTime>,
+    stage_began: Option<SystemTime>,
+) -> Option<SystemTime> {
+    Some(trigger?.min(stage_began?))
+}
+
+/// Whether a signal file modified at `modified` predates `cutoff`. Ties and unknown times
+/// keep the signal: only a file provably older than the stage being left is a leftover.
+fn is_stale(modified: Option<SystemTime>, cutoff: Option<SystemTime>) -> bool {
+    matches!((modified, cutoff), (Some(m), Some(c)) if m < c)
 }
 
 /// The reason written in a `cancel` file: its first line, trimmed and shortened.
@@ -621,16 +656,21 @@ impl PipelineRunner {
         // The older file wins (None, unknown time, sorts last); the sort is stable, so ties
         // keep the table's order.
         candidates.sort_by_key(|(modified, _)| (modified.is_none(), *modified));
-        let Some((_, signal)) = candidates.into_iter().next() else {
+        let Some((trigger_modified, signal)) = candidates.into_iter().next() else {
             return Ok(report);
         };
         let kind = signal.kind();
+        // `pipeline.json` was last written when the current stage began; read before the
+        // transition rewrites it.
+        let stage_began = modified_time(&self.state_path);
         let mut next = self.pipeline.clone();
         let transition = next.apply(signal, now_millis(self.options.clock.as_ref()))?;
         if !transition.to.is_terminal() {
-            for &stale in transition.to.expected_signals() {
-                if self.dir.clear(stale)? {
-                    report.removed.push(stale);
+            let cutoff = stale_cutoff(trigger_modified, stage_began);
+            for &early in transition.to.expected_signals() {
+                let path = self.dir.signal_path(early);
+                if is_stale(modified_time(&path), cutoff) && self.dir.clear(early)? {
+                    report.removed.push(early);
                 }
             }
         }

@@ -512,7 +512,9 @@ fn clean_up_of_stale_and_leftover_signals() -> TestResult {
     let mut runner = PipelineRunner::open(wt, options(20, false))?;
     // A signal that does not fit the stage is ignored and left alone.
     dir.emit(&signal(SignalKind::TestPassed))?;
-    dir.emit(&signal(SignalKind::BuildComplete))?; // stale for BUILD
+    // Older than the start of SCOPE: a leftover of an earlier round, stale for BUILD.
+    let old = dir.emit(&signal(SignalKind::BuildComplete))?;
+    set_age(&old, Duration::from_secs(60))?;
     assert!(runner.scan_once()?.transition.is_none());
     dir.emit(&signal(SignalKind::ScopeComplete))?;
     let report = runner.scan_once()?;
@@ -533,6 +535,103 @@ fn clean_up_of_stale_and_leftover_signals() -> TestResult {
         ["test-passed"],
         "the leftover scope-complete is removed"
     );
+    Ok(())
+}
+
+fn set_age(path: &Path, age: Duration) -> std::io::Result<()> {
+    fs::File::options()
+        .write(true)
+        .open(path)?
+        .set_modified(SystemTime::now() - age)
+}
+
+/// Regression: two stages finished before the runner scans (one poll interval, or no runner
+/// at all) must not lose the second signal as "stale".
+#[test]
+fn early_signals_of_the_next_stage_are_kept_and_consumed() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let wt = tmp.path();
+    let dir = SignalDir::new(wt);
+
+    // Within one poll interval of a running runner.
+    let mut runner = PipelineRunner::start(wt, options(20, false))?;
+    dir.emit(&signal(SignalKind::ScopeComplete))?;
+    dir.emit(&signal(SignalKind::BuildComplete))?;
+    let report = runner.scan_once()?;
+    assert_eq!(report.transition.map(|t| t.to), Some(PipelineStage::Build));
+    assert_eq!(report.removed, [SignalKind::ScopeComplete]);
+    assert_eq!(
+        signal_files(wt),
+        ["build-complete"],
+        "the early signal is kept"
+    );
+    let report = runner.scan_once()?;
+    assert_eq!(report.transition.map(|t| t.to), Some(PipelineStage::Review));
+    assert_eq!(report.removed, [SignalKind::BuildComplete], "consumed");
+    assert!(signal_files(wt).is_empty());
+    runner.cancel_handle().cancel("next case");
+    runner.scan_once()?;
+    drop(runner);
+
+    // While no runner runs (`pipeline start`, emits, then `pipeline watch`).
+    drop(PipelineRunner::start(wt, options(20, false))?);
+    dir.emit(&signal(SignalKind::ScopeComplete))?;
+    dir.emit(&signal(SignalKind::BuildComplete))?;
+    let mut runner = PipelineRunner::open(wt, options(20, false))?;
+    let cancel = runner.cancel_handle();
+    let mut stages = Vec::new();
+    let end = runner.run_until_terminal(|event| {
+        if let RunEvent::StageStarted(start) = event {
+            stages.push(start.stage);
+            if start.stage == PipelineStage::Review {
+                cancel.cancel("reached REVIEW");
+            }
+        }
+    })?;
+    assert_eq!(end.stage(), PipelineStage::Cancelled);
+    assert_eq!(
+        stages,
+        [
+            PipelineStage::Scope,
+            PipelineStage::Build,
+            PipelineStage::Review,
+            PipelineStage::Cancelled
+        ]
+    );
+    assert!(signal_files(wt).is_empty(), "all signals gone on cancel");
+    Ok(())
+}
+
+/// A signal of the new stage that predates the stage being left is a leftover of an earlier
+/// round: the losing answer of a REVIEW goes when REVIEW comes round again.
+#[test]
+fn leftovers_from_an_earlier_round_are_removed() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let wt = tmp.path();
+    let dir = SignalDir::new(wt);
+    let mut runner = PipelineRunner::open(wt, options(20, false))?;
+    for kind in [SignalKind::ScopeComplete, SignalKind::BuildComplete] {
+        dir.emit(&signal(kind))?;
+        runner.scan_once()?;
+    }
+    assert_eq!(runner.stage(), PipelineStage::Review);
+    let approved = dir.emit(&signal(SignalKind::ReviewApproved))?;
+    let changes = dir.emit(&signal(SignalKind::ReviewChangesRequested))?;
+    // Both written before BUILD starts again; the older (changes requested) wins.
+    set_age(&changes, Duration::from_secs(10))?;
+    set_age(&approved, Duration::from_secs(5))?;
+    let t = runner.scan_once()?.transition.expect("changes requested");
+    assert_eq!((t.to, t.retry), (PipelineStage::Build, true));
+    assert_eq!(signal_files(wt), ["review-approved"], "not BUILD's signal");
+    dir.emit(&signal(SignalKind::BuildComplete))?;
+    let report = runner.scan_once()?;
+    assert_eq!(report.transition.map(|t| t.to), Some(PipelineStage::Review));
+    assert_eq!(
+        report.removed,
+        [SignalKind::ReviewApproved, SignalKind::BuildComplete],
+        "the old approval is stale"
+    );
+    assert!(runner.scan_once()?.transition.is_none(), "REVIEW waits");
     Ok(())
 }
 
