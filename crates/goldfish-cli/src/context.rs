@@ -25,7 +25,7 @@ impl Context {
         let home = match home.filter(|h| !h.as_os_str().is_empty()) {
             Some(h) if h.is_relative() => cwd.join(h),
             Some(h) => h,
-            None => default_home()
+            None => notes_core::fs::goldfish_home()
                 .context("cannot find the home directory: set GOLDFISH_HOME or pass --home DIR")?,
         };
         // An exported-but-empty GOLDFISH_WORKSPACE means "not set"; an explicitly empty
@@ -54,12 +54,4 @@ impl Context {
             None => self.cwd.clone(),
         }
     }
-}
-
-/// `~/.goldfish`.
-fn default_home() -> Option<PathBuf> {
-    let user_home = std::env::var_os("HOME")
-        .or_else(|| std::env::var_os("USERPROFILE"))
-        .filter(|h| !h.is_empty())?;
-    Some(PathBuf::from(user_home).join(".goldfish"))
 }

@@ -26,7 +26,7 @@ use crate::plan::{Plan, PlanStatus, format_plan, parse_plan};
 use crate::workspace::{reject_escapes, resolve_workspace, slugify, validate_workspace};
 
 /// Environment variable naming the store's root directory.
-pub const HOME_ENV: &str = "GOLDFISH_HOME";
+pub const HOME_ENV: &str = notes_core::fs::GOLDFISH_HOME_ENV;
 
 /// What to save as a checkpoint; see [`Store::save_checkpoint`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -195,17 +195,12 @@ impl Store {
 
     /// The store at `$GOLDFISH_HOME`, else `~/.goldfish` (from `$HOME`).
     pub fn from_env() -> Result<Store, Error> {
-        match std::env::var_os(HOME_ENV) {
-            Some(home) if !home.is_empty() => Store::open(PathBuf::from(home)),
-            _ => match std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")) {
-                Some(home) if !home.is_empty() => {
-                    Store::open(PathBuf::from(home).join(".goldfish"))
-                }
-                _ => Err(Error::invalid(
-                    "cannot find the goldfish store: set GOLDFISH_HOME (or HOME) to a directory",
-                )),
-            },
-        }
+        let root = notes_core::fs::goldfish_home().ok_or_else(|| {
+            Error::invalid(
+                "cannot find the goldfish store: set GOLDFISH_HOME (or HOME) to a directory",
+            )
+        })?;
+        Store::open(root)
     }
 
     /// The same store with another clock (for tests and tools that replay history).

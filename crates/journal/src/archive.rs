@@ -47,24 +47,22 @@ struct Pattern<'a> {
 /// The default archive root: `$GOLDFISH_HOME/self-improving`, where `GOLDFISH_HOME` defaults
 /// to `~/.goldfish`.
 pub fn default_archive_root() -> Result<PathBuf> {
-    archive_root_from(std::env::var_os("GOLDFISH_HOME"), std::env::home_dir())
+    archive_root_from(
+        std::env::var_os(notes_core::fs::GOLDFISH_HOME_ENV),
+        std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")),
+    )
 }
 
-fn archive_root_from(goldfish_home: Option<OsString>, home: Option<PathBuf>) -> Result<PathBuf> {
-    let base = match goldfish_home.filter(|h| !h.is_empty()) {
-        Some(h) => PathBuf::from(h),
-        None => match home.filter(|h| !h.as_os_str().is_empty()) {
-            Some(home) => home.join(".goldfish"),
-            None => {
-                return Err(Error::new(
-                    ErrorKind::NoHome,
-                    "cannot find the archive root: set GOLDFISH_HOME (or HOME), or pass an \
-                     archive root",
-                ));
-            }
-        },
-    };
-    Ok(base.join("self-improving"))
+fn archive_root_from(goldfish_home: Option<OsString>, home: Option<OsString>) -> Result<PathBuf> {
+    notes_core::fs::goldfish_home_from(goldfish_home, home)
+        .map(|base| base.join("self-improving"))
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::NoHome,
+                "cannot find the archive root: set GOLDFISH_HOME (or HOME), or pass an \
+                 archive root",
+            )
+        })
 }
 
 /// A task name as a file-name stem: `auth/machine-token-flow` → `auth-machine-token-flow`.
@@ -303,7 +301,7 @@ mod tests {
             (Some(""), Some(""), None),
         ];
         for (gh, home, want) in cases {
-            let got = archive_root_from(gh.map(OsString::from), home.map(PathBuf::from));
+            let got = archive_root_from(gh.map(OsString::from), home.map(OsString::from));
             match want {
                 Some(w) => assert_eq!(got.unwrap(), PathBuf::from(w)),
                 None => assert_eq!(got.unwrap_err().kind(), ErrorKind::NoHome),

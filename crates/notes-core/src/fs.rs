@@ -15,6 +15,7 @@
 //! list directories skip them, and [`update_locked`] removes stale ones left by killed
 //! processes.
 
+use std::ffi::OsString;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -169,6 +170,35 @@ impl WriteOptions {
     /// Files that follow the umask, as in a worktree (`.goblin/`, `JOURNAL.md`).
     pub fn umask() -> Self {
         WriteOptions::default()
+    }
+}
+
+/// The environment variable that names the goldfish home directory (the store).
+pub const GOLDFISH_HOME_ENV: &str = "GOLDFISH_HOME";
+
+/// The goldfish home directory: `$GOLDFISH_HOME` when set and not empty, else `.goldfish` in
+/// the user's home (`$HOME`, or `%USERPROFILE%` on Windows); `None` when neither is known.
+///
+/// Every crate that needs the home (the store, the journal archive, the binary) resolves it
+/// here, so they always agree.
+pub fn goldfish_home() -> Option<PathBuf> {
+    goldfish_home_from(
+        std::env::var_os(GOLDFISH_HOME_ENV),
+        std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")),
+    )
+}
+
+/// [`goldfish_home`] from explicit values of `$GOLDFISH_HOME` and the user's home (empty
+/// values count as unset).
+pub fn goldfish_home_from(
+    goldfish_home: Option<OsString>,
+    user_home: Option<OsString>,
+) -> Option<PathBuf> {
+    match goldfish_home.filter(|h| !h.is_empty()) {
+        Some(home) => Some(PathBuf::from(home)),
+        None => user_home
+            .filter(|h| !h.is_empty())
+            .map(|h| PathBuf::from(h).join(".goldfish")),
     }
 }
 
@@ -647,6 +677,21 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("line 3"), "{msg}");
         assert!(msg.contains("bad.md"), "{msg}");
+    }
+
+    #[test]
+    fn goldfish_home_resolution() {
+        let cases: [(Option<&str>, Option<&str>, Option<&str>); 5] = [
+            (Some("/g"), Some("/h"), Some("/g")),
+            (None, Some("/h"), Some("/h/.goldfish")),
+            (Some(""), Some("/h"), Some("/h/.goldfish")),
+            (None, None, None),
+            (Some(""), Some(""), None),
+        ];
+        for (gh, home, want) in cases {
+            let got = goldfish_home_from(gh.map(OsString::from), home.map(OsString::from));
+            assert_eq!(got, want.map(PathBuf::from), "{gh:?} {home:?}");
+        }
     }
 
     #[test]
