@@ -552,39 +552,33 @@ fn remove_stale_temps_of(target: &Path) {
         return;
     };
     let prefix = format!(".{name}.");
-    let Ok(entries) = fs::read_dir(parent_of(target)) else {
-        return;
-    };
-    let now = SystemTime::now();
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else {
-            continue;
-        };
-        if !(file_name.starts_with(&prefix) && is_temp_file_name(file_name)) {
-            continue;
-        }
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age > STALE_TEMP_AGE);
-        if old {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
+    let _ = remove_stale(parent_of(target), STALE_TEMP_AGE, |file| {
+        file.starts_with(&prefix)
+    });
 }
 
 /// Removes temporary files in `dir` older than `max_age` (left by killed processes); returns
 /// how many were removed.
 pub fn remove_stale_temp_files(dir: &Path, max_age: Duration) -> Result<usize, FsError> {
+    remove_stale(dir, max_age, |_| true)
+}
+
+/// Removes the temp files in `dir` whose names pass `select` and that are at least `max_age`
+/// old; returns how many were removed.
+fn remove_stale(
+    dir: &Path,
+    max_age: Duration,
+    select: impl Fn(&str) -> bool,
+) -> Result<usize, FsError> {
     let entries = fs::read_dir(dir).map_err(|e| FsError::new(FsOp::ListDir, dir, e))?;
     let now = SystemTime::now();
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if !name.to_str().is_some_and(is_temp_file_name) {
+        if !name
+            .to_str()
+            .is_some_and(|n| is_temp_file_name(n) && select(n))
+        {
             continue;
         }
         let age = entry
@@ -692,6 +686,39 @@ mod tests {
             let got = goldfish_home_from(gh.map(OsString::from), home.map(OsString::from));
             assert_eq!(got, want.map(PathBuf::from), "{gh:?} {home:?}");
         }
+    }
+
+    #[test]
+    fn stale_temp_files_are_removed_fresh_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("day.md");
+        let stale = dir.path().join(".day.md.1-a-0.tmp");
+        let fresh = dir.path().join(".day.md.2-b-0.tmp");
+        let other = dir.path().join(".other.md.3-c-0.tmp");
+        for p in [&stale, &fresh, &other] {
+            fs::write(p, b"partial").unwrap();
+        }
+        let old = SystemTime::now() - Duration::from_secs(600);
+        for p in [&stale, &other] {
+            fs::File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        // A locked update cleans only its own target's stale temps.
+        update_locked::<_, FsError>(&target, &WriteOptions::default(), |_| {
+            Ok(Update::Write("x".into(), ()))
+        })
+        .unwrap();
+        assert!(!stale.exists() && fresh.exists() && other.exists());
+        // The directory-wide sweep takes every stale one.
+        assert_eq!(
+            remove_stale_temp_files(dir.path(), Duration::from_secs(300)).unwrap(),
+            1
+        );
+        assert!(!other.exists() && fresh.exists());
     }
 
     #[test]
