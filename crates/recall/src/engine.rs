@@ -4,16 +4,16 @@
 //! How a search runs (all per call, because recall searches a freshly read set; nothing is
 //! cached across calls):
 //!
-//! 1. One pass over the checkpoints tokenises and folds every field. Every token counts
-//!    towards its field's length (BM25 needs them all), but only a token that passes a cheap
-//!    *necessary* condition for matching some query word ([`Probe::may_match`]: first
-//!    bytes, length, and which letters it adds or lacks) is looked up in a small map of
-//!    candidate terms. Each distinct candidate is compared once with every query word:
-//!    exact match, same stem, prefix in either direction, or a bounded Damerau (OSA) edit
-//!    distance, each with a similarity factor below 1. Document frequencies are counted for
-//!    matched terms only, and each document keeps only its matched `(term, field)`
-//!    occurrences and its field lengths. Tag, branch and file values are tokenised once
-//!    per distinct value.
+//! 1. One pass over the checkpoints finds the tokens of every field with the [`Scanner`]
+//!    (sixteen bytes at a time) and counts each towards its field's length (BM25 needs them
+//!    all). Each *distinct* token is classified once, on its first sighting (a per-call memo
+//!    remembers the verdict): a cheap *necessary* condition for matching some query word
+//!    ([`Probe::may_match`]: first bytes, length, and which letters it adds or lacks), then
+//!    a comparison with every query word: exact match, same stem, prefix in either
+//!    direction, or a bounded Damerau (OSA) edit distance, each with a similarity factor
+//!    below 1. Document frequencies are counted for matched terms only, and each document
+//!    keeps only its matched `(term, field)` occurrences and its field lengths. Tag, branch
+//!    and file values are scanned once per distinct value ([`ValueCache`]).
 //! 2. Each query word keeps its [`MAX_EXPANSIONS`] most similar terms (ties in first-seen
 //!    order). Only documents that matched something are scored: per query word, the best
 //!    BM25F score among that word's expansions, scaled by the similarity.
@@ -27,6 +27,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use goldfish_store::Checkpoint;
 
+use crate::scan::{Classify, NONE, Scanner};
 use crate::text::{is_stop_word, letter_bit, letter_mask, osa_within, stem, tokenize};
 
 /// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys.
@@ -181,7 +182,6 @@ const B: [f32; FIELDS] = [0.5, 0.75, 0.5, 0.0, 0.75];
 const K1: f32 = 1.2;
 /// Expansions kept per query word (the most similar ones).
 const MAX_EXPANSIONS: usize = 64;
-const NONE: u32 = u32::MAX;
 
 /// A fast, non-cryptographic hash for short byte strings (the `FxHash` of rustc).
 #[derive(Default, Clone, Copy)]
@@ -375,7 +375,8 @@ struct Matcher<'a> {
     /// (any token may match them; the others need the first byte).
     probes: Vec<Probe>,
     long: Vec<Probe>,
-    /// Token → index in `terms`, or [`NONE`] when it matches no query word.
+    /// Token → index in `terms`, or [`NONE`] when it matches no query word, for the tokens
+    /// the scanner's memo does not hold (longer than 16 bytes, or not ASCII).
     seen: FxMap<Box<[u8]>, u32>,
     /// Matched terms in first-seen order (the order ties between expansions are broken by).
     terms: Vec<Term>,
@@ -403,9 +404,11 @@ impl<'a> Matcher<'a> {
         }
     }
 
-    /// The index of `tok` in `terms`, or [`NONE`] if it matches no query word.
+    /// The index of `tok` in `terms`, or [`NONE`] if it matches no query word. With
+    /// `remember`, the verdict of a token that passed the prefilter is kept in `seen`;
+    /// without, the caller keeps it (the scanner's memo).
     #[inline]
-    fn classify(&mut self, tok: &[u8]) -> u32 {
+    fn verdict(&mut self, tok: &[u8], remember: bool) -> u32 {
         let Some(&b0) = tok.first() else {
             return NONE;
         };
@@ -415,7 +418,7 @@ impl<'a> Matcher<'a> {
         }
         if !self.opts.fuzzy {
             if self.words.iter().any(|w| w.bytes == tok) {
-                return self.lookup(&Token::new(tok));
+                return self.lookup(&Token::new(tok), remember);
             }
             return NONE;
         }
@@ -428,15 +431,15 @@ impl<'a> Matcher<'a> {
         if !may {
             return NONE;
         }
-        self.lookup(&v)
+        self.lookup(&v, remember)
     }
 
-    /// [`Matcher::classify`] for a token that passed the prefilter: looked up, or scored
-    /// against every query word and remembered.
+    /// [`Matcher::verdict`] for a token that passed the prefilter: looked up (with
+    /// `remember`), or scored against every query word.
     #[inline(never)]
-    fn lookup(&mut self, v: &Token<'_>) -> u32 {
+    fn lookup(&mut self, v: &Token<'_>, remember: bool) -> u32 {
         let tok = v.bytes;
-        if let Some(&t) = self.seen.get(tok) {
+        if remember && let Some(&t) = self.seen.get(tok) {
             return t;
         }
         let mut matches = Vec::new();
@@ -460,7 +463,9 @@ impl<'a> Matcher<'a> {
             });
             u32::try_from(self.terms.len() - 1).unwrap_or(NONE - 1)
         };
-        self.seen.insert(tok.into(), t);
+        if remember {
+            self.seen.insert(tok.into(), t);
+        }
         t
     }
 
@@ -475,35 +480,155 @@ impl<'a> Matcher<'a> {
     }
 }
 
-/// A tag, branch or file value as a key of the per-call value cache: compared eight bytes
-/// at a time in line (these keys are short, and a `memcmp` call costs more than the
-/// comparison).
-#[derive(Clone, Copy, Hash)]
-struct ValueKey<'a>(&'a str);
-
-impl PartialEq for ValueKey<'_> {
-    #[inline]
-    fn eq(&self, other: &Self) -> bool {
-        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));
-        for (x, y) in (&mut ca).zip(&mut cb) {
-            let x = u64::from_le_bytes(x.try_into().expect("chunks_exact yields 8 bytes"));
-            let y = u64::from_le_bytes(y.try_into().expect("chunks_exact yields 8 bytes"));
-            if x != y {
-                return false;
-            }
-        }
-        ca.remainder()
-            .iter()
-            .zip(cb.remainder())
-            .all(|(x, y)| x == y)
+impl Classify for Matcher<'_> {
+    fn classify_new(&mut self, token: &[u8]) -> u32 {
+        self.verdict(token, false)
+    }
+    fn classify(&mut self, token: &[u8]) -> u32 {
+        self.verdict(token, true)
     }
 }
 
-impl Eq for ValueKey<'_> {}
+/// Tag, branch and file values already scanned in this search (they repeat: the same files
+/// are touched again and again): value → its token count and the span of its matched terms
+/// in a shared list. Open addressing, at most half full; the keys are copied into one arena,
+/// so a hit compares against bytes near each other rather than another checkpoint's string.
+struct ValueCache {
+    slots: Vec<ValueSlot>,
+    arena: Vec<u8>,
+    /// The matched terms of every value, in order; a slot names its span.
+    terms: Vec<u32>,
+    /// `64 - log2(slots.len())`.
+    shift: u32,
+    len: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct ValueSlot {
+    /// [`hash_value`] of the key, never zero; zero marks an empty slot.
+    hash: u64,
+    /// The key: `arena[start..start + len]`.
+    start: u32,
+    len: u32,
+    /// Its matched terms, `ValueCache::terms[first..end]`, and its token count.
+    first: u32,
+    end: u32,
+    tokens: u32,
+}
+
+/// A 64-bit hash of a short byte string, eight bytes at a time (the tail as an overlapping
+/// load), never zero.
+fn hash_value(b: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("eight bytes"));
+    let n = b.len();
+    let mut h = (n as u64).wrapping_mul(K);
+    if n >= 8 {
+        let mut chunks = b.chunks_exact(8);
+        for c in &mut chunks {
+            h = (h ^ word(c)).wrapping_mul(K).rotate_left(23);
+        }
+        h ^= word(&b[n - 8..]);
+    } else if n >= 4 {
+        let half = |c: &[u8]| u64::from(u32::from_le_bytes(c.try_into().expect("four bytes")));
+        h ^= half(&b[..4]) | half(&b[n - 4..]) << 32;
+    } else if n > 0 {
+        h ^= u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16;
+    }
+    h = (h ^ (h >> 32)).wrapping_mul(K);
+    (h ^ (h >> 29)) | 1
+}
+
+impl ValueCache {
+    fn new() -> ValueCache {
+        const BITS: u32 = 8;
+        ValueCache {
+            slots: vec![ValueSlot::default(); 1 << BITS],
+            arena: Vec::new(),
+            terms: Vec::new(),
+            shift: 64 - BITS,
+            len: 0,
+        }
+    }
+
+    /// The token count of `value` and its matched terms in order, scanned on first sight.
+    #[inline]
+    fn terms(
+        &mut self,
+        value: &str,
+        scanner: &mut Scanner,
+        m: &mut Matcher<'_>,
+        found: &mut Vec<(u32, u8)>,
+    ) -> (u32, &[u32]) {
+        let h = hash_value(value.as_bytes());
+        let e = match self.find(value.as_bytes(), h) {
+            Ok(e) => e,
+            Err(slot) => {
+                found.clear();
+                let [tokens, _] = scanner.scan(value, false, m, found);
+                let first = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
+                self.terms.extend(found.iter().map(|&(t, _)| t));
+                let e = ValueSlot {
+                    hash: h,
+                    first,
+                    end: u32::try_from(self.terms.len()).unwrap_or(u32::MAX),
+                    tokens,
+                    ..ValueSlot::default()
+                };
+                self.insert(slot, value.as_bytes(), e);
+                e
+            }
+        };
+        let terms = self.terms.get(e.first as usize..e.end as usize);
+        (e.tokens, terms.unwrap_or(&[]))
+    }
+
+    /// The entry of `value` (with hash `h`), or the empty slot where it belongs.
+    #[inline]
+    fn find(&self, value: &[u8], h: u64) -> Result<ValueSlot, usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = (h >> self.shift) as usize;
+        loop {
+            let e = self.slots[i & mask];
+            if e.hash == 0 {
+                return Err(i & mask);
+            }
+            if e.hash == h && e.len as usize == value.len() {
+                let start = e.start as usize;
+                if self.arena.get(start..start + value.len()) == Some(value) {
+                    return Ok(e);
+                }
+            }
+            i = i.wrapping_add(1);
+        }
+    }
+
+    fn insert(&mut self, slot: usize, value: &[u8], mut e: ValueSlot) {
+        let (Ok(start), Ok(len)) = (u32::try_from(self.arena.len()), u32::try_from(value.len()))
+        else {
+            // Over 4 GiB of distinct values: stop caching, the caller scans them again.
+            return;
+        };
+        self.arena.extend_from_slice(value);
+        e.start = start;
+        e.len = len;
+        self.slots[slot] = e;
+        self.len += 1;
+        if self.len * 2 > self.slots.len() {
+            let doubled = vec![ValueSlot::default(); self.slots.len() * 2];
+            let old = std::mem::replace(&mut self.slots, doubled);
+            self.shift -= 1;
+            let mask = self.slots.len() - 1;
+            for e in old.into_iter().filter(|e| e.hash != 0) {
+                let mut i = (e.hash >> self.shift) as usize;
+                while self.slots[i & mask].hash != 0 {
+                    i = i.wrapping_add(1);
+                }
+                self.slots[i & mask] = e;
+            }
+        }
+    }
+}
 
 /// A document that contains at least one matched term.
 struct DocMatch {
@@ -529,68 +654,39 @@ impl Pass {
     #[allow(clippy::needless_range_loop)]
     fn run(words: &[Word], checkpoints: &[Checkpoint], opts: &SearchOptions) -> Pass {
         let mut m = Matcher::new(words, opts);
+        let mut scanner = Scanner::new();
         let mut docs = Vec::new();
         let mut occ: Vec<(u32, u8)> = Vec::new();
-        let mut buf = Vec::with_capacity(64);
+        let mut found: Vec<(u32, u8)> = Vec::new();
         let mut totals = [0u64; FIELDS];
-        // Tags, branches and file paths repeat across checkpoints (the same files are touched
-        // again and again): each distinct value is tokenised once per call, and its token
-        // count and matched terms are reused.
-        let mut value_cache: FxMap<ValueKey<'_>, (u32, u32, u32)> =
-            FxMap::with_capacity_and_hasher(checkpoints.len(), Default::default());
-        let mut cached: Vec<u32> = Vec::new();
+        // Tags, branches and file paths are scanned once per distinct value.
+        let mut values_cache = ValueCache::new();
         for (index, cp) in checkpoints.iter().enumerate() {
             let d = u32::try_from(index).unwrap_or(NONE - 1);
             let start = occ.len();
             let mut lens = [0u32; FIELDS];
-            let (title, body) = match cp.description.split_once('\n') {
-                Some((t, b)) => (t, b),
-                None => (cp.description.as_str(), ""),
-            };
-            for f in 0..FIELDS {
-                let mut len = 0u32;
-                if f < 2 {
-                    tokenize(if f == 0 { title } else { body }, &mut buf, |tok| {
-                        len += 1;
-                        let t = m.classify(tok);
-                        if t != NONE {
-                            m.count(t, d);
-                            occ.push((t, f as u8));
-                        }
-                    });
-                } else {
-                    let values: &mut dyn Iterator<Item = &str> = match f {
-                        2 => &mut cp.tags.iter().map(String::as_str),
-                        3 => &mut cp.branch.as_deref().into_iter(),
-                        _ => &mut cp.files.iter().map(String::as_str),
-                    };
-                    for value in values {
-                        let (s, e, n) = match value_cache.get(&ValueKey(value)) {
-                            Some(&span) => span,
-                            None => {
-                                let s = cached.len() as u32;
-                                let mut n = 0u32;
-                                tokenize(value, &mut buf, |tok| {
-                                    n += 1;
-                                    let t = m.classify(tok);
-                                    if t != NONE {
-                                        cached.push(t);
-                                    }
-                                });
-                                let span = (s, cached.len() as u32, n);
-                                value_cache.insert(ValueKey(value), span);
-                                span
-                            }
-                        };
-                        len += n;
-                        for &t in &cached[s as usize..e as usize] {
-                            m.count(t, d);
-                            occ.push((t, f as u8));
-                        }
-                    }
+            // The description is two fields: the title and the body after its first newline.
+            found.clear();
+            let [title, body] = scanner.scan(&cp.description, true, &mut m, &mut found);
+            (lens[0], lens[1]) = (title, body);
+            for &(t, f) in &found {
+                m.count(t, d);
+                occ.push((t, f));
+            }
+            let branch = cp.branch.as_deref().into_iter();
+            let values = (cp.tags.iter().map(|v| (2, v.as_str())))
+                .chain(branch.map(|v| (3, v)))
+                .chain(cp.files.iter().map(|v| (4, v.as_str())));
+            for (f, value) in values {
+                let (tokens, terms) = values_cache.terms(value, &mut scanner, &mut m, &mut found);
+                lens[f] += tokens;
+                for &t in terms {
+                    m.count(t, d);
+                    occ.push((t, f as u8));
                 }
-                lens[f] = len;
-                totals[f] += u64::from(len);
+            }
+            for f in 0..FIELDS {
+                totals[f] += u64::from(lens[f]);
             }
             if occ.len() > start {
                 docs.push(DocMatch {

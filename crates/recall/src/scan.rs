@@ -1,0 +1,535 @@
+//! The scanner: finds the tokens of a text sixteen bytes at a time and remembers the verdict
+//! of every distinct token, so that the tokenizer's general path and the query classifier run
+//! once per distinct word instead of once per occurrence.
+//!
+//! It is an exact shortcut of [`tokenize`] followed by a classifier: for every text it counts
+//! the same tokens and reports the same verdicts in the same order (property-tested against
+//! that composition, and the engine's results against the engine before it, bit for bit).
+//!
+//! How a text is read:
+//!
+//! 1. The text is read in 64-byte windows (the last one copied into a zeroed buffer, so that
+//!    every load below stays in bounds without a branch), each classified sixteen bytes at a
+//!    time with SIMD compares (`wide`, SSE2 on x86-64, NEON on aarch64, plain arrays elsewhere) into
+//!    bit planes: ASCII letters and digits, upper- and lowercase letters, non-ASCII bytes,
+//!    newlines.
+//! 2. A *run* is a maximal sequence of ASCII letters, digits and non-ASCII bytes. Runs are
+//!    separated by ASCII bytes that are neither, exactly where [`tokenize`] flushes, so the
+//!    tokens of a run do not depend on the rest of the text. A run cut by the end of a window
+//!    is left for the next window, which starts at it.
+//! 3. Almost every run is an ASCII word of 2 to 16 bytes without a camelCase boundary: its one
+//!    token is the run with its letters lowercased (`| 0x20` per byte), loaded as two `u64`s
+//!    and looked up in the [`Memo`]. Only a miss asks the classifier.
+//! 4. Any other run — camelCase (`parseSince` is three tokens), non-ASCII (`Café`, `—`),
+//!    longer than 16 bytes — goes through [`tokenize`] itself; its tokens that are ASCII and
+//!    at most 16 bytes long still go through the memo, so each distinct token is classified
+//!    once whichever way it was found.
+
+use wide::i8x16;
+
+use crate::text::tokenize;
+
+/// The verdict "matches no query word".
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Bytes per window: one bit each in a `u64` plane.
+const WINDOW: usize = 64;
+/// Zero bytes after the text: a whole window past any start, plus a 16-byte key load.
+const PAD: usize = WINDOW + 16;
+/// Lowercases an ASCII letter and leaves a digit unchanged, in each of 16 bytes.
+const CASE: u64 = 0x2020_2020_2020_2020;
+/// Tokens longer than this are not memoised (the key is two `u64`s).
+const MAX_KEY: usize = 16;
+
+/// `KEEP[n]`: masks that keep the first `n` bytes of a token held as two little-endian words.
+const KEEP: [[u64; 2]; MAX_KEY + 1] = {
+    let mut t = [[0u64; 2]; MAX_KEY + 1];
+    let mut n = 0;
+    while n <= MAX_KEY {
+        let lo = if n >= 8 { 8 } else { n };
+        let hi = n - lo;
+        t[n][0] = if lo == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * lo)) - 1
+        };
+        t[n][1] = if hi == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * hi)) - 1
+        };
+        n += 1;
+    }
+    t
+};
+
+/// What the scanner asks about a token (folded, as [`tokenize`] emits it).
+pub(crate) trait Classify {
+    /// The verdict for a token of at most [`MAX_KEY`] ASCII bytes, asked once per distinct
+    /// token (the memo remembers it).
+    fn classify_new(&mut self, token: &[u8]) -> u32;
+    /// The verdict for any other token; the implementation may remember it.
+    fn classify(&mut self, token: &[u8]) -> u32;
+}
+
+/// Bit planes of one window: bit `i` describes byte `i`.
+#[derive(Default)]
+struct Planes {
+    /// ASCII letters and digits.
+    word: u64,
+    upper: u64,
+    lower: u64,
+    /// Bytes of 0x80 and above (parts of non-ASCII characters).
+    high: u64,
+    newline: u64,
+}
+
+/// Classifies the first [`WINDOW`] bytes of `win`.
+#[inline]
+fn planes(win: &[u8; PAD]) -> Planes {
+    let mut p = Planes::default();
+    let zero = i8x16::splat(0);
+    for k in 0..WINDOW / 16 {
+        let mut chunk = [0i8; 16];
+        for (c, &b) in chunk.iter_mut().zip(&win[16 * k..16 * k + 16]) {
+            *c = b as i8;
+        }
+        let x = i8x16::new(chunk);
+        // Unsigned range tests as signed compares: (b - lo) as u8 < n  ⟺
+        // (b - lo + 0x80) as i8 < n - 128.
+        let folded = x | i8x16::splat(0x20);
+        let letter = (folded + i8x16::splat(0x80u8.wrapping_sub(b'a') as i8))
+            .simd_lt(i8x16::splat(i8::MIN + 26));
+        let digit =
+            (x + i8x16::splat(0x80u8.wrapping_sub(b'0') as i8)).simd_lt(i8x16::splat(i8::MIN + 10));
+        let small = (x & i8x16::splat(0x20)).simd_eq(zero);
+        let shift = 16 * k;
+        p.word |= u64::from((letter | digit).to_bitmask()) << shift;
+        p.upper |= u64::from((letter & small).to_bitmask()) << shift;
+        p.lower |= u64::from((letter & !small).to_bitmask()) << shift;
+        p.high |= u64::from(x.to_bitmask()) << shift;
+        p.newline |= u64::from(x.simd_eq(i8x16::splat(b'\n' as i8)).to_bitmask()) << shift;
+    }
+    p
+}
+
+/// An entry of the [`Memo`]: a token as two little-endian words, and its verdict.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// Bytes 0–7; zero marks an empty slot (a token is at least two non-zero bytes).
+    head: u64,
+    /// Bytes 8–15, zero for a token of at most eight bytes.
+    tail: u64,
+    verdict: u32,
+}
+
+const EMPTY: Entry = Entry {
+    head: 0,
+    tail: 0,
+    verdict: NONE,
+};
+
+/// Per search: folded token of at most 16 ASCII bytes → verdict. Open addressing with linear
+/// probing, at most half full.
+struct Memo {
+    /// A power of two of them.
+    entries: Vec<Entry>,
+    len: usize,
+}
+
+impl Memo {
+    const INITIAL_BITS: u32 = 10;
+
+    fn new() -> Memo {
+        Memo {
+            entries: vec![EMPTY; 1 << Self::INITIAL_BITS],
+            len: 0,
+        }
+    }
+
+    /// Where to start probing for a key, masked to the table by the caller: a folded
+    /// multiply (the high and low halves of a 128-bit product, XORed), which mixes every key
+    /// bit into every bit of the result with one `mul`.
+    #[inline]
+    fn slot(head: u64, tail: u64) -> usize {
+        let p = u128::from(head ^ tail.rotate_left(29)) * 0x9E37_79B9_7F4A_7C15;
+        ((p as u64) ^ ((p >> 64) as u64)) as usize
+    }
+
+    /// The verdict of the token of `len` bytes whose first eight are `head` and the others
+    /// `tail` (little-endian, zero-padded), asking `c` on a miss.
+    #[inline]
+    fn get(&mut self, head: u64, tail: u64, len: usize, c: &mut impl Classify) -> u32 {
+        let mask = self.entries.len() - 1;
+        let mut i = Self::slot(head, tail);
+        loop {
+            let e = self.entries[i & mask];
+            if e.head == head && e.tail == tail {
+                return e.verdict;
+            }
+            if e.head == 0 {
+                return self.insert(i & mask, head, tail, len, c);
+            }
+            i = i.wrapping_add(1);
+        }
+    }
+
+    #[inline(never)]
+    fn insert(&mut self, i: usize, head: u64, tail: u64, len: usize, c: &mut impl Classify) -> u32 {
+        let mut bytes = [0u8; MAX_KEY];
+        bytes[..8].copy_from_slice(&head.to_le_bytes());
+        bytes[8..].copy_from_slice(&tail.to_le_bytes());
+        let verdict = c.classify_new(&bytes[..len.min(MAX_KEY)]);
+        self.entries[i] = Entry {
+            head,
+            tail,
+            verdict,
+        };
+        self.len += 1;
+        if self.len * 2 > self.entries.len() {
+            self.grow();
+        }
+        verdict
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![EMPTY; self.entries.len() * 2];
+        let old = std::mem::replace(&mut self.entries, doubled);
+        let mask = self.entries.len() - 1;
+        for e in old.into_iter().filter(|e| e.head != 0) {
+            let mut i = Self::slot(e.head, e.tail);
+            while self.entries[i & mask].head != 0 {
+                i = i.wrapping_add(1);
+            }
+            self.entries[i & mask] = e;
+        }
+    }
+
+    /// [`Memo::get`] for a token given as bytes (from the general path).
+    fn get_bytes(&mut self, token: &[u8], c: &mut impl Classify) -> u32 {
+        let mut bytes = [0u8; MAX_KEY];
+        bytes[..token.len()].copy_from_slice(token);
+        let (head, tail) = bytes.split_at(8);
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("eight bytes"));
+        self.get(word(head), word(tail), token.len(), c)
+    }
+}
+
+/// Reusable state for scanning many texts in one search: the memo and a buffer.
+pub(crate) struct Scanner {
+    memo: Memo,
+    buf: Vec<u8>,
+}
+
+/// Whether `b` belongs to a run (see the module documentation).
+#[inline]
+fn in_run(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b >= 0x80
+}
+
+impl Scanner {
+    pub(crate) fn new() -> Scanner {
+        Scanner {
+            memo: Memo::new(),
+            buf: Vec::with_capacity(64),
+        }
+    }
+
+    /// Scans `text`, which is two fields when `split` (the part before its first newline is
+    /// field 0, the rest field 1) and one otherwise (field 0). Returns the number of tokens of
+    /// each field, as [`tokenize`] counts them, and pushes `(verdict, field)` to `out` for
+    /// every token whose verdict is not [`NONE`], in text order.
+    pub(crate) fn scan(
+        &mut self,
+        text: &str,
+        split: bool,
+        c: &mut impl Classify,
+        out: &mut Vec<(u32, u8)>,
+    ) -> [u32; 2] {
+        let Scanner { memo, buf } = self;
+        let bytes = text.as_bytes();
+        let mut counts = [0u32; 2];
+        // Tokens that start after this byte belong to field 1.
+        let mut split_at = usize::MAX;
+        let mut last: [u8; PAD];
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let win: &[u8; PAD] = match bytes.get(pos..pos + PAD) {
+                Some(w) => w.try_into().expect("a window and its padding"),
+                None => {
+                    // The end of the text: the same bytes followed by zeros.
+                    let rest = &bytes[pos..];
+                    last = [0u8; PAD];
+                    last[..rest.len()].copy_from_slice(rest);
+                    &last
+                }
+            };
+            let p = planes(win);
+            if split {
+                // `trailing_zeros` of no newline is 64: past the window, so `MAX` is kept.
+                let at = pos + p.newline.trailing_zeros() as usize;
+                split_at = split_at.min(if p.newline != 0 { at } else { usize::MAX });
+            }
+            let mut run = p.word | p.high;
+            // Runs that need the general path: camelCase boundaries and non-ASCII bytes.
+            let mut special = (p.upper & (p.lower << 1)) | p.high;
+            let mut next = pos + WINDOW;
+            if bytes.len() - pos > WINDOW && run >> 63 != 0 {
+                // The last run may go on past the window: leave it to the next one.
+                let tail = run.leading_ones() as usize;
+                if tail == WINDOW {
+                    // A run longer than a window.
+                    let end = bytes[pos..]
+                        .iter()
+                        .position(|&b| !in_run(b))
+                        .map_or(bytes.len(), |n| pos + n);
+                    let field = usize::from(pos > split_at);
+                    counts[field] += general(&text[pos..end], memo, buf, c, field, out);
+                    pos = end;
+                    continue;
+                }
+                let keep = u64::MAX >> tail;
+                run &= keep;
+                special &= keep;
+                next = pos + WINDOW - tail;
+            }
+            // Bytes after the newline that ends field 0.
+            let field1 = match split_at.checked_sub(pos) {
+                None => u64::MAX,
+                Some(n) if n < WINDOW - 1 => u64::MAX << (n + 1),
+                Some(_) => 0,
+            };
+            // First and last bytes of the runs of at least two bytes (a one-byte run has no
+            // token); taken in pairs below, lowest first. Each run is one token, counted here;
+            // the general path corrects the counts of its runs.
+            let mut starts = run & !(run << 1) & (run >> 1);
+            let mut ends = run & !(run >> 1) & (run << 1);
+            let total = starts.count_ones();
+            let after = if field1 == 0 {
+                0
+            } else {
+                (starts & field1).count_ones()
+            };
+            counts[0] += total - after;
+            counts[1] += after;
+            // The byte after each run without a special byte: adding its first bit to the run
+            // less its special bytes carries past its end only when nothing stops the carry.
+            let clean = (run & !special).wrapping_add(run & !(run << 1)) & !run;
+            while starts != 0 {
+                let s = (starts.trailing_zeros() & 63) as usize;
+                let e = (ends.trailing_zeros() & 63) as usize;
+                let end_bit = ends & ends.wrapping_neg();
+                starts &= starts - 1;
+                ends &= ends - 1;
+                let len = e + 1 - s;
+                // A special run, or one longer than a key (a run ending at the window's last
+                // byte has no byte after it and goes this way too: it is rare).
+                if len > MAX_KEY || clean & (end_bit << 1) == 0 {
+                    let field = usize::from(field1 & end_bit != 0);
+                    counts[field] -= 1;
+                    counts[field] +=
+                        general(&text[pos + s..pos + s + len], memo, buf, c, field, out);
+                    continue;
+                }
+                // The token lowercased, as two little-endian words cut to its 2..=16 bytes.
+                let keep = KEEP[len];
+                let word = |at: usize| match win.get(at..at + 8) {
+                    Some(w) => u64::from_le_bytes(w.try_into().expect("eight bytes")) | CASE,
+                    None => 0,
+                };
+                let head = word(s) & keep[0];
+                let tail = word(s + 8) & keep[1];
+                let t = memo.get(head, tail, len, c);
+                if t != NONE {
+                    out.push((t, u8::from(field1 & end_bit != 0)));
+                }
+            }
+            pos = next;
+        }
+        counts
+    }
+}
+
+/// The general path for one run: [`tokenize`], then the memo for tokens it can hold.
+#[inline(never)]
+fn general(
+    run: &str,
+    memo: &mut Memo,
+    buf: &mut Vec<u8>,
+    c: &mut impl Classify,
+    field: usize,
+    out: &mut Vec<(u32, u8)>,
+) -> u32 {
+    let mut n = 0;
+    tokenize(run, buf, |token| {
+        n += 1;
+        let t = if token.len() <= MAX_KEY && token.is_ascii() {
+            memo.get_bytes(token, c)
+        } else {
+            c.classify(token)
+        };
+        if t != NONE {
+            out.push((t, field as u8));
+        }
+    });
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// A classifier with made-up verdicts that records what it was asked.
+    #[derive(Default)]
+    struct Recorder {
+        verdicts: HashMap<Vec<u8>, u32>,
+        asked_new: Vec<Vec<u8>>,
+    }
+
+    impl Recorder {
+        fn verdict(&mut self, token: &[u8]) -> u32 {
+            // Every third distinct token "matches".
+            let n = self.verdicts.len() as u32;
+            *self
+                .verdicts
+                .entry(token.to_vec())
+                .or_insert(if n.is_multiple_of(3) { n } else { NONE })
+        }
+    }
+
+    impl Classify for Recorder {
+        fn classify_new(&mut self, token: &[u8]) -> u32 {
+            self.asked_new.push(token.to_vec());
+            self.verdict(token)
+        }
+        fn classify(&mut self, token: &[u8]) -> u32 {
+            assert!(token.len() > MAX_KEY || !token.is_ascii(), "{token:?}");
+            self.verdict(token)
+        }
+    }
+
+    /// The scanner's output for `texts` (each split at its newline or not), with one memo.
+    fn scanned(texts: &[(&str, bool)]) -> (Vec<[u32; 2]>, Vec<(u32, u8)>, Recorder) {
+        let mut r = Recorder::default();
+        let mut s = Scanner::new();
+        let mut out = Vec::new();
+        let counts = texts
+            .iter()
+            .map(|&(t, split)| s.scan(t, split, &mut r, &mut out))
+            .collect();
+        (counts, out, r)
+    }
+
+    /// What the scanner must produce: `tokenize` on each field, the same made-up verdicts.
+    fn expected(texts: &[(&str, bool)]) -> (Vec<[u32; 2]>, Vec<(u32, u8)>) {
+        let mut r = Recorder::default();
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        let counts = texts
+            .iter()
+            .map(|&(t, split)| {
+                let fields = match t.split_once('\n') {
+                    Some((a, b)) if split => [a, b],
+                    _ => [t, ""],
+                };
+                let mut counts = [0u32; 2];
+                for (f, text) in fields.iter().enumerate() {
+                    tokenize(text, &mut buf, |tok| {
+                        counts[f] += 1;
+                        let v = r.verdict(tok);
+                        if v != NONE {
+                            out.push((v, f as u8));
+                        }
+                    });
+                }
+                counts
+            })
+            .collect();
+        (counts, out)
+    }
+
+    fn check(texts: &[(&str, bool)]) {
+        let (counts, out, r) = scanned(texts);
+        let (want_counts, want_out) = expected(texts);
+        assert_eq!(counts, want_counts, "{texts:?}");
+        assert_eq!(out, want_out, "{texts:?}");
+        let mut asked = r.asked_new.clone();
+        asked.sort();
+        asked.dedup();
+        assert_eq!(
+            asked.len(),
+            r.asked_new.len(),
+            "a token was classified twice"
+        );
+    }
+
+    #[test]
+    fn table() {
+        let long_run = "x".repeat(200);
+        let straddle = format!("{} parseSince café", "ab ".repeat(21));
+        let cases: &[&str] = &[
+            "",
+            "a",
+            "ab",
+            "Fixed auth bug",
+            "Fixed auth bug\nThe body, with more words.\nAnd a third line",
+            "\nstarts with a newline",
+            "parseSince(x) HashMap OAuth2 README iPhone aB",
+            "Café résumé — naïve → Straße İstanbul 𝔻ata",
+            "0123456789abcdefX 0123456789abcdef 0123456789abcdefgh",
+            "src/goldfish-store/src/dayfile.rs",
+            &long_run,
+            &straddle,
+            "MIGRATION migrations Migrate",
+        ];
+        for text in cases {
+            check(&[(text, true)]);
+            check(&[(text, false)]);
+        }
+        check(&cases.iter().map(|t| (*t, true)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn runs_at_every_window_offset() {
+        // Words of every length from 1 to 20 bytes crossing the 64-byte window edge at every
+        // offset, in both cases, with and without a camelCase boundary and a non-ASCII byte.
+        for len in 1..=20 {
+            for offset in 40..70 {
+                for word in [
+                    "a".repeat(len),
+                    "A".repeat(len),
+                    format!("{}B", "a".repeat(len)),
+                    format!("{}é", "a".repeat(len)),
+                ] {
+                    let text = format!("{}{word} tail\nbody {word}", " ".repeat(offset));
+                    check(&[(&text, true)]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn memo_grows_and_keeps_long_keys() {
+        // More distinct tokens than the initial memo holds, many longer than eight bytes.
+        let text: String = (0..5000).map(|i| format!("w{i} longertoken{i} ")).collect();
+        check(&[(&text, false), (&text, true)]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        #[test]
+        fn equals_tokenize(
+            texts in proptest::collection::vec(
+                ("([a-zA-Z0-9]{0,20}|[ ./_:\n-]{1,3}|[A-Z][a-z]{1,5}|[éÉİßΣ𝔻ǅ—]){0,40}", proptest::bool::ANY),
+                1..4,
+            ),
+        ) {
+            let texts: Vec<(&str, bool)> = texts.iter().map(|(t, s)| (t.as_str(), *s)).collect();
+            let (counts, out, _) = scanned(&texts);
+            let (want_counts, want_out) = expected(&texts);
+            proptest::prop_assert_eq!(counts, want_counts);
+            proptest::prop_assert_eq!(out, want_out);
+        }
+    }
+}
