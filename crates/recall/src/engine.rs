@@ -1,8 +1,9 @@
 //! The search engine: BM25F over fuzzily expanded query terms, with a coverage factor and a
 //! relative cut-off. Pure: it takes checkpoints in memory and returns ranked indices.
 //!
-//! How a search runs (all per call, because recall searches a freshly read set; nothing is
-//! cached across calls):
+//! How a search runs (all per call, because recall searches a freshly read set; no token,
+//! verdict or result is kept across calls — only the allocations of the per-call tables are
+//! reused by the next search on the same thread, see [`Scratch`]):
 //!
 //! 1. One pass over the checkpoints finds the tokens of every field with the [`Scanner`]
 //!    (sixteen bytes at a time) and counts each towards its field's length (BM25 needs them
@@ -22,6 +23,7 @@
 //!    or scoring under [`SearchOptions::relative_cutoff`] of the best, are dropped.
 //! 4. Ties are broken by recency (newer first), then by input order.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -495,6 +497,8 @@ impl Classify for Matcher<'_> {
 /// so a hit compares against bytes near each other rather than another checkpoint's string.
 struct ValueCache {
     slots: Vec<ValueSlot>,
+    /// The table before the last growth: its allocation is reused by the next one.
+    spare: Vec<ValueSlot>,
     arena: Vec<u8>,
     /// The matched terms of every value, in order; a slot names its span.
     terms: Vec<u32>,
@@ -540,15 +544,35 @@ fn hash_value(b: &[u8]) -> u64 {
 }
 
 impl ValueCache {
+    const BITS: u32 = 8;
+
     fn new() -> ValueCache {
-        const BITS: u32 = 8;
+        const BITS: u32 = ValueCache::BITS;
         ValueCache {
             slots: vec![ValueSlot::default(); 1 << BITS],
+            spare: Vec::new(),
             arena: Vec::new(),
             terms: Vec::new(),
             shift: 64 - BITS,
             len: 0,
         }
+    }
+
+    /// Forgets every value (their terms belong to one query), keeping the allocations.
+    fn reset(&mut self) {
+        self.slots.clear();
+        self.slots.resize(1 << Self::BITS, ValueSlot::default());
+        self.shift = 64 - Self::BITS;
+        self.len = 0;
+        self.arena.clear();
+        self.terms.clear();
+    }
+
+    /// Bytes allocated.
+    fn footprint(&self) -> usize {
+        (self.slots.capacity() + self.spare.capacity()) * std::mem::size_of::<ValueSlot>()
+            + self.arena.capacity()
+            + self.terms.capacity() * std::mem::size_of::<u32>()
     }
 
     /// The token count of `value` and its matched terms in order, scanned on first sight.
@@ -615,11 +639,13 @@ impl ValueCache {
         self.slots[slot] = e;
         self.len += 1;
         if self.len * 2 > self.slots.len() {
-            let doubled = vec![ValueSlot::default(); self.slots.len() * 2];
-            let old = std::mem::replace(&mut self.slots, doubled);
+            let n = self.slots.len() * 2;
+            std::mem::swap(&mut self.slots, &mut self.spare);
+            self.slots.clear();
+            self.slots.resize(n, ValueSlot::default());
             self.shift -= 1;
-            let mask = self.slots.len() - 1;
-            for e in old.into_iter().filter(|e| e.hash != 0) {
+            let mask = n - 1;
+            for &e in self.spare.iter().filter(|e| e.hash != 0) {
                 let mut i = (e.hash >> self.shift) as usize;
                 while self.slots[i & mask].hash != 0 {
                     i = i.wrapping_add(1);
@@ -628,6 +654,46 @@ impl ValueCache {
             }
         }
     }
+}
+
+/// What a search allocates that the next search on the same thread may reuse: the allocations,
+/// never the contents (both are reset before use). A long-lived process (the MCP server)
+/// then does not map, fault in and unmap a fresh megabyte or two for every call.
+struct Scratch {
+    scanner: Scanner,
+    values: ValueCache,
+}
+
+impl Scratch {
+    /// A thread keeps at most this much between searches; larger buffers are freed.
+    const KEEP_BYTES: usize = 16 << 20;
+
+    /// This thread's scratch (reset), or a new one.
+    fn take() -> Box<Scratch> {
+        match SCRATCH.try_with(Cell::take).ok().flatten() {
+            Some(mut s) => {
+                s.scanner.reset();
+                s.values.reset();
+                s
+            }
+            None => Box::new(Scratch {
+                scanner: Scanner::new(),
+                values: ValueCache::new(),
+            }),
+        }
+    }
+
+    /// Gives the scratch back to this thread for its next search.
+    fn give_back(self: Box<Scratch>) {
+        if self.scanner.footprint() + self.values.footprint() <= Self::KEEP_BYTES {
+            // A thread being torn down has no slot left; the scratch is then just dropped.
+            let _ = SCRATCH.try_with(|slot| slot.set(Some(self)));
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
 }
 
 /// A document that contains at least one matched term.
@@ -654,13 +720,16 @@ impl Pass {
     #[allow(clippy::needless_range_loop)]
     fn run(words: &[Word], checkpoints: &[Checkpoint], opts: &SearchOptions) -> Pass {
         let mut m = Matcher::new(words, opts);
-        let mut scanner = Scanner::new();
+        let mut scratch = Scratch::take();
+        let Scratch {
+            scanner,
+            values: values_cache,
+        } = &mut *scratch;
         let mut docs = Vec::new();
         let mut occ: Vec<(u32, u8)> = Vec::new();
         let mut found: Vec<(u32, u8)> = Vec::new();
         let mut totals = [0u64; FIELDS];
-        // Tags, branches and file paths are scanned once per distinct value.
-        let mut values_cache = ValueCache::new();
+        // Tags, branches and file paths are scanned once per distinct value (values_cache).
         for (index, cp) in checkpoints.iter().enumerate() {
             let d = u32::try_from(index).unwrap_or(NONE - 1);
             let start = occ.len();
@@ -678,7 +747,7 @@ impl Pass {
                 .chain(branch.map(|v| (3, v)))
                 .chain(cp.files.iter().map(|v| (4, v.as_str())));
             for (f, value) in values {
-                let (tokens, terms) = values_cache.terms(value, &mut scanner, &mut m, &mut found);
+                let (tokens, terms) = values_cache.terms(value, scanner, &mut m, &mut found);
                 lens[f] += tokens;
                 for &t in terms {
                     m.count(t, d);
@@ -696,6 +765,7 @@ impl Pass {
                 });
             }
         }
+        scratch.give_back();
         let n = checkpoints.len();
         let mut avg_len = [0.0; FIELDS];
         for f in 0..FIELDS {
@@ -1234,6 +1304,27 @@ mod tests {
             assert_same(&q, &cps[..100], &SearchOptions::default());
             assert_same(&q, &cps, &loose);
             assert_same(&q, &cps, &plain);
+        }
+    }
+
+    #[test]
+    fn reused_scratch_gives_the_same_results() {
+        // A search on a thread that has just run a larger, different search (so its scratch
+        // tables are big and full of another query's verdicts) equals the same search on a
+        // fresh thread, bit for bit.
+        let big = eval_corpus(3000);
+        let small = eval_corpus(60);
+        let opts = SearchOptions::default();
+        let bits = |h: Vec<Hit>| -> Vec<(usize, u32)> {
+            h.iter().map(|h| (h.index, h.score.to_bits())).collect()
+        };
+        for q in ["lazy dfa rolover bug", "regex syntax", "topic12 modul"] {
+            let (q2, cps, o) = (q.to_string(), small.clone(), opts.clone());
+            let fresh = std::thread::spawn(move || bits(search(&Query::parse(&q2), &cps, &o)))
+                .join()
+                .unwrap();
+            search(&Query::parse("src module part topic"), &big, &opts);
+            assert_eq!(bits(search(&Query::parse(q), &small, &opts)), fresh, "{q}");
         }
     }
 

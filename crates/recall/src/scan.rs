@@ -134,6 +134,8 @@ const EMPTY: Entry = Entry {
 struct Memo {
     /// A power of two of them.
     entries: Vec<Entry>,
+    /// The table before the last growth: its allocation is reused by the next one.
+    spare: Vec<Entry>,
     len: usize,
 }
 
@@ -143,8 +145,21 @@ impl Memo {
     fn new() -> Memo {
         Memo {
             entries: vec![EMPTY; 1 << Self::INITIAL_BITS],
+            spare: Vec::new(),
             len: 0,
         }
+    }
+
+    /// Forgets every token, keeping the allocations.
+    fn reset(&mut self) {
+        self.entries.clear();
+        self.entries.resize(1 << Self::INITIAL_BITS, EMPTY);
+        self.len = 0;
+    }
+
+    /// Bytes allocated.
+    fn footprint(&self) -> usize {
+        (self.entries.capacity() + self.spare.capacity()) * std::mem::size_of::<Entry>()
     }
 
     /// Where to start probing for a key, masked to the table by the caller: a folded
@@ -193,10 +208,12 @@ impl Memo {
     }
 
     fn grow(&mut self) {
-        let doubled = vec![EMPTY; self.entries.len() * 2];
-        let old = std::mem::replace(&mut self.entries, doubled);
-        let mask = self.entries.len() - 1;
-        for e in old.into_iter().filter(|e| e.head != 0) {
+        let n = self.entries.len() * 2;
+        std::mem::swap(&mut self.entries, &mut self.spare);
+        self.entries.clear();
+        self.entries.resize(n, EMPTY);
+        let mask = n - 1;
+        for &e in self.spare.iter().filter(|e| e.head != 0) {
             let mut i = Self::slot(e.head, e.tail);
             while self.entries[i & mask].head != 0 {
                 i = i.wrapping_add(1);
@@ -233,6 +250,16 @@ impl Scanner {
             memo: Memo::new(),
             buf: Vec::with_capacity(64),
         }
+    }
+
+    /// Forgets every verdict (they belong to one query), keeping the allocations.
+    pub(crate) fn reset(&mut self) {
+        self.memo.reset();
+    }
+
+    /// Bytes allocated.
+    pub(crate) fn footprint(&self) -> usize {
+        self.memo.footprint() + self.buf.capacity()
     }
 
     /// Scans `text`, which is two fields when `split` (the part before its first newline is
