@@ -30,6 +30,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use goldfish_store::Checkpoint;
 
 use crate::scan::{Classify, NONE, Scanner};
+use crate::table::{Slot, Table, mix};
 use crate::text::{is_stop_word, letter_bit, letter_mask, osa_within, stem, tokenize};
 
 /// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys.
@@ -192,14 +193,25 @@ struct FxHasher(u64);
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
         const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("eight bytes"));
+        let half = |c: &[u8]| u64::from(u32::from_le_bytes(c.try_into().expect("four bytes")));
         let mut h = self.0;
+        let mut add = |v: u64| h = (h.rotate_left(5) ^ v).wrapping_mul(K);
+        let n = bytes.len();
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            let v = u64::from_le_bytes(c.try_into().expect("chunks_exact yields 8 bytes"));
-            h = (h.rotate_left(5) ^ v).wrapping_mul(K);
+            add(word(c));
         }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        // The tail in one step, not byte by byte: the last eight bytes (overlapping the
+        // chunks) or, for a shorter input, its bytes packed into one word.
+        if !chunks.remainder().is_empty() {
+            add(if n >= 8 {
+                word(&bytes[n - 8..])
+            } else if n >= 4 {
+                half(&bytes[..4]) | half(&bytes[n - 4..]) << 32
+            } else {
+                u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16
+            });
         }
         self.0 = h;
     }
@@ -493,23 +505,18 @@ impl Classify for Matcher<'_> {
 
 /// Tag, branch and file values already scanned in this search (they repeat: the same files
 /// are touched again and again): value → its token count and the span of its matched terms
-/// in a shared list. Open addressing, at most half full; the keys are copied into one arena,
-/// so a hit compares against bytes near each other rather than another checkpoint's string.
+/// in a shared list. The keys are copied into one arena, so a hit compares against bytes near
+/// each other rather than another checkpoint's string.
 struct ValueCache {
-    slots: Vec<ValueSlot>,
-    /// The table before the last growth: its allocation is reused by the next one.
-    spare: Vec<ValueSlot>,
+    table: Table<ValueSlot>,
     arena: Vec<u8>,
     /// The matched terms of every value, in order; a slot names its span.
     terms: Vec<u32>,
-    /// `64 - log2(slots.len())`.
-    shift: u32,
-    len: usize,
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct ValueSlot {
-    /// [`hash_value`] of the key, never zero; zero marks an empty slot.
+    /// [`FxHasher`] of the key, with its lowest bit set: zero marks an empty slot.
     hash: u64,
     /// The key: `arena[start..start + len]`.
     start: u32,
@@ -520,57 +527,42 @@ struct ValueSlot {
     tokens: u32,
 }
 
-/// A 64-bit hash of a short byte string, eight bytes at a time (the tail as an overlapping
-/// load), never zero.
-fn hash_value(b: &[u8]) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("eight bytes"));
-    let n = b.len();
-    let mut h = (n as u64).wrapping_mul(K);
-    if n >= 8 {
-        let mut chunks = b.chunks_exact(8);
-        for c in &mut chunks {
-            h = (h ^ word(c)).wrapping_mul(K).rotate_left(23);
-        }
-        h ^= word(&b[n - 8..]);
-    } else if n >= 4 {
-        let half = |c: &[u8]| u64::from(u32::from_le_bytes(c.try_into().expect("four bytes")));
-        h ^= half(&b[..4]) | half(&b[n - 4..]) << 32;
-    } else if n > 0 {
-        h ^= u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16;
+impl Slot for ValueSlot {
+    const EMPTY: ValueSlot = ValueSlot {
+        hash: 0,
+        start: 0,
+        len: 0,
+        first: 0,
+        end: 0,
+        tokens: 0,
+    };
+    fn is_empty(&self) -> bool {
+        self.hash == 0
     }
-    h = (h ^ (h >> 32)).wrapping_mul(K);
-    (h ^ (h >> 29)) | 1
+    fn home(&self) -> usize {
+        mix(self.hash)
+    }
 }
 
 impl ValueCache {
-    const BITS: u32 = 8;
-
     fn new() -> ValueCache {
-        const BITS: u32 = ValueCache::BITS;
         ValueCache {
-            slots: vec![ValueSlot::default(); 1 << BITS],
-            spare: Vec::new(),
+            table: Table::new(8),
             arena: Vec::new(),
             terms: Vec::new(),
-            shift: 64 - BITS,
-            len: 0,
         }
     }
 
     /// Forgets every value (their terms belong to one query), keeping the allocations.
     fn reset(&mut self) {
-        self.slots.clear();
-        self.slots.resize(1 << Self::BITS, ValueSlot::default());
-        self.shift = 64 - Self::BITS;
-        self.len = 0;
+        self.table.reset();
         self.arena.clear();
         self.terms.clear();
     }
 
     /// Bytes allocated.
     fn footprint(&self) -> usize {
-        (self.slots.capacity() + self.spare.capacity()) * std::mem::size_of::<ValueSlot>()
+        self.table.footprint()
             + self.arena.capacity()
             + self.terms.capacity() * std::mem::size_of::<u32>()
     }
@@ -584,75 +576,42 @@ impl ValueCache {
         m: &mut Matcher<'_>,
         found: &mut Vec<(u32, u8)>,
     ) -> (u32, &[u32]) {
-        let h = hash_value(value.as_bytes());
-        let e = match self.find(value.as_bytes(), h) {
+        let key = value.as_bytes();
+        let mut hasher = FxHasher::default();
+        hasher.write(key);
+        let hash = hasher.finish() | 1;
+        let (arena, table) = (&self.arena, &self.table);
+        let found_slot = table.probe(mix(hash), |e| {
+            let start = e.start as usize;
+            e.hash == hash && arena.get(start..start + e.len as usize) == Some(key)
+        });
+        let e = match found_slot {
             Ok(e) => e,
             Err(slot) => {
                 found.clear();
                 let [tokens, _] = scanner.scan(value, false, m, found);
                 let first = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
                 self.terms.extend(found.iter().map(|&(t, _)| t));
-                let e = ValueSlot {
-                    hash: h,
+                let mut e = ValueSlot {
+                    hash,
                     first,
                     end: u32::try_from(self.terms.len()).unwrap_or(u32::MAX),
                     tokens,
-                    ..ValueSlot::default()
+                    ..ValueSlot::EMPTY
                 };
-                self.insert(slot, value.as_bytes(), e);
+                // Beyond 4 GiB of distinct values the value is not cached (scanned again).
+                if let (Ok(start), Ok(len)) =
+                    (u32::try_from(self.arena.len()), u32::try_from(key.len()))
+                {
+                    self.arena.extend_from_slice(key);
+                    (e.start, e.len) = (start, len);
+                    self.table.fill(slot, e);
+                }
                 e
             }
         };
         let terms = self.terms.get(e.first as usize..e.end as usize);
         (e.tokens, terms.unwrap_or(&[]))
-    }
-
-    /// The entry of `value` (with hash `h`), or the empty slot where it belongs.
-    #[inline]
-    fn find(&self, value: &[u8], h: u64) -> Result<ValueSlot, usize> {
-        let mask = self.slots.len() - 1;
-        let mut i = (h >> self.shift) as usize;
-        loop {
-            let e = self.slots[i & mask];
-            if e.hash == 0 {
-                return Err(i & mask);
-            }
-            if e.hash == h && e.len as usize == value.len() {
-                let start = e.start as usize;
-                if self.arena.get(start..start + value.len()) == Some(value) {
-                    return Ok(e);
-                }
-            }
-            i = i.wrapping_add(1);
-        }
-    }
-
-    fn insert(&mut self, slot: usize, value: &[u8], mut e: ValueSlot) {
-        let (Ok(start), Ok(len)) = (u32::try_from(self.arena.len()), u32::try_from(value.len()))
-        else {
-            // Over 4 GiB of distinct values: stop caching, the caller scans them again.
-            return;
-        };
-        self.arena.extend_from_slice(value);
-        e.start = start;
-        e.len = len;
-        self.slots[slot] = e;
-        self.len += 1;
-        if self.len * 2 > self.slots.len() {
-            let n = self.slots.len() * 2;
-            std::mem::swap(&mut self.slots, &mut self.spare);
-            self.slots.clear();
-            self.slots.resize(n, ValueSlot::default());
-            self.shift -= 1;
-            let mask = n - 1;
-            for &e in self.spare.iter().filter(|e| e.hash != 0) {
-                let mut i = (e.hash >> self.shift) as usize;
-                while self.slots[i & mask].hash != 0 {
-                    i = i.wrapping_add(1);
-                }
-                self.slots[i & mask] = e;
-            }
-        }
     }
 }
 
@@ -669,22 +628,22 @@ impl Scratch {
     const KEEP_BYTES: usize = 16 << 20;
 
     /// This thread's scratch (reset), or a new one.
-    fn take() -> Box<Scratch> {
+    fn take() -> Scratch {
         match SCRATCH.try_with(Cell::take).ok().flatten() {
             Some(mut s) => {
                 s.scanner.reset();
                 s.values.reset();
                 s
             }
-            None => Box::new(Scratch {
+            None => Scratch {
                 scanner: Scanner::new(),
                 values: ValueCache::new(),
-            }),
+            },
         }
     }
 
     /// Gives the scratch back to this thread for its next search.
-    fn give_back(self: Box<Scratch>) {
+    fn give_back(self) {
         if self.scanner.footprint() + self.values.footprint() <= Self::KEEP_BYTES {
             // A thread being torn down has no slot left; the scratch is then just dropped.
             let _ = SCRATCH.try_with(|slot| slot.set(Some(self)));
@@ -693,7 +652,7 @@ impl Scratch {
 }
 
 thread_local! {
-    static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
+    static SCRATCH: Cell<Option<Scratch>> = const { Cell::new(None) };
 }
 
 /// A document that contains at least one matched term.
@@ -724,7 +683,7 @@ impl Pass {
         let Scratch {
             scanner,
             values: values_cache,
-        } = &mut *scratch;
+        } = &mut scratch;
         let mut docs = Vec::new();
         let mut occ: Vec<(u32, u8)> = Vec::new();
         let mut found: Vec<(u32, u8)> = Vec::new();

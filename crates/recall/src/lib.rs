@@ -86,6 +86,7 @@ mod format;
 mod recall;
 mod scan;
 mod standup;
+mod table;
 mod text;
 mod window;
 

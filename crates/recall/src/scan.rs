@@ -27,6 +27,7 @@
 
 use wide::i8x16;
 
+use crate::table::{Slot, Table, mix};
 use crate::text::tokenize;
 
 /// The verdict "matches no query word".
@@ -123,69 +124,47 @@ struct Entry {
     verdict: u32,
 }
 
-const EMPTY: Entry = Entry {
-    head: 0,
-    tail: 0,
-    verdict: NONE,
-};
+impl Slot for Entry {
+    const EMPTY: Entry = Entry {
+        head: 0,
+        tail: 0,
+        verdict: NONE,
+    };
+    fn is_empty(&self) -> bool {
+        self.head == 0
+    }
+    fn home(&self) -> usize {
+        Memo::home(self.head, self.tail)
+    }
+}
 
-/// Per search: folded token of at most 16 ASCII bytes → verdict. Open addressing with linear
-/// probing, at most half full.
+/// Per search: folded token of at most 16 ASCII bytes → verdict.
 struct Memo {
-    /// A power of two of them.
-    entries: Vec<Entry>,
-    /// The table before the last growth: its allocation is reused by the next one.
-    spare: Vec<Entry>,
-    len: usize,
+    table: Table<Entry>,
 }
 
 impl Memo {
-    const INITIAL_BITS: u32 = 10;
-
     fn new() -> Memo {
         Memo {
-            entries: vec![EMPTY; 1 << Self::INITIAL_BITS],
-            spare: Vec::new(),
-            len: 0,
+            table: Table::new(10),
         }
     }
 
-    /// Forgets every token, keeping the allocations.
-    fn reset(&mut self) {
-        self.entries.clear();
-        self.entries.resize(1 << Self::INITIAL_BITS, EMPTY);
-        self.len = 0;
-    }
-
-    /// Bytes allocated.
-    fn footprint(&self) -> usize {
-        (self.entries.capacity() + self.spare.capacity()) * std::mem::size_of::<Entry>()
-    }
-
-    /// Where to start probing for a key, masked to the table by the caller: a folded
-    /// multiply (the high and low halves of a 128-bit product, XORed), which mixes every key
-    /// bit into every bit of the result with one `mul`.
     #[inline]
-    fn slot(head: u64, tail: u64) -> usize {
-        let p = u128::from(head ^ tail.rotate_left(29)) * 0x9E37_79B9_7F4A_7C15;
-        ((p as u64) ^ ((p >> 64) as u64)) as usize
+    fn home(head: u64, tail: u64) -> usize {
+        mix(head ^ tail.rotate_left(29))
     }
 
     /// The verdict of the token of `len` bytes whose first eight are `head` and the others
     /// `tail` (little-endian, zero-padded), asking `c` on a miss.
     #[inline]
     fn get(&mut self, head: u64, tail: u64, len: usize, c: &mut impl Classify) -> u32 {
-        let mask = self.entries.len() - 1;
-        let mut i = Self::slot(head, tail);
-        loop {
-            let e = self.entries[i & mask];
-            if e.head == head && e.tail == tail {
-                return e.verdict;
-            }
-            if e.head == 0 {
-                return self.insert(i & mask, head, tail, len, c);
-            }
-            i = i.wrapping_add(1);
+        match self
+            .table
+            .probe(Self::home(head, tail), |e| e.head == head && e.tail == tail)
+        {
+            Ok(e) => e.verdict,
+            Err(slot) => self.insert(slot, head, tail, len, c),
         }
     }
 
@@ -195,31 +174,13 @@ impl Memo {
         bytes[..8].copy_from_slice(&head.to_le_bytes());
         bytes[8..].copy_from_slice(&tail.to_le_bytes());
         let verdict = c.classify_new(&bytes[..len.min(MAX_KEY)]);
-        self.entries[i] = Entry {
+        let entry = Entry {
             head,
             tail,
             verdict,
         };
-        self.len += 1;
-        if self.len * 2 > self.entries.len() {
-            self.grow();
-        }
+        self.table.fill(i, entry);
         verdict
-    }
-
-    fn grow(&mut self) {
-        let n = self.entries.len() * 2;
-        std::mem::swap(&mut self.entries, &mut self.spare);
-        self.entries.clear();
-        self.entries.resize(n, EMPTY);
-        let mask = n - 1;
-        for &e in self.spare.iter().filter(|e| e.head != 0) {
-            let mut i = Self::slot(e.head, e.tail);
-            while self.entries[i & mask].head != 0 {
-                i = i.wrapping_add(1);
-            }
-            self.entries[i & mask] = e;
-        }
     }
 
     /// [`Memo::get`] for a token given as bytes (from the general path).
@@ -254,12 +215,12 @@ impl Scanner {
 
     /// Forgets every verdict (they belong to one query), keeping the allocations.
     pub(crate) fn reset(&mut self) {
-        self.memo.reset();
+        self.memo.table.reset();
     }
 
     /// Bytes allocated.
     pub(crate) fn footprint(&self) -> usize {
-        self.memo.footprint() + self.buf.capacity()
+        self.memo.table.footprint() + self.buf.capacity()
     }
 
     /// Scans `text`, which is two fields when `split` (the part before its first newline is
