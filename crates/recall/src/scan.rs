@@ -3,8 +3,9 @@
 //! once per distinct word instead of once per occurrence.
 //!
 //! It is an exact shortcut of [`tokenize`] followed by a classifier: for every text it counts
-//! the same tokens and reports the same verdicts in the same order (property-tested against
-//! that composition, and the engine's results against the engine before it, bit for bit).
+//! the same tokens and reports the same verdicts in the same order, provided every token the
+//! classifier would match passes the filter (property-tested against that composition, with
+//! and without a filter, and the engine's results against the engine before it, bit for bit).
 //!
 //! How a text is read:
 //!
@@ -17,10 +18,14 @@
 //!    separated by ASCII bytes that are neither, exactly where [`tokenize`] flushes, so the
 //!    tokens of a run do not depend on the rest of the text. A run cut by the end of a window
 //!    is left for the next window, which starts at it.
-//! 3. Almost every run is an ASCII word of 2 to 16 bytes without a camelCase boundary: its one
-//!    token is the run with its letters lowercased (`| 0x20` per byte), loaded as two `u64`s
-//!    and looked up in the [`Memo`]. Only a miss asks the classifier.
-//! 4. Any other run — camelCase (`parseSince` is three tokens), non-ASCII (`Café`, `—`),
+//! 3. A [`Filter`] from the query (a necessary condition for a match: a first byte, or a
+//!    piece of two or three bytes the token must contain) is tested on the whole window with
+//!    one compare per byte it names; runs without a mark are only counted. Most tokens of a
+//!    text match no query word, and most fail the condition.
+//! 4. Almost every run left is an ASCII word of 2 to 16 bytes without a camelCase boundary: its
+//!    one token is the run with its letters lowercased (`| 0x20` per byte), loaded as two
+//!    `u64`s and looked up in the [`Memo`]. Only a miss asks the classifier.
+//! 5. Any other run — camelCase (`parseSince` is three tokens), non-ASCII (`Café`, `—`),
 //!    longer than 16 bytes — goes through [`tokenize`] itself; its tokens that are ASCII and
 //!    at most 16 bytes long still go through the memo, so each distinct token is classified
 //!    once whichever way it was found.
@@ -85,11 +90,13 @@ struct Planes {
     newline: u64,
 }
 
-/// Classifies the first [`WINDOW`] bytes of `win`.
+/// Classifies the first [`WINDOW`] bytes of `win`; `eq[i]` marks the bytes equal to
+/// `filter.bytes[i]` once folded.
 #[inline]
-fn planes(win: &[u8; PAD]) -> Planes {
+fn planes(win: &[u8; PAD], filter: &Filter, eq: &mut [u64; FILTER_BYTES]) -> Planes {
     let mut p = Planes::default();
     let zero = i8x16::splat(0);
+    let mut folded = [zero; WINDOW / 16];
     for k in 0..WINDOW / 16 {
         let mut chunk = [0i8; 16];
         for (c, &b) in chunk.iter_mut().zip(&win[16 * k..16 * k + 16]) {
@@ -98,8 +105,8 @@ fn planes(win: &[u8; PAD]) -> Planes {
         let x = i8x16::new(chunk);
         // Unsigned range tests as signed compares: (b - lo) as u8 < n  ⟺
         // (b - lo + 0x80) as i8 < n - 128.
-        let folded = x | i8x16::splat(0x20);
-        let letter = (folded + i8x16::splat(0x80u8.wrapping_sub(b'a') as i8))
+        folded[k] = x | i8x16::splat(0x20);
+        let letter = (folded[k] + i8x16::splat(0x80u8.wrapping_sub(b'a') as i8))
             .simd_lt(i8x16::splat(i8::MIN + 26));
         let digit =
             (x + i8x16::splat(0x80u8.wrapping_sub(b'0') as i8)).simd_lt(i8x16::splat(i8::MIN + 10));
@@ -111,7 +118,144 @@ fn planes(win: &[u8; PAD]) -> Planes {
         p.high |= u64::from(x.to_bitmask()) << shift;
         p.newline |= u64::from(x.simd_eq(i8x16::splat(b'\n' as i8)).to_bitmask()) << shift;
     }
+    for (e, &b) in eq.iter_mut().zip(&filter.splats) {
+        *e = 0;
+        for (k, f) in folded.iter().enumerate() {
+            *e |= u64::from(f.simd_eq(b).to_bitmask()) << (16 * k);
+        }
+    }
     p
+}
+
+/// Most distinct bytes a [`Filter`] compares (one SIMD compare per byte and 16 text bytes);
+/// a condition that needs more is not applied.
+const FILTER_BYTES: usize = 16;
+
+/// A necessary condition for a token to have a verdict other than [`NONE`], tested on a
+/// whole window at once before any token of it is looked up: the token begins with one of
+/// the `first` bytes, or contains one of the `pieces` (both compared with ASCII letters
+/// lowercased). A run that fails it is counted but never looked up. Runs the general path
+/// takes (camelCase, non-ASCII) are never filtered: the condition is stated on their tokens,
+/// which are not their bytes.
+pub(crate) struct Filter {
+    /// The distinct bytes compared (folded), splatted for the compares.
+    splats: Vec<i8x16>,
+    /// Indices into `splats` of the first bytes.
+    first: Vec<u8>,
+    /// Each piece: indices into `splats` of its first one to three bytes, and that count.
+    pieces: Vec<([u8; 3], u8)>,
+    /// Every run passes (no condition, or one too costly to test).
+    all: bool,
+}
+
+/// `b` as the scanner compares it: an ASCII letter lowercased, anything else unchanged.
+fn fold(b: u8) -> u8 {
+    if b.is_ascii_alphabetic() { b | 0x20 } else { b }
+}
+
+impl Filter {
+    /// The filter every run passes.
+    pub(crate) fn all() -> Filter {
+        Filter {
+            splats: Vec::new(),
+            first: Vec::new(),
+            pieces: Vec::new(),
+            all: true,
+        }
+    }
+
+    /// Tokens that begin with one of `first` or contain one of `pieces` (any token when a
+    /// piece is empty or the condition needs more than [`FILTER_BYTES`] compares). A piece
+    /// longer than three bytes is tested by its first three: a token containing the piece
+    /// contains them.
+    pub(crate) fn new(first: &[u8], pieces: &[&[u8]]) -> Filter {
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut index = |b: u8| -> Option<u8> {
+            let b = fold(b);
+            let i = match bytes.iter().position(|&x| x == b) {
+                Some(i) => i,
+                None => {
+                    bytes.push(b);
+                    bytes.len() - 1
+                }
+            };
+            u8::try_from(i).ok()
+        };
+        let mut f = Filter::all();
+        for &b in first {
+            match index(b) {
+                Some(i) if !f.first.contains(&i) => f.first.push(i),
+                Some(_) => {}
+                None => return Filter::all(),
+            }
+        }
+        for piece in pieces {
+            if piece.is_empty() {
+                return Filter::all();
+            }
+            let mut p = ([0u8; 3], 0u8);
+            for (slot, &b) in p.0.iter_mut().zip(piece.iter()) {
+                match index(b) {
+                    Some(i) => *slot = i,
+                    None => return Filter::all(),
+                }
+                p.1 += 1;
+            }
+            if !f.pieces.contains(&p) {
+                f.pieces.push(p);
+            }
+        }
+        if bytes.len() > FILTER_BYTES {
+            return Filter::all();
+        }
+        f.splats = bytes.iter().map(|&b| i8x16::splat(b as i8)).collect();
+        f.all = f.first.is_empty() && f.pieces.is_empty();
+        f
+    }
+
+    /// The positions in a window that satisfy the condition: the run starts (`starts`) with
+    /// a first byte, and the first bytes of piece occurrences.
+    #[inline]
+    fn marks(&self, eq: &[u64; FILTER_BYTES], starts: u64) -> u64 {
+        let plane = |i: u8| eq[usize::from(i) % FILTER_BYTES];
+        let mut first = 0;
+        for &i in &self.first {
+            first |= plane(i);
+        }
+        let mut m = starts & first;
+        for &([a, b, c], n) in &self.pieces {
+            let mut hit = plane(a);
+            if n > 1 {
+                hit &= plane(b) >> 1;
+            }
+            if n > 2 {
+                hit &= plane(c) >> 2;
+            }
+            m |= hit;
+        }
+        m
+    }
+
+    /// Whether `token` passes (the scalar statement of what the scanner tests).
+    #[cfg(test)]
+    pub(crate) fn passes(&self, token: &[u8]) -> bool {
+        if self.all {
+            return true;
+        }
+        let bytes: Vec<u8> = self.splats.iter().map(|s| s.to_array()[0] as u8).collect();
+        let token: Vec<u8> = token.iter().map(|&b| fold(b)).collect();
+        let first = token
+            .first()
+            .is_some_and(|b| self.first.iter().any(|&i| bytes[usize::from(i)] == *b));
+        first
+            || self.pieces.iter().any(|&(p, n)| {
+                let piece: Vec<u8> = p[..usize::from(n)]
+                    .iter()
+                    .map(|&i| bytes[usize::from(i)])
+                    .collect();
+                token.windows(piece.len()).any(|w| w == piece)
+            })
+    }
 }
 
 /// An entry of the [`Memo`]: a token as two little-endian words, and its verdict.
@@ -226,11 +370,13 @@ impl Scanner {
     /// Scans `text`, which is two fields when `split` (the part before its first newline is
     /// field 0, the rest field 1) and one otherwise (field 0). Returns the number of tokens of
     /// each field, as [`tokenize`] counts them, and pushes `(verdict, field)` to `out` for
-    /// every token whose verdict is not [`NONE`], in text order.
+    /// every token whose verdict is not [`NONE`], in text order. Tokens that fail `filter`
+    /// are taken to have the verdict [`NONE`] without asking `c`.
     pub(crate) fn scan(
         &mut self,
         text: &str,
         split: bool,
+        filter: &Filter,
         c: &mut impl Classify,
         out: &mut Vec<(u32, u8)>,
     ) -> [u32; 2] {
@@ -241,6 +387,7 @@ impl Scanner {
         let mut split_at = usize::MAX;
         let mut last: [u8; PAD];
         let mut pos = 0;
+        let mut eq = [0u64; FILTER_BYTES];
         while pos < bytes.len() {
             let win: &[u8; PAD] = match bytes.get(pos..pos + PAD) {
                 Some(w) => w.try_into().expect("a window and its padding"),
@@ -252,7 +399,7 @@ impl Scanner {
                     &last
                 }
             };
-            let p = planes(win);
+            let p = planes(win, filter, &mut eq);
             if split {
                 // `trailing_zeros` of no newline is 64: past the window, so `MAX` is kept.
                 let at = pos + p.newline.trailing_zeros() as usize;
@@ -290,8 +437,8 @@ impl Scanner {
             // First and last bytes of the runs of at least two bytes (a one-byte run has no
             // token); taken in pairs below, lowest first. Each run is one token, counted here;
             // the general path corrects the counts of its runs.
-            let mut starts = run & !(run << 1) & (run >> 1);
-            let mut ends = run & !(run >> 1) & (run << 1);
+            let starts = run & !(run << 1) & (run >> 1);
+            let ends = run & !(run >> 1) & (run << 1);
             let total = starts.count_ones();
             let after = if field1 == 0 {
                 0
@@ -303,12 +450,24 @@ impl Scanner {
             // The byte after each run without a special byte: adding its first bit to the run
             // less its special bytes carries past its end only when nothing stops the carry.
             let clean = (run & !special).wrapping_add(run & !(run << 1)) & !run;
-            while starts != 0 {
-                let s = (starts.trailing_zeros() & 63) as usize;
-                let e = (ends.trailing_zeros() & 63) as usize;
-                let end_bit = ends & ends.wrapping_neg();
-                starts &= starts - 1;
-                ends &= ends - 1;
+            // The runs with a mark (a byte the filter wants, or a special byte) are kept:
+            // adding the marks to the runs clears each run from its first mark to its end,
+            // which puts its end among the cleared bits or the marks themselves.
+            let marks = if filter.all {
+                run
+            } else {
+                filter.marks(&eq, starts) & run | special
+            };
+            let mut kept = ends & (run & !run.wrapping_add(marks) | marks);
+            while kept != 0 {
+                let e = (kept.trailing_zeros() & 63) as usize;
+                let end_bit = kept & kept.wrapping_neg();
+                kept &= kept - 1;
+                // Its run begins at the last run start up to its end (every run of at least
+                // two bytes has both).
+                let before = starts & (end_bit << 1).wrapping_sub(1);
+                debug_assert!(before != 0);
+                let s = 63 - (before.leading_zeros() & 63) as usize;
                 let len = e + 1 - s;
                 // A special run, or one longer than a key (a run ending at the window's last
                 // byte has no byte after it and goes this way too: it is rare).
@@ -404,7 +563,7 @@ mod tests {
         let mut out = Vec::new();
         let counts = texts
             .iter()
-            .map(|&(t, split)| s.scan(t, split, &mut r, &mut out))
+            .map(|&(t, split)| s.scan(t, split, &Filter::all(), &mut r, &mut out))
             .collect();
         (counts, out, r)
     }
@@ -504,8 +663,118 @@ mod tests {
         check(&[(&text, false), (&text, true)]);
     }
 
+    /// A classifier whose matches all pass `filter` (as a query's do): every third distinct
+    /// token that passes matches.
+    struct Filtered<'f> {
+        filter: &'f Filter,
+        inner: Recorder,
+    }
+
+    impl Filtered<'_> {
+        fn verdict(&mut self, token: &[u8]) -> u32 {
+            if self.filter.passes(token) {
+                self.inner.verdict(token)
+            } else {
+                NONE
+            }
+        }
+    }
+
+    impl Classify for Filtered<'_> {
+        fn classify_new(&mut self, token: &[u8]) -> u32 {
+            self.inner.asked_new.push(token.to_vec());
+            self.verdict(token)
+        }
+        fn classify(&mut self, token: &[u8]) -> u32 {
+            self.verdict(token)
+        }
+    }
+
+    /// Scans `text` with `filter` and checks it against `tokenize` and the same classifier
+    /// asked about every token: the same counts, the same verdicts in the same order. Returns
+    /// the tokens the classifier was asked about.
+    fn check_filtered(text: &str, filter: &Filter) -> Vec<Vec<u8>> {
+        let mut c = Filtered {
+            filter,
+            inner: Recorder::default(),
+        };
+        let mut want = Filtered {
+            filter,
+            inner: Recorder::default(),
+        };
+        let (mut out, mut want_out) = (Vec::new(), Vec::new());
+        let mut s = Scanner::new();
+        let counts = s.scan(text, false, filter, &mut c, &mut out);
+        let mut n = 0;
+        tokenize(text, &mut Vec::new(), |tok| {
+            n += 1;
+            let v = want.verdict(tok);
+            if v != NONE {
+                want_out.push((v, 0u8));
+            }
+        });
+        assert_eq!(counts, [n, 0], "{text:?}");
+        // The verdict numbers depend on the order tokens were asked in; compare the tokens.
+        let name = |r: &Recorder, v: u32| {
+            r.verdicts
+                .iter()
+                .find(|&(_, &x)| x == v)
+                .map(|(k, _)| k.clone())
+        };
+        let got: Vec<_> = out.iter().map(|&(v, _)| name(&c.inner, v)).collect();
+        let want: Vec<_> = want_out
+            .iter()
+            .map(|&(v, _)| name(&want.inner, v))
+            .collect();
+        assert_eq!(got, want, "{text:?}");
+        c.inner.asked_new
+    }
+
+    #[test]
+    fn filter_skips_the_tokens_that_fail_it() {
+        let filter = Filter::new(b"b", &[b"rol", b"ver"]);
+        let text = "Fixed the bug in the rollover of the lazy DFA; ROLLOVER over Bugs \
+                    parseRollover café-bug";
+        let asked = check_filtered(text, &filter);
+        for t in ["bug", "rollover", "over", "bugs"] {
+            assert!(asked.iter().any(|a| a == t.as_bytes()), "{t} not asked");
+        }
+        // Plain words that fail are never looked up; the camelCase and non-ASCII runs go
+        // through the general path whole.
+        for t in ["fixed", "the", "in", "of", "lazy", "dfa"] {
+            assert!(!asked.iter().any(|a| a == t.as_bytes()), "{t} asked");
+        }
+        let everything = check_filtered(text, &Filter::all());
+        assert!(everything.iter().any(|a| a == b"fixed"));
+        // A condition too costly to test lets everything through.
+        let wide: Vec<[u8; 1]> = (b'a'..=b'z').map(|b| [b]).collect();
+        let wide: Vec<&[u8]> = wide.iter().map(|p| &p[..]).collect();
+        assert!(Filter::new(b"", &wide).passes(b"zzz"));
+        assert!(Filter::new(b"", &[b""]).passes(b"zzz"));
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        #[test]
+        fn filtered_scan_equals_tokenize(
+            text in "([a-fA-F0-9]{0,20}|[ ./_:\n-]{1,3}|[A-F][a-f]{1,5}|[éÉ—]){0,40}",
+            first in proptest::collection::vec(proptest::sample::select(b"abcdef09".to_vec()), 0..3),
+            other in proptest::collection::vec("[a-fA-F0-9]{1,4}", 0..2),
+            cuts in proptest::collection::vec((0usize..400, 1usize..5), 0..3),
+            offset in 0usize..64,
+        ) {
+            // Pieces cut from the text itself (so they occur in it) and made-up ones.
+            let text = format!("{}{text}", " ".repeat(offset));
+            let b = text.as_bytes();
+            let mut pieces: Vec<&[u8]> = other.iter().map(|p| p.as_bytes()).collect();
+            for &(at, len) in cuts.iter().filter(|_| !b.is_empty()) {
+                let at = at % b.len();
+                pieces.push(&b[at..(at + len).min(b.len())]);
+            }
+            let filter = Filter::new(&first, &pieces);
+            check_filtered(&text, &filter);
+        }
+
         #[test]
         fn equals_tokenize(
             texts in proptest::collection::vec(
