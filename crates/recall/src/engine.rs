@@ -13,8 +13,9 @@
 //!    a comparison with every query word: exact match, same stem, prefix in either
 //!    direction, or a bounded Damerau (OSA) edit distance, each with a similarity factor
 //!    below 1. Document frequencies are counted for matched terms only, and each document
-//!    keeps only its matched `(term, field)` occurrences and its field lengths. Tag, branch
-//!    and file values are scanned once per distinct value ([`ValueCache`]).
+//!    keeps only its matched `(term, field)` occurrences and its field lengths. Before any
+//!    token is looked up, the scanner drops the tokens that fail a necessary condition for
+//!    any match, tested on 64 bytes at once ([`scan_filter`]): most tokens of a text.
 //! 2. Each query word keeps its [`MAX_EXPANSIONS`] most similar terms (ties in first-seen
 //!    order). Only documents that matched something are scored: per query word, the best
 //!    BM25F score among that word's expansions, scaled by the similarity.
@@ -30,7 +31,6 @@ use std::hash::{BuildHasherDefault, Hasher};
 use goldfish_store::Checkpoint;
 
 use crate::scan::{Classify, Filter, NONE, Scanner};
-use crate::table::{Slot, Table, mix};
 use crate::text::{is_stop_word, letter_bit, letter_mask, osa_within, stem, tokenize};
 
 /// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys.
@@ -578,125 +578,11 @@ impl Classify for Matcher<'_> {
     }
 }
 
-/// Tag, branch and file values already scanned in this search (they repeat: the same files
-/// are touched again and again): value → its token count and the span of its matched terms
-/// in a shared list. The keys are copied into one arena, so a hit compares against bytes near
-/// each other rather than another checkpoint's string.
-struct ValueCache {
-    table: Table<ValueSlot>,
-    arena: Vec<u8>,
-    /// The matched terms of every value, in order; a slot names its span.
-    terms: Vec<u32>,
-}
-
-#[derive(Clone, Copy)]
-struct ValueSlot {
-    /// [`FxHasher`] of the key, with its lowest bit set: zero marks an empty slot.
-    hash: u64,
-    /// The key: `arena[start..start + len]`.
-    start: u32,
-    len: u32,
-    /// Its matched terms, `ValueCache::terms[first..end]`, and its token count.
-    first: u32,
-    end: u32,
-    tokens: u32,
-}
-
-impl Slot for ValueSlot {
-    const EMPTY: ValueSlot = ValueSlot {
-        hash: 0,
-        start: 0,
-        len: 0,
-        first: 0,
-        end: 0,
-        tokens: 0,
-    };
-    fn is_empty(&self) -> bool {
-        self.hash == 0
-    }
-    fn home(&self) -> usize {
-        mix(self.hash)
-    }
-}
-
-impl ValueCache {
-    fn new() -> ValueCache {
-        ValueCache {
-            table: Table::new(8),
-            arena: Vec::new(),
-            terms: Vec::new(),
-        }
-    }
-
-    /// Forgets every value (their terms belong to one query), keeping the allocations.
-    fn reset(&mut self) {
-        self.table.reset();
-        self.arena.clear();
-        self.terms.clear();
-    }
-
-    /// Bytes allocated.
-    fn footprint(&self) -> usize {
-        self.table.footprint()
-            + self.arena.capacity()
-            + self.terms.capacity() * std::mem::size_of::<u32>()
-    }
-
-    /// The token count of `value` and its matched terms in order, scanned on first sight.
-    #[inline]
-    fn terms(
-        &mut self,
-        value: &str,
-        scanner: &mut Scanner,
-        filter: &Filter,
-        m: &mut Matcher<'_>,
-        found: &mut Vec<(u32, u8)>,
-    ) -> (u32, &[u32]) {
-        let key = value.as_bytes();
-        let mut hasher = FxHasher::default();
-        hasher.write(key);
-        let hash = hasher.finish() | 1;
-        let (arena, table) = (&self.arena, &self.table);
-        let found_slot = table.probe(mix(hash), |e| {
-            let start = e.start as usize;
-            e.hash == hash && arena.get(start..start + e.len as usize) == Some(key)
-        });
-        let e = match found_slot {
-            Ok(e) => e,
-            Err(slot) => {
-                found.clear();
-                let [tokens, _] = scanner.scan(value, false, filter, m, found);
-                let first = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
-                self.terms.extend(found.iter().map(|&(t, _)| t));
-                let mut e = ValueSlot {
-                    hash,
-                    first,
-                    end: u32::try_from(self.terms.len()).unwrap_or(u32::MAX),
-                    tokens,
-                    ..ValueSlot::EMPTY
-                };
-                // Beyond 4 GiB of distinct values the value is not cached (scanned again).
-                if let (Ok(start), Ok(len)) =
-                    (u32::try_from(self.arena.len()), u32::try_from(key.len()))
-                {
-                    self.arena.extend_from_slice(key);
-                    (e.start, e.len) = (start, len);
-                    self.table.fill(slot, e);
-                }
-                e
-            }
-        };
-        let terms = self.terms.get(e.first as usize..e.end as usize);
-        (e.tokens, terms.unwrap_or(&[]))
-    }
-}
-
 /// What a search allocates that the next search on the same thread may reuse: the allocations,
-/// never the contents (both are reset before use). A long-lived process (the MCP server)
-/// then does not map, fault in and unmap a fresh megabyte or two for every call.
+/// never the contents (reset before use). A long-lived process (the MCP server) then does
+/// not map, fault in and unmap a fresh megabyte for every call.
 struct Scratch {
     scanner: Scanner,
-    values: ValueCache,
 }
 
 impl Scratch {
@@ -708,19 +594,17 @@ impl Scratch {
         match SCRATCH.try_with(Cell::take).ok().flatten() {
             Some(mut s) => {
                 s.scanner.reset();
-                s.values.reset();
                 s
             }
             None => Scratch {
                 scanner: Scanner::new(),
-                values: ValueCache::new(),
             },
         }
     }
 
     /// Gives the scratch back to this thread for its next search.
     fn give_back(self) {
-        if self.scanner.footprint() + self.values.footprint() <= Self::KEEP_BYTES {
+        if self.scanner.footprint() <= Self::KEEP_BYTES {
             // A thread being torn down has no slot left; the scratch is then just dropped.
             let _ = SCRATCH.try_with(|slot| slot.set(Some(self)));
         }
@@ -780,15 +664,11 @@ impl Pass {
         let mut m = Matcher::new(words, opts);
         let filter = scan_filter(words, opts);
         let mut scratch = Scratch::take();
-        let Scratch {
-            scanner,
-            values: values_cache,
-        } = &mut scratch;
+        let scanner = &mut scratch.scanner;
         let mut docs = Vec::new();
         let mut occ: Vec<(u32, u8)> = Vec::new();
         let mut found: Vec<(u32, u8)> = Vec::new();
         let mut totals = [0u64; FIELDS];
-        // Tags, branches and file paths are scanned once per distinct value (values_cache).
         for (index, cp) in checkpoints.iter().enumerate() {
             // Start the memory reads of a later checkpoint (see `touch`).
             if let Some(ahead) = checkpoints.get(index + LOOKAHEAD) {
@@ -810,10 +690,10 @@ impl Pass {
                 .chain(branch.map(|v| (3, v)))
                 .chain(cp.files.iter().map(|v| (4, v.as_str())));
             for (f, value) in values {
-                let (tokens, terms) =
-                    values_cache.terms(value, scanner, &filter, &mut m, &mut found);
+                found.clear();
+                let [tokens, _] = scanner.scan(value, false, &filter, &mut m, &mut found);
                 lens[f] += tokens;
-                for &t in terms {
+                for &(t, _) in &found {
                     m.count(t, d);
                     occ.push((t, f as u8));
                 }

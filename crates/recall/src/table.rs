@@ -1,5 +1,4 @@
-//! The open-addressing table behind a search's per-call caches (the scanner's memo of token
-//! verdicts and the engine's cache of tag and path values).
+//! The open-addressing table behind the scanner's per-call memo of token verdicts.
 
 /// An entry of a [`Table`].
 pub(crate) trait Slot: Copy {
