@@ -90,14 +90,17 @@ struct Planes {
     newline: u64,
 }
 
-/// Classifies the first [`WINDOW`] bytes of `win`; `eq[i]` marks the bytes equal to
-/// `filter.bytes[i]` once folded.
+/// Classifies the first [`WINDOW`] bytes of `win`, of which only the first `chunks` sixteens
+/// may be anything but zeros; `eq[i]` marks the bytes equal to `filter.bytes[i]` once folded.
 #[inline]
-fn planes(win: &[u8; PAD], filter: &Filter, eq: &mut [u64; FILTER_BYTES]) -> Planes {
+fn planes(win: &[u8; PAD], chunks: usize, filter: &Filter, eq: &mut [u64; FILTER_BYTES]) -> Planes {
     let mut p = Planes::default();
     let zero = i8x16::splat(0);
     let mut folded = [zero; WINDOW / 16];
     for k in 0..WINDOW / 16 {
+        if k >= chunks {
+            break;
+        }
         let mut chunk = [0i8; 16];
         for (c, &b) in chunk.iter_mut().zip(&win[16 * k..16 * k + 16]) {
             *c = b as i8;
@@ -121,6 +124,9 @@ fn planes(win: &[u8; PAD], filter: &Filter, eq: &mut [u64; FILTER_BYTES]) -> Pla
     for (e, &b) in eq.iter_mut().zip(&filter.splats) {
         *e = 0;
         for (k, f) in folded.iter().enumerate() {
+            if k >= chunks {
+                break;
+            }
             *e |= u64::from(f.simd_eq(b).to_bitmask()) << (16 * k);
         }
     }
@@ -389,17 +395,18 @@ impl Scanner {
         let mut pos = 0;
         let mut eq = [0u64; FILTER_BYTES];
         while pos < bytes.len() {
-            let win: &[u8; PAD] = match bytes.get(pos..pos + PAD) {
-                Some(w) => w.try_into().expect("a window and its padding"),
+            let (win, chunks): (&[u8; PAD], usize) = match bytes.get(pos..pos + PAD) {
+                Some(w) => (w.try_into().expect("a window and its padding"), WINDOW / 16),
                 None => {
-                    // The end of the text: the same bytes followed by zeros.
+                    // The end of the text: the same bytes followed by zeros, whose chunks
+                    // need no compares (their planes are empty).
                     let rest = &bytes[pos..];
                     last = [0u8; PAD];
                     last[..rest.len()].copy_from_slice(rest);
-                    &last
+                    (&last, rest.len().div_ceil(16).min(WINDOW / 16))
                 }
             };
-            let p = planes(win, filter, &mut eq);
+            let p = planes(win, chunks, filter, &mut eq);
             if split {
                 // `trailing_zeros` of no newline is 64: past the window, so `MAX` is kept.
                 let at = pos + p.newline.trailing_zeros() as usize;
