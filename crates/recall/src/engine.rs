@@ -30,7 +30,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use goldfish_store::Checkpoint;
 
-use crate::scan::{Classify, Filter, NONE, Scanner};
+use crate::scan::{Classify, Filter, NONE, Scanner, Split};
 use crate::text::{is_stop_word, letter_bit, letter_mask, osa_within, stem, tokenize};
 
 /// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys.
@@ -668,6 +668,7 @@ impl Pass {
         let mut docs = Vec::new();
         let mut occ: Vec<(u32, u8)> = Vec::new();
         let mut found: Vec<(u32, u8)> = Vec::new();
+        let mut joined = String::new();
         let mut totals = [0u64; FIELDS];
         for (index, cp) in checkpoints.iter().enumerate() {
             // Start the memory reads of a later checkpoint (see `touch`).
@@ -679,25 +680,41 @@ impl Pass {
             let mut lens = [0u32; FIELDS];
             // The description is two fields: the title and the body after its first newline.
             found.clear();
-            let [title, body] = scanner.scan(&cp.description, true, &filter, &mut m, &mut found);
+            let [title, body] =
+                scanner.scan(&cp.description, Split::Newline, &filter, &mut m, &mut found);
             (lens[0], lens[1]) = (title, body);
             for &(t, f) in &found {
                 m.count(t, d);
                 occ.push((t, f));
             }
-            let branch = cp.branch.as_deref().into_iter();
-            let values = (cp.tags.iter().map(|v| (2, v.as_str())))
-                .chain(branch.map(|v| (3, v)))
-                .chain(cp.files.iter().map(|v| (4, v.as_str())));
-            for (f, value) in values {
-                found.clear();
-                let [tokens, _] = scanner.scan(value, false, &filter, &mut m, &mut found);
-                lens[f] += tokens;
-                for &(t, _) in &found {
-                    m.count(t, d);
-                    occ.push((t, f as u8));
-                }
+            // Tags and the branch, then the files, each as one text: the values joined by
+            // spaces, and the branch after a newline that marks where its field begins (a
+            // separator between tokens, so the tokens are those of the values one by one).
+            joined.clear();
+            for tag in &cp.tags {
+                joined.push_str(tag);
+                joined.push(' ');
             }
+            let branch_at = joined.len();
+            joined.push('\n');
+            joined.push_str(cp.branch.as_deref().unwrap_or(""));
+            let mut scan_values = |text: &str, split, fields: [usize; 2]| {
+                found.clear();
+                let counts = scanner.scan(text, split, &filter, &mut m, &mut found);
+                lens[fields[0]] += counts[0];
+                lens[fields[1]] += counts[1];
+                for &(t, f) in &found {
+                    m.count(t, d);
+                    occ.push((t, fields[usize::from(f)] as u8));
+                }
+            };
+            scan_values(&joined, Split::At(branch_at), [2, 3]);
+            joined.clear();
+            for file in &cp.files {
+                joined.push_str(file);
+                joined.push(' ');
+            }
+            scan_values(&joined, Split::None, [4, 4]);
             for f in 0..FIELDS {
                 totals[f] += u64::from(lens[f]);
             }

@@ -343,6 +343,17 @@ impl Memo {
     }
 }
 
+/// Where the second field of a scanned text begins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Split {
+    /// Nowhere: the text is one field.
+    None,
+    /// After the first newline (a description: its title, then its body).
+    Newline,
+    /// After the byte at this offset (a separator the caller put there).
+    At(usize),
+}
+
 /// Reusable state for scanning many texts in one search: the memo and a buffer.
 pub(crate) struct Scanner {
     memo: Memo,
@@ -373,15 +384,14 @@ impl Scanner {
         self.memo.table.footprint() + self.buf.capacity()
     }
 
-    /// Scans `text`, which is two fields when `split` (the part before its first newline is
-    /// field 0, the rest field 1) and one otherwise (field 0). Returns the number of tokens of
-    /// each field, as [`tokenize`] counts them, and pushes `(verdict, field)` to `out` for
-    /// every token whose verdict is not [`NONE`], in text order. Tokens that fail `filter`
-    /// are taken to have the verdict [`NONE`] without asking `c`.
+    /// Scans `text`, which is one field (field 0) or two, as `split` says. Returns the number
+    /// of tokens of each field, as [`tokenize`] counts them, and pushes `(verdict, field)` to
+    /// `out` for every token whose verdict is not [`NONE`], in text order. Tokens that fail
+    /// `filter` are taken to have the verdict [`NONE`] without asking `c`.
     pub(crate) fn scan(
         &mut self,
         text: &str,
-        split: bool,
+        split: Split,
         filter: &Filter,
         c: &mut impl Classify,
         out: &mut Vec<(u32, u8)>,
@@ -390,7 +400,10 @@ impl Scanner {
         let bytes = text.as_bytes();
         let mut counts = [0u32; 2];
         // Tokens that start after this byte belong to field 1.
-        let mut split_at = usize::MAX;
+        let mut split_at = match split {
+            Split::At(i) => i,
+            Split::None | Split::Newline => usize::MAX,
+        };
         let mut last: [u8; PAD];
         let mut pos = 0;
         let mut eq = [0u64; FILTER_BYTES];
@@ -407,7 +420,7 @@ impl Scanner {
                 }
             };
             let p = planes(win, chunks, filter, &mut eq);
-            if split {
+            if let Split::Newline = split {
                 // `trailing_zeros` of no newline is 64: past the window, so `MAX` is kept.
                 let at = pos + p.newline.trailing_zeros() as usize;
                 split_at = split_at.min(if p.newline != 0 { at } else { usize::MAX });
@@ -570,7 +583,10 @@ mod tests {
         let mut out = Vec::new();
         let counts = texts
             .iter()
-            .map(|&(t, split)| s.scan(t, split, &Filter::all(), &mut r, &mut out))
+            .map(|&(t, split)| {
+                let split = if split { Split::Newline } else { Split::None };
+                s.scan(t, split, &Filter::all(), &mut r, &mut out)
+            })
             .collect();
         (counts, out, r)
     }
@@ -711,7 +727,7 @@ mod tests {
         };
         let (mut out, mut want_out) = (Vec::new(), Vec::new());
         let mut s = Scanner::new();
-        let counts = s.scan(text, false, filter, &mut c, &mut out);
+        let counts = s.scan(text, Split::None, filter, &mut c, &mut out);
         let mut n = 0;
         tokenize(text, &mut Vec::new(), |tok| {
             n += 1;

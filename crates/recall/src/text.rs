@@ -603,6 +603,22 @@ mod tests {
             let slow = all_tokens(|s, b, e| reference_tokenize(s, b, e), &s);
             proptest::prop_assert_eq!(fast, slow, "{:?}", s);
         }
+
+        /// The engine scans a checkpoint's tags (and its files) joined by spaces, and its
+        /// branch after a newline: that must give the tokens of each value in turn.
+        #[test]
+        fn a_separator_makes_values_independent(
+            values in proptest::collection::vec(
+                "([a-zA-Z0-9]{0,8}|[./_:-]{1,2}|[A-Z][a-z]{1,4}|[éÉİßΣ𝔻ǅ\u{301}]){0,6}", 0..5),
+            sep in proptest::sample::select(vec![" ", "\n"]),
+        ) {
+            let joined = values.join(sep);
+            let one_by_one: Vec<Vec<u8>> = values
+                .iter()
+                .flat_map(|v| all_tokens(|s, b, e| tokenize(s, b, e), v))
+                .collect();
+            proptest::prop_assert_eq!(all_tokens(|s, b, e| tokenize(s, b, e), &joined), one_by_one);
+        }
     }
 
     #[test]
