@@ -30,7 +30,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use goldfish_store::Checkpoint;
 
-use crate::scan::{Classify, Filter, NONE, Scanner, Split};
+use crate::scan::{Classify, Filter, NONE, PAD, Scanner};
 use crate::text::{is_stop_word, letter_bit, letter_mask, osa_within, stem, tokenize};
 
 /// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys.
@@ -615,6 +615,41 @@ thread_local! {
     static SCRATCH: Cell<Option<Scratch>> = const { Cell::new(None) };
 }
 
+/// The zeros after a text the engine assembles for [`Scanner::scan_fields`].
+const ZEROS: &str = match std::str::from_utf8(&[0u8; PAD]) {
+    Ok(z) => z,
+    Err(_) => "",
+};
+
+/// Writes `cp` to `out` as one text for [`Scanner::scan_fields`] (with `title`), and returns
+/// its length and where its fields begin: the description (its title, then its body, which
+/// the scanner finds after the first newline), the tags, the branch and the files. Each field
+/// follows a newline and each value a space, separators that make its tokens those of each
+/// field, and of each value, alone. [`PAD`] zeros follow, which spare the scanner a copy of
+/// the last window.
+fn checkpoint_text(cp: &Checkpoint, out: &mut String) -> (usize, [usize; FIELDS]) {
+    out.clear();
+    out.push_str(&cp.description);
+    out.push('\n');
+    let tags = out.len();
+    for tag in &cp.tags {
+        out.push_str(tag);
+        out.push(' ');
+    }
+    out.push('\n');
+    let branch = out.len();
+    out.push_str(cp.branch.as_deref().unwrap_or(""));
+    out.push('\n');
+    let files = out.len();
+    for file in &cp.files {
+        out.push_str(file);
+        out.push(' ');
+    }
+    let len = out.len();
+    out.push_str(ZEROS);
+    (len, [0, tags, tags, branch, files])
+}
+
 /// How many checkpoints ahead [`touch`] reads.
 const LOOKAHEAD: usize = 8;
 
@@ -677,44 +712,13 @@ impl Pass {
             }
             let d = u32::try_from(index).unwrap_or(NONE - 1);
             let start = occ.len();
-            let mut lens = [0u32; FIELDS];
-            // The description is two fields: the title and the body after its first newline.
+            let (len, fields) = checkpoint_text(cp, &mut joined);
             found.clear();
-            let [title, body] =
-                scanner.scan(&cp.description, Split::Newline, &filter, &mut m, &mut found);
-            (lens[0], lens[1]) = (title, body);
+            let lens = scanner.scan_fields(&joined, len, fields, true, &filter, &mut m, &mut found);
             for &(t, f) in &found {
                 m.count(t, d);
                 occ.push((t, f));
             }
-            // Tags and the branch, then the files, each as one text: the values joined by
-            // spaces, and the branch after a newline that marks where its field begins (a
-            // separator between tokens, so the tokens are those of the values one by one).
-            joined.clear();
-            for tag in &cp.tags {
-                joined.push_str(tag);
-                joined.push(' ');
-            }
-            let branch_at = joined.len();
-            joined.push('\n');
-            joined.push_str(cp.branch.as_deref().unwrap_or(""));
-            let mut scan_values = |text: &str, split, fields: [usize; 2]| {
-                found.clear();
-                let counts = scanner.scan(text, split, &filter, &mut m, &mut found);
-                lens[fields[0]] += counts[0];
-                lens[fields[1]] += counts[1];
-                for &(t, f) in &found {
-                    m.count(t, d);
-                    occ.push((t, fields[usize::from(f)] as u8));
-                }
-            };
-            scan_values(&joined, Split::At(branch_at), [2, 3]);
-            joined.clear();
-            for file in &cp.files {
-                joined.push_str(file);
-                joined.push(' ');
-            }
-            scan_values(&joined, Split::None, [4, 4]);
             for f in 0..FIELDS {
                 totals[f] += u64::from(lens[f]);
             }
@@ -1442,6 +1446,71 @@ mod tests {
             }
         }
         v
+    }
+
+    /// A classifier that matches every token (its verdict: its number in order of sight).
+    #[derive(Default)]
+    struct Everything(Vec<Vec<u8>>);
+
+    impl Classify for Everything {
+        fn classify_new(&mut self, token: &[u8]) -> u32 {
+            self.classify(token)
+        }
+        fn classify(&mut self, token: &[u8]) -> u32 {
+            let i = self.0.iter().position(|t| t == token).unwrap_or_else(|| {
+                self.0.push(token.to_vec());
+                self.0.len() - 1
+            });
+            i as u32
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// A checkpoint scanned as one text gives, field by field, the tokens of
+        /// `tokenize` on each field (and each value) alone.
+        #[test]
+        fn checkpoint_text_scans_as_its_fields(
+            description in "([a-zA-Z0-9]{0,12}|[ ./_:\n-]{1,2}|[A-Z][a-z]{1,5}|[éÉİß𝔻—]){0,30}",
+            tags in proptest::collection::vec("([a-zA-Z0-9]{0,8}|[ ./_\n-]|[éΣ]){0,4}", 0..4),
+            branch in proptest::option::of("[a-zA-Z0-9/_-]{0,20}"),
+            files in proptest::collection::vec("([a-zA-Z0-9]{0,10}|[./_ -]|[é]){0,6}", 0..5),
+            offset in 0usize..70,
+        ) {
+            let t = notes_core::time::parse_utc("2026-01-01T00:00:00Z").unwrap();
+            let mut cp = Checkpoint::new("x", t, "ws", format!("{}{description}", "a ".repeat(offset)));
+            cp.tags = tags;
+            cp.branch = branch;
+            cp.files = files;
+            let mut text = String::new();
+            let (len, fields) = checkpoint_text(&cp, &mut text);
+            let mut c = Everything::default();
+            let mut out = Vec::new();
+            let counts = Scanner::new().scan_fields(&text, len, fields, true, &Filter::all(), &mut c, &mut out);
+            let got: Vec<(Vec<u8>, u8)> =
+                out.iter().map(|&(v, f)| (c.0[v as usize].clone(), f)).collect();
+
+            let (title, body) = cp.description.split_once('\n').unwrap_or((&cp.description, ""));
+            let branch = cp.branch.clone().unwrap_or_default();
+            let fields: [Vec<&str>; FIELDS] = [
+                vec![title],
+                vec![body],
+                cp.tags.iter().map(String::as_str).collect(),
+                vec![&branch],
+                cp.files.iter().map(String::as_str).collect(),
+            ];
+            let (mut want, mut want_counts) = (Vec::new(), [0u32; FIELDS]);
+            for (f, values) in fields.iter().enumerate() {
+                for v in values {
+                    tokenize(v, &mut Vec::new(), |tok| {
+                        want_counts[f] += 1;
+                        want.push((tok.to_vec(), f as u8));
+                    });
+                }
+            }
+            proptest::prop_assert_eq!(counts, want_counts);
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 
     proptest::proptest! {

@@ -41,7 +41,7 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// Bytes per window: one bit each in a `u64` plane.
 const WINDOW: usize = 64;
 /// Zero bytes after the text: a whole window past any start, plus a 16-byte key load.
-const PAD: usize = WINDOW + 16;
+pub(crate) const PAD: usize = WINDOW + 16;
 /// Lowercases an ASCII letter and leaves a digit unchanged, in each of 16 bytes.
 const CASE: u64 = 0x2020_2020_2020_2020;
 /// Tokens longer than this are not memoised (the key is two `u64`s).
@@ -81,19 +81,27 @@ pub(crate) trait Classify {
 /// Bit planes of one window: bit `i` describes byte `i`.
 #[derive(Default)]
 struct Planes {
-    /// ASCII letters and digits.
-    word: u64,
+    /// Bytes of runs: ASCII letters and digits, and bytes of 0x80 and above.
+    run: u64,
     upper: u64,
     lower: u64,
     /// Bytes of 0x80 and above (parts of non-ASCII characters).
     high: u64,
+    /// Newlines, when asked for (zero otherwise).
     newline: u64,
 }
 
 /// Classifies the first [`WINDOW`] bytes of `win`, of which only the first `chunks` sixteens
 /// may be anything but zeros; `eq[i]` marks the bytes equal to `filter.bytes[i]` once folded.
-#[inline]
-fn planes(win: &[u8; PAD], chunks: usize, filter: &Filter, eq: &mut [u64; FILTER_BYTES]) -> Planes {
+// Inlined at each call, so that the full window's loops, with their constant count, unroll.
+#[inline(always)]
+fn planes(
+    win: &[u8; PAD],
+    chunks: usize,
+    newlines: bool,
+    filter: &Filter,
+    eq: &mut [u64; FILTER_BYTES],
+) -> Planes {
     let mut p = Planes::default();
     let zero = i8x16::splat(0);
     let mut folded = [zero; WINDOW / 16];
@@ -101,11 +109,9 @@ fn planes(win: &[u8; PAD], chunks: usize, filter: &Filter, eq: &mut [u64; FILTER
         if k >= chunks {
             break;
         }
-        let mut chunk = [0i8; 16];
-        for (c, &b) in chunk.iter_mut().zip(&win[16 * k..16 * k + 16]) {
-            *c = b as i8;
-        }
-        let x = i8x16::new(chunk);
+        let chunk: [u8; 16] = win[16 * k..16 * k + 16].try_into().expect("sixteen bytes");
+        // One load: `wide`'s vectors are plain bytes (`bytemuck::Pod`).
+        let x: i8x16 = wide::bytemuck::cast(chunk);
         // Unsigned range tests as signed compares: (b - lo) as u8 < n  ⟺
         // (b - lo + 0x80) as i8 < n - 128.
         folded[k] = x | i8x16::splat(0x20);
@@ -115,20 +121,20 @@ fn planes(win: &[u8; PAD], chunks: usize, filter: &Filter, eq: &mut [u64; FILTER
             (x + i8x16::splat(0x80u8.wrapping_sub(b'0') as i8)).simd_lt(i8x16::splat(i8::MIN + 10));
         let small = (x & i8x16::splat(0x20)).simd_eq(zero);
         let shift = 16 * k;
-        p.word |= u64::from((letter | digit).to_bitmask()) << shift;
+        // A byte of 0x80 and above is negative: its own sign bit.
+        p.run |= u64::from((letter | digit | x).to_bitmask()) << shift;
         p.upper |= u64::from((letter & small).to_bitmask()) << shift;
         p.lower |= u64::from((letter & !small).to_bitmask()) << shift;
         p.high |= u64::from(x.to_bitmask()) << shift;
-        p.newline |= u64::from(x.simd_eq(i8x16::splat(b'\n' as i8)).to_bitmask()) << shift;
-    }
-    for (e, &b) in eq.iter_mut().zip(&filter.splats) {
-        *e = 0;
-        for (k, f) in folded.iter().enumerate() {
-            if k >= chunks {
-                break;
-            }
-            *e |= u64::from(f.simd_eq(b).to_bitmask()) << (16 * k);
+        if newlines {
+            p.newline |= u64::from(x.simd_eq(i8x16::splat(b'\n' as i8)).to_bitmask()) << shift;
         }
+    }
+    // All four chunks: one past the text is zeros, which no filter byte marks as a run.
+    let [f0, f1, f2, f3] = folded;
+    for (e, &b) in eq.iter_mut().zip(&filter.splats) {
+        let m = |f: i8x16| u64::from(f.simd_eq(b).to_bitmask());
+        *e = m(f0) | m(f1) << 16 | m(f2) << 32 | m(f3) << 48;
     }
     p
 }
@@ -343,15 +349,14 @@ impl Memo {
     }
 }
 
-/// Where the second field of a scanned text begins.
+/// Where the second field of a text given to [`Scanner::scan`] begins.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Split {
     /// Nowhere: the text is one field.
     None,
     /// After the first newline (a description: its title, then its body).
     Newline,
-    /// After the byte at this offset (a separator the caller put there).
-    At(usize),
 }
 
 /// Reusable state for scanning many texts in one search: the memo and a buffer.
@@ -388,6 +393,7 @@ impl Scanner {
     /// of tokens of each field, as [`tokenize`] counts them, and pushes `(verdict, field)` to
     /// `out` for every token whose verdict is not [`NONE`], in text order. Tokens that fail
     /// `filter` are taken to have the verdict [`NONE`] without asking `c`.
+    #[cfg(test)]
     pub(crate) fn scan(
         &mut self,
         text: &str,
@@ -396,50 +402,98 @@ impl Scanner {
         c: &mut impl Classify,
         out: &mut Vec<(u32, u8)>,
     ) -> [u32; 2] {
+        let title = split == Split::Newline;
+        self.scan_fields(text, text.len(), [0, usize::MAX], title, filter, c, out)
+    }
+
+    /// [`Scanner::scan`] for a text of `N` fields: field `g` begins at byte `fields[g]`
+    /// (`fields[0]` is 0, the others ascending, each just after a byte that is not part of a
+    /// word, so no token straddles two fields). With `title`, field 1 begins instead after
+    /// the first newline before field 2 (or the end), if there is one, and is empty if not:
+    /// a description's title and body. Only `text[..len]` is read as text; the bytes after
+    /// it, if any, must be zeros (then no window at the end is copied: a caller that
+    /// assembles the text adds [`PAD`] zeros after it).
+    // The arguments are the scan's inputs, each needed; a struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn scan_fields<const N: usize>(
+        &mut self,
+        text: &str,
+        len: usize,
+        mut fields: [usize; N],
+        title: bool,
+        filter: &Filter,
+        c: &mut impl Classify,
+        out: &mut Vec<(u32, u8)>,
+    ) -> [u32; N] {
         let Scanner { memo, buf } = self;
         let bytes = text.as_bytes();
-        let mut counts = [0u32; 2];
-        // Tokens that start after this byte belong to field 1.
-        let mut split_at = match split {
-            Split::At(i) => i,
-            Split::None | Split::Newline => usize::MAX,
-        };
+        let len = len.min(bytes.len());
+        debug_assert!(bytes[len..].iter().all(|&b| b == 0));
+        let mut counts = [0u32; N];
+        // Until the title's newline is found (or field 0 is over), field 1 starts where the
+        // next one does: it is empty.
+        let title_end = fields.get(2).copied().unwrap_or(len);
+        let mut newlines = title && N >= 2;
+        if newlines {
+            fields[1] = title_end;
+        }
+        // The field of the window's first byte.
+        let mut f = 0;
         let mut last: [u8; PAD];
         let mut pos = 0;
         let mut eq = [0u64; FILTER_BYTES];
-        while pos < bytes.len() {
-            let (win, chunks): (&[u8; PAD], usize) = match bytes.get(pos..pos + PAD) {
-                Some(w) => (w.try_into().expect("a window and its padding"), WINDOW / 16),
+        while pos < len {
+            while f + 1 < N && fields[f + 1] <= pos {
+                f += 1;
+            }
+            let (win, p) = match bytes.get(pos..pos + PAD) {
+                Some(w) if len - pos >= WINDOW => {
+                    let w: &[u8; PAD] = w.try_into().expect("a window and its padding");
+                    (w, planes(w, WINDOW / 16, newlines, filter, &mut eq))
+                }
+                // A window of zeros after the text (the caller's): only the chunks with text
+                // need compares (the planes of the others are empty).
+                Some(w) => {
+                    let w: &[u8; PAD] = w.try_into().expect("a window and its padding");
+                    (
+                        w,
+                        planes(w, (len - pos).div_ceil(16), newlines, filter, &mut eq),
+                    )
+                }
                 None => {
-                    // The end of the text: the same bytes followed by zeros, whose chunks
-                    // need no compares (their planes are empty).
-                    let rest = &bytes[pos..];
+                    // The end of the text: the same bytes followed by zeros.
+                    let rest = &bytes[pos..len];
                     last = [0u8; PAD];
                     last[..rest.len()].copy_from_slice(rest);
-                    (&last, rest.len().div_ceil(16).min(WINDOW / 16))
+                    let chunks = rest.len().div_ceil(16);
+                    (&last, planes(&last, chunks, newlines, filter, &mut eq))
                 }
             };
-            let p = planes(win, chunks, filter, &mut eq);
-            if let Split::Newline = split {
-                // `trailing_zeros` of no newline is 64: past the window, so `MAX` is kept.
-                let at = pos + p.newline.trailing_zeros() as usize;
-                split_at = split_at.min(if p.newline != 0 { at } else { usize::MAX });
+            if newlines {
+                if p.newline != 0 {
+                    let at = pos + p.newline.trailing_zeros() as usize;
+                    if at < title_end {
+                        fields[1] = at + 1;
+                    }
+                    newlines = false;
+                } else if pos + WINDOW >= title_end {
+                    newlines = false;
+                }
             }
-            let mut run = p.word | p.high;
+            let mut run = p.run;
             // Runs that need the general path: camelCase boundaries and non-ASCII bytes.
             let mut special = (p.upper & (p.lower << 1)) | p.high;
             let mut next = pos + WINDOW;
-            if bytes.len() - pos > WINDOW && run >> 63 != 0 {
+            if len - pos > WINDOW && run >> 63 != 0 {
                 // The last run may go on past the window: leave it to the next one.
                 let tail = run.leading_ones() as usize;
                 if tail == WINDOW {
-                    // A run longer than a window.
-                    let end = bytes[pos..]
+                    // A run longer than a window (in one field: runs do not cross fields).
+                    let end = bytes[pos..len]
                         .iter()
                         .position(|&b| !in_run(b))
-                        .map_or(bytes.len(), |n| pos + n);
-                    let field = usize::from(pos > split_at);
-                    counts[field] += general(&text[pos..end], memo, buf, c, field, out);
+                        .map_or(len, |n| pos + n);
+                    counts[f] += general(&text[pos..end], memo, buf, c, f, out);
                     pos = end;
                     continue;
                 }
@@ -448,25 +502,32 @@ impl Scanner {
                 special &= keep;
                 next = pos + WINDOW - tail;
             }
-            // Bytes after the newline that ends field 0.
-            let field1 = match split_at.checked_sub(pos) {
-                None => u64::MAX,
-                Some(n) if n < WINDOW - 1 => u64::MAX << (n + 1),
-                Some(_) => 0,
-            };
             // First and last bytes of the runs of at least two bytes (a one-byte run has no
-            // token); taken in pairs below, lowest first. Each run is one token, counted here;
-            // the general path corrects the counts of its runs.
+            // token). Each run is one token, counted here; the general path corrects the
+            // counts of its runs.
             let starts = run & !(run << 1) & (run >> 1);
             let ends = run & !(run >> 1) & (run << 1);
-            let total = starts.count_ones();
-            let after = if field1 == 0 {
-                0
+            // Whether another field begins in this window (rare: most windows lie in one).
+            let several = f + 1 < N && fields[f + 1] < pos + WINDOW;
+            if several {
+                let below = |n: usize| {
+                    if n >= WINDOW {
+                        u64::MAX
+                    } else {
+                        (1u64 << n) - 1
+                    }
+                };
+                for g in f..N {
+                    let from = fields[g].saturating_sub(pos);
+                    if from >= WINDOW {
+                        break;
+                    }
+                    let to = fields.get(g + 1).map_or(WINDOW, |&t| t.saturating_sub(pos));
+                    counts[g] += (starts & below(to) & !below(from)).count_ones();
+                }
             } else {
-                (starts & field1).count_ones()
-            };
-            counts[0] += total - after;
-            counts[1] += after;
+                counts[f] += starts.count_ones();
+            }
             // The byte after each run without a special byte: adding its first bit to the run
             // less its special bytes carries past its end only when nothing stops the carry.
             let clean = (run & !special).wrapping_add(run & !(run << 1)) & !run;
@@ -489,10 +550,15 @@ impl Scanner {
                 debug_assert!(before != 0);
                 let s = 63 - (before.leading_zeros() & 63) as usize;
                 let len = e + 1 - s;
+                // The field of the byte at `at`.
+                let field = if several {
+                    fields.iter().rposition(|&g| g <= pos + s).unwrap_or(0)
+                } else {
+                    f
+                };
                 // A special run, or one longer than a key (a run ending at the window's last
                 // byte has no byte after it and goes this way too: it is rare).
                 if len > MAX_KEY || clean & (end_bit << 1) == 0 {
-                    let field = usize::from(field1 & end_bit != 0);
                     counts[field] -= 1;
                     counts[field] +=
                         general(&text[pos + s..pos + s + len], memo, buf, c, field, out);
@@ -508,7 +574,7 @@ impl Scanner {
                 let tail = word(s + 8) & keep[1];
                 let t = memo.get(head, tail, len, c);
                 if t != NONE {
-                    out.push((t, u8::from(field1 & end_bit != 0)));
+                    out.push((t, field as u8));
                 }
             }
             pos = next;
