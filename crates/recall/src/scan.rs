@@ -9,8 +9,9 @@
 //!
 //! How a text is read:
 //!
-//! 1. The text is read in 64-byte windows (the last one copied into a zeroed buffer, so that
-//!    every load below stays in bounds without a branch), each classified sixteen bytes at a
+//! 1. The text is read in 64-byte windows (the last one copied into a zeroed buffer, unless
+//!    the caller put zeros after the text, so that every load below stays in bounds without a
+//!    branch), each classified sixteen bytes at a
 //!    time with SIMD compares (`wide`, SSE2 on x86-64, NEON on aarch64, plain arrays elsewhere) into
 //!    bit planes: ASCII letters and digits, upper- and lowercase letters, non-ASCII bytes,
 //!    newlines.
@@ -19,9 +20,10 @@
 //!    tokens of a run do not depend on the rest of the text. A run cut by the end of a window
 //!    is left for the next window, which starts at it.
 //! 3. A [`Filter`] from the query (a necessary condition for a match: a first byte, or a
-//!    piece of two or three bytes the token must contain) is tested on the whole window with
-//!    one compare per byte it names; runs without a mark are only counted. Most tokens of a
-//!    text match no query word, and most fail the condition.
+//!    piece of up to three bytes the token must contain) is tested on the whole window, a
+//!    piece by comparing the window with its bytes at offsets 0, 1 and 2 at once; runs
+//!    without a mark are only counted. Most tokens of a text match no query word, and most
+//!    fail the condition.
 //! 4. Almost every run left is an ASCII word of 2 to 16 bytes without a camelCase boundary: its
 //!    one token is the run with its letters lowercased (`| 0x20` per byte), loaded as two
 //!    `u64`s and looked up in the [`Memo`]. Only a miss asks the classifier.
@@ -89,37 +91,45 @@ struct Planes {
     high: u64,
     /// Newlines, when asked for (zero otherwise).
     newline: u64,
+    /// The filter's first bytes (anywhere: only those at run starts count).
+    first: u64,
+    /// Where an occurrence of one of the filter's pieces begins.
+    piece: u64,
+}
+
+/// Sixteen bytes of `win` from `at`, as one vector (`wide`'s vectors are plain bytes:
+/// `bytemuck::Pod`).
+#[inline(always)]
+fn load(win: &[u8; PAD], at: usize) -> i8x16 {
+    let chunk: [u8; 16] = win[at..at + 16].try_into().expect("sixteen bytes");
+    wide::bytemuck::cast(chunk)
 }
 
 /// Classifies the first [`WINDOW`] bytes of `win`, of which only the first `chunks` sixteens
-/// may be anything but zeros; `eq[i]` marks the bytes equal to `filter.bytes[i]` once folded.
+/// may be anything but zeros, and tests `filter` on them.
 // Inlined at each call, so that the full window's loops, with their constant count, unroll.
+// The four chunks are indexed together across several arrays.
 #[inline(always)]
-fn planes(
-    win: &[u8; PAD],
-    chunks: usize,
-    newlines: bool,
-    filter: &Filter,
-    eq: &mut [u64; FILTER_BYTES],
-) -> Planes {
+#[allow(clippy::needless_range_loop)]
+fn planes(win: &[u8; PAD], chunks: usize, newlines: bool, filter: &Filter) -> Planes {
+    const N: usize = WINDOW / 16;
     let mut p = Planes::default();
     let zero = i8x16::splat(0);
-    let mut folded = [zero; WINDOW / 16];
-    for k in 0..WINDOW / 16 {
+    let case = i8x16::splat(0x20);
+    let mut folded = [zero; N];
+    for k in 0..N {
         if k >= chunks {
             break;
         }
-        let chunk: [u8; 16] = win[16 * k..16 * k + 16].try_into().expect("sixteen bytes");
-        // One load: `wide`'s vectors are plain bytes (`bytemuck::Pod`).
-        let x: i8x16 = wide::bytemuck::cast(chunk);
+        let x = load(win, 16 * k);
         // Unsigned range tests as signed compares: (b - lo) as u8 < n  ⟺
         // (b - lo + 0x80) as i8 < n - 128.
-        folded[k] = x | i8x16::splat(0x20);
+        folded[k] = x | case;
         let letter = (folded[k] + i8x16::splat(0x80u8.wrapping_sub(b'a') as i8))
             .simd_lt(i8x16::splat(i8::MIN + 26));
         let digit =
             (x + i8x16::splat(0x80u8.wrapping_sub(b'0') as i8)).simd_lt(i8x16::splat(i8::MIN + 10));
-        let small = (x & i8x16::splat(0x20)).simd_eq(zero);
+        let small = (x & case).simd_eq(zero);
         let shift = 16 * k;
         // A byte of 0x80 and above is negative: its own sign bit.
         p.run |= u64::from((letter | digit | x).to_bitmask()) << shift;
@@ -130,32 +140,72 @@ fn planes(
             p.newline |= u64::from(x.simd_eq(i8x16::splat(b'\n' as i8)).to_bitmask()) << shift;
         }
     }
-    // All four chunks: one past the text is zeros, which no filter byte marks as a run.
-    let [f0, f1, f2, f3] = folded;
-    for (e, &b) in eq.iter_mut().zip(&filter.splats) {
-        let m = |f: i8x16| u64::from(f.simd_eq(b).to_bitmask());
-        *e = m(f0) | m(f1) << 16 | m(f2) << 32 | m(f3) << 48;
+    if filter.all {
+        return p;
     }
+    // The filter on all four chunks (past the text they are zeros, which are not in runs):
+    // each first byte and piece compared with every chunk, the results gathered per chunk.
+    let bits = |v: [i8x16; N]| -> u64 {
+        let m = |k: usize| u64::from(v[k].to_bitmask()) << (16 * k);
+        m(0) | m(1) | m(2) | m(3)
+    };
+    let mut first = [zero; N];
+    for &b in &filter.first {
+        for k in 0..N {
+            first[k] |= folded[k].simd_eq(b);
+        }
+    }
+    p.first = bits(first);
+    let mut piece = [zero; N];
+    for &a in &filter.ones {
+        for k in 0..N {
+            piece[k] |= folded[k].simd_eq(a);
+        }
+    }
+    if !filter.twos.is_empty() || !filter.threes.is_empty() {
+        // A piece starts at a byte when the bytes one and two further (loaded again from
+        // there: the window has room after it) equal its next ones.
+        let mut next = [zero; N];
+        let mut after = [zero; N];
+        for k in 0..N {
+            next[k] = load(win, 16 * k + 1) | case;
+            after[k] = load(win, 16 * k + 2) | case;
+        }
+        for &[a, b] in &filter.twos {
+            for k in 0..N {
+                piece[k] |= folded[k].simd_eq(a) & next[k].simd_eq(b);
+            }
+        }
+        for &[a, b, c] in &filter.threes {
+            for k in 0..N {
+                piece[k] |= folded[k].simd_eq(a) & next[k].simd_eq(b) & after[k].simd_eq(c);
+            }
+        }
+    }
+    p.piece = bits(piece);
     p
 }
 
-/// Most distinct bytes a [`Filter`] compares (one SIMD compare per byte and 16 text bytes);
-/// a condition that needs more is not applied.
-const FILTER_BYTES: usize = 16;
+/// Most first bytes, and most pieces, a [`Filter`] tests (each costs SIMD compares on every
+/// sixteen bytes); a condition that needs more is not applied.
+const FILTER_MAX: usize = 16;
 
 /// A necessary condition for a token to have a verdict other than [`NONE`], tested on a
 /// whole window at once before any token of it is looked up: the token begins with one of
-/// the `first` bytes, or contains one of the `pieces` (both compared with ASCII letters
+/// the first bytes, or contains one of the pieces (both compared with ASCII letters
 /// lowercased). A run that fails it is counted but never looked up. Runs the general path
 /// takes (camelCase, non-ASCII) are never filtered: the condition is stated on their tokens,
 /// which are not their bytes.
 pub(crate) struct Filter {
-    /// The distinct bytes compared (folded), splatted for the compares.
-    splats: Vec<i8x16>,
-    /// Indices into `splats` of the first bytes.
-    first: Vec<u8>,
-    /// Each piece: indices into `splats` of its first one to three bytes, and that count.
-    pieces: Vec<([u8; 3], u8)>,
+    /// The first bytes (folded), splatted for the compares.
+    first: Vec<i8x16>,
+    /// The pieces of one, two and three bytes (folded), splatted.
+    ones: Vec<i8x16>,
+    twos: Vec<[i8x16; 2]>,
+    threes: Vec<[i8x16; 3]>,
+    /// The same, as bytes (for [`Filter::passes`]).
+    #[cfg(test)]
+    bytes: (Vec<u8>, Vec<Vec<u8>>),
     /// Every run passes (no condition, or one too costly to test).
     all: bool,
 }
@@ -169,83 +219,56 @@ impl Filter {
     /// The filter every run passes.
     pub(crate) fn all() -> Filter {
         Filter {
-            splats: Vec::new(),
             first: Vec::new(),
-            pieces: Vec::new(),
+            ones: Vec::new(),
+            twos: Vec::new(),
+            threes: Vec::new(),
+            #[cfg(test)]
+            bytes: (Vec::new(), Vec::new()),
             all: true,
         }
     }
 
     /// Tokens that begin with one of `first` or contain one of `pieces` (any token when a
-    /// piece is empty or the condition needs more than [`FILTER_BYTES`] compares). A piece
-    /// longer than three bytes is tested by its first three: a token containing the piece
-    /// contains them.
+    /// piece is empty or there are more than [`FILTER_MAX`] of either). A piece longer than
+    /// three bytes is tested by its first three: a token containing the piece contains them.
     pub(crate) fn new(first: &[u8], pieces: &[&[u8]]) -> Filter {
-        let mut bytes: Vec<u8> = Vec::new();
-        let mut index = |b: u8| -> Option<u8> {
-            let b = fold(b);
-            let i = match bytes.iter().position(|&x| x == b) {
-                Some(i) => i,
-                None => {
-                    bytes.push(b);
-                    bytes.len() - 1
-                }
-            };
-            u8::try_from(i).ok()
-        };
-        let mut f = Filter::all();
-        for &b in first {
-            match index(b) {
-                Some(i) if !f.first.contains(&i) => f.first.push(i),
-                Some(_) => {}
-                None => return Filter::all(),
-            }
-        }
+        let splat = |b: u8| i8x16::splat(fold(b) as i8);
+        let mut firsts: Vec<u8> = first.iter().map(|&b| fold(b)).collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        let mut cut: Vec<Vec<u8>> = Vec::new();
         for piece in pieces {
-            if piece.is_empty() {
+            let p: Vec<u8> = piece.iter().take(3).map(|&b| fold(b)).collect();
+            if p.is_empty() {
                 return Filter::all();
             }
-            let mut p = ([0u8; 3], 0u8);
-            for (slot, &b) in p.0.iter_mut().zip(piece.iter()) {
-                match index(b) {
-                    Some(i) => *slot = i,
-                    None => return Filter::all(),
-                }
-                p.1 += 1;
-            }
-            if !f.pieces.contains(&p) {
-                f.pieces.push(p);
+            if !cut.contains(&p) {
+                cut.push(p);
             }
         }
-        if bytes.len() > FILTER_BYTES {
+        if firsts.len() > FILTER_MAX
+            || cut.len() > FILTER_MAX
+            || firsts.is_empty() && cut.is_empty()
+        {
             return Filter::all();
         }
-        f.splats = bytes.iter().map(|&b| i8x16::splat(b as i8)).collect();
-        f.all = f.first.is_empty() && f.pieces.is_empty();
+        let mut f = Filter::all();
+        f.all = false;
+        f.first = firsts.iter().map(|&b| splat(b)).collect();
+        for p in &cut {
+            match p[..] {
+                [a] => f.ones.push(splat(a)),
+                [a, b] => f.twos.push([splat(a), splat(b)]),
+                [a, b, c, ..] => f.threes.push([splat(a), splat(b), splat(c)]),
+                [] => {}
+            }
+        }
+        #[cfg(test)]
+        {
+            f.bytes = (firsts, cut);
+        }
         f
-    }
-
-    /// The positions in a window that satisfy the condition: the run starts (`starts`) with
-    /// a first byte, and the first bytes of piece occurrences.
-    #[inline]
-    fn marks(&self, eq: &[u64; FILTER_BYTES], starts: u64) -> u64 {
-        let plane = |i: u8| eq[usize::from(i) % FILTER_BYTES];
-        let mut first = 0;
-        for &i in &self.first {
-            first |= plane(i);
-        }
-        let mut m = starts & first;
-        for &([a, b, c], n) in &self.pieces {
-            let mut hit = plane(a);
-            if n > 1 {
-                hit &= plane(b) >> 1;
-            }
-            if n > 2 {
-                hit &= plane(c) >> 2;
-            }
-            m |= hit;
-        }
-        m
     }
 
     /// Whether `token` passes (the scalar statement of what the scanner tests).
@@ -254,19 +277,12 @@ impl Filter {
         if self.all {
             return true;
         }
-        let bytes: Vec<u8> = self.splats.iter().map(|s| s.to_array()[0] as u8).collect();
         let token: Vec<u8> = token.iter().map(|&b| fold(b)).collect();
-        let first = token
-            .first()
-            .is_some_and(|b| self.first.iter().any(|&i| bytes[usize::from(i)] == *b));
-        first
-            || self.pieces.iter().any(|&(p, n)| {
-                let piece: Vec<u8> = p[..usize::from(n)]
-                    .iter()
-                    .map(|&i| bytes[usize::from(i)])
-                    .collect();
-                token.windows(piece.len()).any(|w| w == piece)
-            })
+        let (first, pieces) = &self.bytes;
+        token.first().is_some_and(|b| first.contains(b))
+            || pieces
+                .iter()
+                .any(|p| token.windows(p.len()).any(|w| w == &p[..]))
     }
 }
 
@@ -441,7 +457,6 @@ impl Scanner {
         let mut f = 0;
         let mut last: [u8; PAD];
         let mut pos = 0;
-        let mut eq = [0u64; FILTER_BYTES];
         while pos < len {
             while f + 1 < N && fields[f + 1] <= pos {
                 f += 1;
@@ -449,16 +464,13 @@ impl Scanner {
             let (win, p) = match bytes.get(pos..pos + PAD) {
                 Some(w) if len - pos >= WINDOW => {
                     let w: &[u8; PAD] = w.try_into().expect("a window and its padding");
-                    (w, planes(w, WINDOW / 16, newlines, filter, &mut eq))
+                    (w, planes(w, WINDOW / 16, newlines, filter))
                 }
                 // A window of zeros after the text (the caller's): only the chunks with text
                 // need compares (the planes of the others are empty).
                 Some(w) => {
                     let w: &[u8; PAD] = w.try_into().expect("a window and its padding");
-                    (
-                        w,
-                        planes(w, (len - pos).div_ceil(16), newlines, filter, &mut eq),
-                    )
+                    (w, planes(w, (len - pos).div_ceil(16), newlines, filter))
                 }
                 None => {
                     // The end of the text: the same bytes followed by zeros.
@@ -466,7 +478,7 @@ impl Scanner {
                     last = [0u8; PAD];
                     last[..rest.len()].copy_from_slice(rest);
                     let chunks = rest.len().div_ceil(16);
-                    (&last, planes(&last, chunks, newlines, filter, &mut eq))
+                    (&last, planes(&last, chunks, newlines, filter))
                 }
             };
             if newlines {
@@ -537,7 +549,7 @@ impl Scanner {
             let marks = if filter.all {
                 run
             } else {
-                filter.marks(&eq, starts) & run | special
+                (starts & p.first | p.piece) & run | special
             };
             let mut kept = ends & (run & !run.wrapping_add(marks) | marks);
             while kept != 0 {
