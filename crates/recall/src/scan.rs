@@ -11,10 +11,9 @@
 //!
 //! 1. The text is read in 64-byte windows (the last one copied into a zeroed buffer, unless
 //!    the caller put zeros after the text, so that every load below stays in bounds without a
-//!    branch), each classified sixteen bytes at a
-//!    time with SIMD compares (`wide`, SSE2 on x86-64, NEON on aarch64, plain arrays elsewhere) into
-//!    bit planes: ASCII letters and digits, upper- and lowercase letters, non-ASCII bytes,
-//!    newlines.
+//!    branch), each classified sixteen bytes at a time with SIMD compares (`wide`, SSE2 on
+//!    x86-64, NEON on aarch64, plain arrays elsewhere) into bit planes: ASCII letters and
+//!    digits, upper- and lowercase letters, non-ASCII bytes, newlines.
 //! 2. A *run* is a maximal sequence of ASCII letters, digits and non-ASCII bytes. Runs are
 //!    separated by ASCII bytes that are neither, exactly where [`tokenize`] flushes, so the
 //!    tokens of a run do not depend on the rest of the text. A run cut by the end of a window
