@@ -374,9 +374,49 @@ pub(crate) enum Split {
     Newline,
 }
 
-/// Reusable state for scanning many texts in one search: the memo and a buffer.
+/// An entry of the [`Runs`] cache: a run as written (two little-endian words, zero-padded),
+/// its token count, and the span of its verdicts in [`Runs::verdicts`].
+#[derive(Clone, Copy)]
+struct RunEntry {
+    /// Bytes 0–7; zero marks an empty slot (a run is at least two non-zero bytes).
+    head: u64,
+    /// Bytes 8–15.
+    tail: u64,
+    tokens: u32,
+    first: u32,
+    end: u32,
+}
+
+impl Slot for RunEntry {
+    const EMPTY: RunEntry = RunEntry {
+        head: 0,
+        tail: 0,
+        tokens: 0,
+        first: 0,
+        end: 0,
+    };
+    fn is_empty(&self) -> bool {
+        self.head == 0
+    }
+    fn home(&self) -> usize {
+        Memo::home(self.head, self.tail)
+    }
+}
+
+/// Per search: what the general path made of each run of at most 16 bytes it was given (as
+/// written: case and accents matter to [`tokenize`]), so that a camelCase or accented word
+/// that comes back is not tokenized again. Its verdicts other than [`NONE`], in order, are in
+/// `verdicts`.
+struct Runs {
+    table: Table<RunEntry>,
+    verdicts: Vec<u32>,
+}
+
+/// Reusable state for scanning many texts in one search: the memo, the run cache and a
+/// buffer.
 pub(crate) struct Scanner {
     memo: Memo,
+    runs: Runs,
     buf: Vec<u8>,
 }
 
@@ -390,6 +430,10 @@ impl Scanner {
     pub(crate) fn new() -> Scanner {
         Scanner {
             memo: Memo::new(),
+            runs: Runs {
+                table: Table::new(6),
+                verdicts: Vec::new(),
+            },
             buf: Vec::with_capacity(64),
         }
     }
@@ -397,11 +441,16 @@ impl Scanner {
     /// Forgets every verdict (they belong to one query), keeping the allocations.
     pub(crate) fn reset(&mut self) {
         self.memo.table.reset();
+        self.runs.table.reset();
+        self.runs.verdicts.clear();
     }
 
     /// Bytes allocated.
     pub(crate) fn footprint(&self) -> usize {
-        self.memo.table.footprint() + self.buf.capacity()
+        self.memo.table.footprint()
+            + self.runs.table.footprint()
+            + self.runs.verdicts.capacity() * std::mem::size_of::<u32>()
+            + self.buf.capacity()
     }
 
     /// Scans `text`, which is one field (field 0) or two, as `split` says. Returns the number
@@ -440,7 +489,7 @@ impl Scanner {
         c: &mut impl Classify,
         out: &mut Vec<(u32, u8)>,
     ) -> [u32; N] {
-        let Scanner { memo, buf } = self;
+        let Scanner { memo, runs, buf } = self;
         let bytes = text.as_bytes();
         let len = len.min(bytes.len());
         debug_assert!(bytes[len..].iter().all(|&b| b == 0));
@@ -567,23 +616,28 @@ impl Scanner {
                 } else {
                     f
                 };
+                // The run as two little-endian words cut to its 2..=16 bytes.
+                let keep = KEEP[len.min(MAX_KEY)];
+                let word = |at: usize| match win.get(at..at + 8) {
+                    Some(w) => u64::from_le_bytes(w.try_into().expect("eight bytes")),
+                    None => 0,
+                };
+                let (head, tail) = (word(s) & keep[0], word(s + 8) & keep[1]);
                 // A special run, or one longer than a key (a run ending at the window's last
                 // byte has no byte after it and goes this way too: it is rare).
                 if len > MAX_KEY || clean & (end_bit << 1) == 0 {
+                    let run = &text[pos + s..pos + s + len];
+                    let cached = len <= MAX_KEY && end_bit >> 63 == 0;
                     counts[field] -= 1;
-                    counts[field] +=
-                        general(&text[pos + s..pos + s + len], memo, buf, c, field, out);
+                    counts[field] += if cached {
+                        runs.get(head, tail, run, memo, buf, c, field, out)
+                    } else {
+                        general(run, memo, buf, c, field, out)
+                    };
                     continue;
                 }
-                // The token lowercased, as two little-endian words cut to its 2..=16 bytes.
-                let keep = KEEP[len];
-                let word = |at: usize| match win.get(at..at + 8) {
-                    Some(w) => u64::from_le_bytes(w.try_into().expect("eight bytes")) | CASE,
-                    None => 0,
-                };
-                let head = word(s) & keep[0];
-                let tail = word(s + 8) & keep[1];
-                let t = memo.get(head, tail, len, c);
+                // The token: the run lowercased.
+                let t = memo.get(head | CASE & keep[0], tail | CASE & keep[1], len, c);
                 if t != NONE {
                     out.push((t, field as u8));
                 }
@@ -591,6 +645,54 @@ impl Scanner {
             pos = next;
         }
         counts
+    }
+}
+
+impl Runs {
+    /// The token count of `run`, whose bytes are `head` and `tail`, after pushing its
+    /// verdicts to `out` (as [`general`] does, which runs on a miss).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn get(
+        &mut self,
+        head: u64,
+        tail: u64,
+        run: &str,
+        memo: &mut Memo,
+        buf: &mut Vec<u8>,
+        c: &mut impl Classify,
+        field: usize,
+        out: &mut Vec<(u32, u8)>,
+    ) -> u32 {
+        let found = self
+            .table
+            .probe(Memo::home(head, tail), |e| e.head == head && e.tail == tail);
+        match found {
+            Ok(e) => {
+                let verdicts = self.verdicts.get(e.first as usize..e.end as usize);
+                out.extend(verdicts.unwrap_or(&[]).iter().map(|&t| (t, field as u8)));
+                e.tokens
+            }
+            Err(slot) => {
+                let from = out.len();
+                let tokens = general(run, memo, buf, c, field, out);
+                let first = self.verdicts.len();
+                self.verdicts.extend(out[from..].iter().map(|&(t, _)| t));
+                if let (Ok(first), Ok(end)) =
+                    (u32::try_from(first), u32::try_from(self.verdicts.len()))
+                {
+                    let e = RunEntry {
+                        head,
+                        tail,
+                        tokens,
+                        first,
+                        end,
+                    };
+                    self.table.fill(slot, e);
+                }
+                tokens
+            }
+        }
     }
 }
 
