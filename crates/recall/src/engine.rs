@@ -73,8 +73,8 @@ pub struct SearchOptions {
     pub min_coverage: f32,
     /// Documents scoring below this share (0–1) of the best score are dropped. Default 0.2.
     pub relative_cutoff: f32,
-    /// Vocabulary terms less similar than this (0–1) to a query word are ignored.
-    /// Default 0.5.
+    /// Vocabulary terms less similar than this (0–1) to a query word are ignored; a term
+    /// with no similarity at all (0) never matches, whatever this is. Default 0.5.
     pub min_similarity: f32,
 }
 
@@ -382,12 +382,8 @@ impl Probe {
 /// - a typo, at most `k` edits of `q` (or of `qs` against `v`'s stem): see [`gap_pieces`];
 ///   a piece of the stem that ends in `y` is also looked for with `i` (`copies` → `copy`).
 ///
-/// A similarity of zero would be enough for a match only with a `min_similarity` of zero or
-/// less; the filter then lets everything through.
+/// A similarity of zero is no match, whatever [`SearchOptions::min_similarity`] is.
 fn scan_filter(words: &[Word], opts: &SearchOptions) -> Filter {
-    if opts.fuzzy && (opts.min_similarity.is_nan() || opts.min_similarity <= 0.0) {
-        return Filter::all();
-    }
     let mut first = Vec::new();
     let mut pieces: Vec<Vec<u8>> = Vec::new();
     for w in words {
@@ -537,7 +533,7 @@ impl<'a> Matcher<'a> {
                 matches.push((qi, 1.0));
             } else if self.opts.fuzzy && w.may_match(v) {
                 let sim = similarity(&w.bytes, &w.stem, tok, w.is_last);
-                if sim >= self.opts.min_similarity && sim < 1.0 {
+                if sim > 0.0 && sim >= self.opts.min_similarity && sim < 1.0 {
                     matches.push((qi, sim));
                 }
             }
@@ -1088,7 +1084,7 @@ mod tests {
                 let qs = stem(q.as_bytes(), &mut qs_buf).to_vec();
                 for (id, v) in terms.iter().enumerate() {
                     let sim = similarity(q.as_bytes(), &qs, v, qi + 1 == q_len);
-                    if sim >= opts.min_similarity && sim < 1.0 {
+                    if sim > 0.0 && sim >= opts.min_similarity && sim < 1.0 {
                         found.push((id as u32, sim));
                     }
                 }
@@ -1222,6 +1218,69 @@ mod tests {
             h.iter().map(|h| (h.index, h.score.to_bits())).collect()
         };
         assert_eq!(bits(&fast), bits(&slow), "query {:?}, {opts:?}", q.terms());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Random checkpoints from a small vocabulary with typos, and queries made of its
+        /// words with edits: the engine (filter, scanner, memo) equals the reference engine
+        /// bit for bit, with and without fuzzy matching.
+        #[test]
+        fn random_corpora_match_the_reference_engine(
+            docs in proptest::collection::vec(
+                (proptest::collection::vec((0usize..40, proptest::collection::vec(
+                    (0u8..5, 0usize..64, proptest::sample::select(b"aeiorstyln".to_vec())), 0..2)), 1..12),
+                 proptest::collection::vec(0usize..40, 0..3),
+                 proptest::collection::vec(0usize..40, 0..3)),
+                1..25),
+            query in proptest::collection::vec((0usize..40, proptest::collection::vec(
+                (0u8..5, 0usize..64, proptest::sample::select(b"aeiorstyln".to_vec())), 0..3)), 1..4),
+            cut in 0usize..4,
+        ) {
+            const WORDS: [&str; 40] = [
+                "migration", "migrate", "checkpoint", "checkpoints", "authentication", "auth",
+                "rollover", "lazy", "dfa", "bug", "studies", "study", "copied", "copy",
+                "database", "datbase", "consolidation", "queries", "query", "string", "sties",
+                "parseSince", "saveCheckpoint", "café", "Résumé", "locking", "Cargo.lock",
+                "src/main.rs", "feature/x-y", "topic12", "sha256", "v0.1.0", "the", "and",
+                "regex", "automata", "captures", "tokenizer", "workspace", "WAL",
+            ];
+            let word = |(w, edits): &(usize, Vec<(u8, usize, u8)>)| {
+                String::from_utf8_lossy(&mutate(WORDS[w % WORDS.len()].as_bytes(), edits)).into_owned()
+            };
+            let t = notes_core::time::parse_utc("2026-01-01T00:00:00Z").unwrap();
+            let cps: Vec<Checkpoint> = docs
+                .iter()
+                .enumerate()
+                .map(|(i, (desc, tags, files))| {
+                    let words: Vec<String> = desc.iter().map(word).collect();
+                    // A newline somewhere: a title and a body.
+                    let at = cut.min(words.len());
+                    let text = format!("{}\n{}", words[..at].join(" "), words[at..].join(" "));
+                    let mut c = Checkpoint::new(format!("c{i}"), t, "ws", text);
+                    c.tags = tags.iter().map(|&w| WORDS[w].to_string()).collect();
+                    c.files = files.iter().map(|&w| format!("src/{}.rs", WORDS[w])).collect();
+                    c.branch = Some(WORDS[i % WORDS.len()].to_string());
+                    c
+                })
+                .collect();
+            let q: Vec<String> = query.iter().map(word).collect();
+            let q = Query::parse(&q.join(" "));
+            for opts in [
+                SearchOptions::default(),
+                SearchOptions { fuzzy: false, ..SearchOptions::default() },
+                SearchOptions { min_similarity: 0.0, min_coverage: 0.0, relative_cutoff: 0.0, ..SearchOptions::default() },
+            ] {
+                let bits = |h: &[Hit]| -> Vec<(usize, u32)> {
+                    h.iter().map(|h| (h.index, h.score.to_bits())).collect()
+                };
+                proptest::prop_assert_eq!(
+                    bits(&search(&q, &cps, &opts)),
+                    bits(&reference_search(&q, &cps, &opts)),
+                    "query {:?}", q.terms()
+                );
+            }
+        }
     }
 
     #[test]
@@ -1396,8 +1455,7 @@ mod tests {
             );
             assert!(scan_filter(&[w], &opts).passes(v.as_bytes()), "{q} ~ {v}");
         }
-        // Without fuzzy matching, only the first bytes; with a similarity floor of zero,
-        // everything (a similarity of zero would then match).
+        // Without fuzzy matching, only the first bytes.
         let exact = SearchOptions {
             fuzzy: false,
             ..SearchOptions::default()
@@ -1405,11 +1463,6 @@ mod tests {
         let words = [Word::new("rolover", true)];
         assert!(scan_filter(&words, &exact).passes(b"rat"));
         assert!(!scan_filter(&words, &exact).passes(b"over"));
-        let floor = SearchOptions {
-            min_similarity: 0.0,
-            ..SearchOptions::default()
-        };
-        assert!(scan_filter(&words, &floor).passes(b"zzz"));
     }
 
     #[test]
