@@ -1,4 +1,5 @@
-//! The open-addressing table behind the scanner's per-call memo of token verdicts.
+//! The open-addressing table behind the scanner's per-call caches: the memo of token
+//! verdicts and the cache of runs the exact tokenizer has split.
 
 /// An entry of a [`Table`].
 pub(crate) trait Slot: Copy {
