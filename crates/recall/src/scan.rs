@@ -285,21 +285,31 @@ impl Filter {
     }
 }
 
-/// An entry of the [`Memo`]: a token as two little-endian words, and its verdict.
+/// An entry of the [`Memo`] or of the [`Runs`] cache: up to 16 bytes as two little-endian
+/// words (zero-padded), and what is known of them.
 #[derive(Clone, Copy)]
-struct Entry {
-    /// Bytes 0–7; zero marks an empty slot (a token is at least two non-zero bytes).
+struct Entry<V> {
+    /// Bytes 0–7; zero marks an empty slot (a token or run is at least two non-zero bytes).
     head: u64,
-    /// Bytes 8–15, zero for a token of at most eight bytes.
+    /// Bytes 8–15, zero for at most eight bytes.
     tail: u64,
-    verdict: u32,
+    value: V,
 }
 
-impl Slot for Entry {
-    const EMPTY: Entry = Entry {
+/// The value of an empty [`Entry`].
+trait Vacant: Copy {
+    const VACANT: Self;
+}
+
+impl Vacant for u32 {
+    const VACANT: u32 = NONE;
+}
+
+impl<V: Vacant> Slot for Entry<V> {
+    const EMPTY: Entry<V> = Entry {
         head: 0,
         tail: 0,
-        verdict: NONE,
+        value: V::VACANT,
     };
     fn is_empty(&self) -> bool {
         self.head == 0
@@ -309,9 +319,19 @@ impl Slot for Entry {
     }
 }
 
+impl<V: Vacant> Entry<V> {
+    /// The value for `head` and `tail` in `table`: `Ok`, or `Err` with the slot to fill.
+    #[inline]
+    fn find(table: &Table<Entry<V>>, head: u64, tail: u64) -> Result<V, usize> {
+        table
+            .probe(Memo::home(head, tail), |e| e.head == head && e.tail == tail)
+            .map(|e| e.value)
+    }
+}
+
 /// Per search: folded token of at most 16 ASCII bytes → verdict.
 struct Memo {
-    table: Table<Entry>,
+    table: Table<Entry<u32>>,
 }
 
 impl Memo {
@@ -330,11 +350,8 @@ impl Memo {
     /// `tail` (little-endian, zero-padded), asking `c` on a miss.
     #[inline]
     fn get(&mut self, head: u64, tail: u64, len: usize, c: &mut impl Classify) -> u32 {
-        match self
-            .table
-            .probe(Self::home(head, tail), |e| e.head == head && e.tail == tail)
-        {
-            Ok(e) => e.verdict,
+        match Entry::find(&self.table, head, tail) {
+            Ok(verdict) => verdict,
             Err(slot) => self.insert(slot, head, tail, len, c),
         }
     }
@@ -348,7 +365,7 @@ impl Memo {
         let entry = Entry {
             head,
             tail,
-            verdict,
+            value: verdict,
         };
         self.table.fill(i, entry);
         verdict
@@ -374,33 +391,21 @@ pub(crate) enum Split {
     Newline,
 }
 
-/// An entry of the [`Runs`] cache: a run as written (two little-endian words, zero-padded),
-/// its token count, and the span of its verdicts in [`Runs::verdicts`].
+/// What the [`Runs`] cache knows of a run: its token count, and the span of its verdicts in
+/// [`Runs::verdicts`].
 #[derive(Clone, Copy)]
-struct RunEntry {
-    /// Bytes 0–7; zero marks an empty slot (a run is at least two non-zero bytes).
-    head: u64,
-    /// Bytes 8–15.
-    tail: u64,
+struct Run {
     tokens: u32,
     first: u32,
     end: u32,
 }
 
-impl Slot for RunEntry {
-    const EMPTY: RunEntry = RunEntry {
-        head: 0,
-        tail: 0,
+impl Vacant for Run {
+    const VACANT: Run = Run {
         tokens: 0,
         first: 0,
         end: 0,
     };
-    fn is_empty(&self) -> bool {
-        self.head == 0
-    }
-    fn home(&self) -> usize {
-        Memo::home(self.head, self.tail)
-    }
 }
 
 /// Per search: what the general path made of each run of at most 16 bytes it was given (as
@@ -408,7 +413,7 @@ impl Slot for RunEntry {
 /// that comes back is not tokenized again. Its verdicts other than [`NONE`], in order, are in
 /// `verdicts`.
 struct Runs {
-    table: Table<RunEntry>,
+    table: Table<Entry<Run>>,
     verdicts: Vec<u32>,
 }
 
@@ -664,10 +669,7 @@ impl Runs {
         field: usize,
         out: &mut Vec<(u32, u8)>,
     ) -> u32 {
-        let found = self
-            .table
-            .probe(Memo::home(head, tail), |e| e.head == head && e.tail == tail);
-        match found {
+        match Entry::find(&self.table, head, tail) {
             Ok(e) => {
                 let verdicts = self.verdicts.get(e.first as usize..e.end as usize);
                 out.extend(verdicts.unwrap_or(&[]).iter().map(|&t| (t, field as u8)));
@@ -681,14 +683,8 @@ impl Runs {
                 if let (Ok(first), Ok(end)) =
                     (u32::try_from(first), u32::try_from(self.verdicts.len()))
                 {
-                    let e = RunEntry {
-                        head,
-                        tail,
-                        tokens,
-                        first,
-                        end,
-                    };
-                    self.table.fill(slot, e);
+                    let value = Run { tokens, first, end };
+                    self.table.fill(slot, Entry { head, tail, value });
                 }
                 tokens
             }
