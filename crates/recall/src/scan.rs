@@ -88,8 +88,6 @@ struct Planes {
     lower: u64,
     /// Bytes of 0x80 and above (parts of non-ASCII characters).
     high: u64,
-    /// Newlines, when asked for (zero otherwise).
-    newline: u64,
     /// The filter's first bytes (anywhere: only those at run starts count).
     first: u64,
     /// Where an occurrence of one of the filter's pieces begins.
@@ -110,7 +108,7 @@ fn load(win: &[u8; PAD], at: usize) -> i8x16 {
 // The four chunks are indexed together across several arrays.
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
-fn planes(win: &[u8; PAD], chunks: usize, newlines: bool, filter: &Filter) -> Planes {
+fn planes(win: &[u8; PAD], chunks: usize, filter: &Filter) -> Planes {
     const N: usize = WINDOW / 16;
     let mut p = Planes::default();
     let zero = i8x16::splat(0);
@@ -135,9 +133,6 @@ fn planes(win: &[u8; PAD], chunks: usize, newlines: bool, filter: &Filter) -> Pl
         p.upper |= u64::from((letter & small).to_bitmask()) << shift;
         p.lower |= u64::from((letter & !small).to_bitmask()) << shift;
         p.high |= u64::from(x.to_bitmask()) << shift;
-        if newlines {
-            p.newline |= u64::from(x.simd_eq(i8x16::splat(b'\n' as i8)).to_bitmask()) << shift;
-        }
     }
     if filter.all {
         return p;
@@ -183,6 +178,14 @@ fn planes(win: &[u8; PAD], chunks: usize, newlines: bool, filter: &Filter) -> Pl
     }
     p.piece = bits(piece);
     p
+}
+
+/// The newlines among the first [`WINDOW`] bytes of `win` (wanted only until a description's
+/// first one is found, so not part of [`planes`]).
+fn newline_plane(win: &[u8; PAD]) -> u64 {
+    let newline = i8x16::splat(b'\n' as i8);
+    let m = |k: usize| u64::from(load(win, 16 * k).simd_eq(newline).to_bitmask()) << (16 * k);
+    m(0) | m(1) | m(2) | m(3)
 }
 
 /// Most first bytes, and most pieces, a [`Filter`] tests (each costs SIMD compares on every
@@ -517,13 +520,13 @@ impl Scanner {
             let (win, p) = match bytes.get(pos..pos + PAD) {
                 Some(w) if len - pos >= WINDOW => {
                     let w: &[u8; PAD] = w.try_into().expect("a window and its padding");
-                    (w, planes(w, WINDOW / 16, newlines, filter))
+                    (w, planes(w, WINDOW / 16, filter))
                 }
                 // A window of zeros after the text (the caller's): only the chunks with text
                 // need compares (the planes of the others are empty).
                 Some(w) => {
                     let w: &[u8; PAD] = w.try_into().expect("a window and its padding");
-                    (w, planes(w, (len - pos).div_ceil(16), newlines, filter))
+                    (w, planes(w, (len - pos).div_ceil(16), filter))
                 }
                 None => {
                     // The end of the text: the same bytes followed by zeros.
@@ -531,12 +534,13 @@ impl Scanner {
                     last = [0u8; PAD];
                     last[..rest.len()].copy_from_slice(rest);
                     let chunks = rest.len().div_ceil(16);
-                    (&last, planes(&last, chunks, newlines, filter))
+                    (&last, planes(&last, chunks, filter))
                 }
             };
             if newlines {
-                if p.newline != 0 {
-                    let at = pos + p.newline.trailing_zeros() as usize;
+                let newline = newline_plane(win);
+                if newline != 0 {
+                    let at = pos + newline.trailing_zeros() as usize;
                     if at < title_end {
                         fields[1] = at + 1;
                     }
