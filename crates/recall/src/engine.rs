@@ -3,7 +3,7 @@
 //!
 //! How a search runs (all per call, because recall searches a freshly read set; no token,
 //! verdict or result is kept across calls — only the allocations of the per-call tables are
-//! reused by the next search on the same thread, see [`Scratch`]):
+//! reused by the next search on the same thread, see [`take_scanner`]):
 //!
 //! 1. One pass over the checkpoints finds the tokens of every field with the [`Scanner`]
 //!    (sixteen bytes at a time) and counts each towards its field's length (BM25 needs them
@@ -193,25 +193,14 @@ struct FxHasher(u64);
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
         const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("eight bytes"));
-        let half = |c: &[u8]| u64::from(u32::from_le_bytes(c.try_into().expect("four bytes")));
         let mut h = self.0;
-        let mut add = |v: u64| h = (h.rotate_left(5) ^ v).wrapping_mul(K);
-        let n = bytes.len();
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            add(word(c));
+            let v = u64::from_le_bytes(c.try_into().expect("chunks_exact yields 8 bytes"));
+            h = (h.rotate_left(5) ^ v).wrapping_mul(K);
         }
-        // The tail in one step, not byte by byte: the last eight bytes (overlapping the
-        // chunks) or, for a shorter input, its bytes packed into one word.
-        if !chunks.remainder().is_empty() {
-            add(if n >= 8 {
-                word(&bytes[n - 8..])
-            } else if n >= 4 {
-                half(&bytes[..4]) | half(&bytes[n - 4..]) << 32
-            } else {
-                u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16
-            });
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
         }
         self.0 = h;
     }
@@ -574,41 +563,33 @@ impl Classify for Matcher<'_> {
     }
 }
 
-/// What a search allocates that the next search on the same thread may reuse: the allocations,
-/// never the contents (reset before use). A long-lived process (the MCP server) then does
-/// not map, fault in and unmap a fresh megabyte for every call.
-struct Scratch {
-    scanner: Scanner,
-}
-
-impl Scratch {
-    /// A thread keeps at most this much between searches; larger buffers are freed.
-    const KEEP_BYTES: usize = 16 << 20;
-
-    /// This thread's scratch (reset), or a new one.
-    fn take() -> Scratch {
-        match SCRATCH.try_with(Cell::take).ok().flatten() {
-            Some(mut s) => {
-                s.scanner.reset();
-                s
-            }
-            None => Scratch {
-                scanner: Scanner::new(),
-            },
-        }
-    }
-
-    /// Gives the scratch back to this thread for its next search.
-    fn give_back(self) {
-        if self.scanner.footprint() <= Self::KEEP_BYTES {
-            // A thread being torn down has no slot left; the scratch is then just dropped.
-            let _ = SCRATCH.try_with(|slot| slot.set(Some(self)));
-        }
-    }
-}
-
 thread_local! {
-    static SCRATCH: Cell<Option<Scratch>> = const { Cell::new(None) };
+    /// The scanner of this thread's last search, kept for its allocations (never its
+    /// contents: it is reset before use), so that a long-lived process (the MCP server) does
+    /// not map, fault in and unmap a fresh megabyte for every call.
+    static SCANNER: Cell<Option<Scanner>> = const { Cell::new(None) };
+}
+
+/// A thread keeps at most this much between searches; a larger scanner is freed.
+const KEEP_BYTES: usize = 16 << 20;
+
+/// This thread's scanner (reset), or a new one.
+fn take_scanner() -> Scanner {
+    match SCANNER.try_with(Cell::take).ok().flatten() {
+        Some(mut s) => {
+            s.reset();
+            s
+        }
+        None => Scanner::new(),
+    }
+}
+
+/// Gives `scanner` back to this thread for its next search.
+fn give_back(scanner: Scanner) {
+    if scanner.footprint() <= KEEP_BYTES {
+        // A thread being torn down has no slot left; the scanner is then just dropped.
+        let _ = SCANNER.try_with(|slot| slot.set(Some(scanner)));
+    }
 }
 
 /// The zeros after a text the engine assembles for [`Scanner::scan_fields`].
@@ -694,8 +675,7 @@ impl Pass {
     fn run(words: &[Word], checkpoints: &[Checkpoint], opts: &SearchOptions) -> Pass {
         let mut m = Matcher::new(words, opts);
         let filter = scan_filter(words, opts);
-        let mut scratch = Scratch::take();
-        let scanner = &mut scratch.scanner;
+        let mut scanner = take_scanner();
         let mut docs = Vec::new();
         let mut occ: Vec<(u32, u8)> = Vec::new();
         let mut found: Vec<(u32, u8)> = Vec::new();
@@ -726,7 +706,7 @@ impl Pass {
                 });
             }
         }
-        scratch.give_back();
+        give_back(scanner);
         let n = checkpoints.len();
         let mut avg_len = [0.0; FIELDS];
         for f in 0..FIELDS {

@@ -376,12 +376,19 @@ impl Memo {
 
     /// [`Memo::get`] for a token given as bytes (from the general path).
     fn get_bytes(&mut self, token: &[u8], c: &mut impl Classify) -> u32 {
-        let mut bytes = [0u8; MAX_KEY];
-        bytes[..token.len()].copy_from_slice(token);
-        let (head, tail) = bytes.split_at(8);
-        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("eight bytes"));
-        self.get(word(head), word(tail), token.len(), c)
+        let (head, tail) = pack(token);
+        self.get(head, tail, token.len(), c)
     }
+}
+
+/// The first (up to) [`MAX_KEY`] bytes of `b` as two little-endian words, zero-padded.
+fn pack(b: &[u8]) -> (u64, u64) {
+    let mut bytes = [0u8; MAX_KEY];
+    let n = b.len().min(MAX_KEY);
+    bytes[..n].copy_from_slice(&b[..n]);
+    let (head, tail) = bytes.split_at(8);
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("eight bytes"));
+    (word(head), word(tail))
 }
 
 /// Where the second field of a text given to [`Scanner::scan`] begins.
@@ -497,7 +504,6 @@ impl Scanner {
         c: &mut impl Classify,
         out: &mut Vec<(u32, u8)>,
     ) -> [u32; N] {
-        let Scanner { memo, runs, buf } = self;
         let bytes = text.as_bytes();
         let len = len.min(bytes.len());
         debug_assert!(bytes[len..].iter().all(|&b| b == 0));
@@ -562,7 +568,7 @@ impl Scanner {
                         .iter()
                         .position(|&b| !in_run(b))
                         .map_or(len, |n| pos + n);
-                    counts[f] += general(&text[pos..end], memo, buf, c, f, out);
+                    counts[f] += self.general(&text[pos..end], c, f, out);
                     pos = end;
                     continue;
                 }
@@ -625,28 +631,21 @@ impl Scanner {
                 } else {
                     f
                 };
-                // The run as two little-endian words cut to its 2..=16 bytes.
-                let keep = KEEP[len.min(MAX_KEY)];
-                let word = |at: usize| match win.get(at..at + 8) {
-                    Some(w) => u64::from_le_bytes(w.try_into().expect("eight bytes")),
-                    None => 0,
-                };
-                let (head, tail) = (word(s) & keep[0], word(s + 8) & keep[1]);
                 // A special run, or one longer than a key (a run ending at the window's last
                 // byte has no byte after it and goes this way too: it is rare).
                 if len > MAX_KEY || clean & (end_bit << 1) == 0 {
-                    let run = &text[pos + s..pos + s + len];
-                    let cached = len <= MAX_KEY && end_bit >> 63 == 0;
                     counts[field] -= 1;
-                    counts[field] += if cached {
-                        runs.get(head, tail, run, memo, buf, c, field, out)
-                    } else {
-                        general(run, memo, buf, c, field, out)
-                    };
+                    counts[field] += self.general(&text[pos + s..pos + s + len], c, field, out);
                     continue;
                 }
-                // The token: the run lowercased.
-                let t = memo.get(head | CASE & keep[0], tail | CASE & keep[1], len, c);
+                // The token lowercased, as two little-endian words cut to its 2..=16 bytes.
+                let keep = KEEP[len];
+                let word = |at: usize| match win.get(at..at + 8) {
+                    Some(w) => u64::from_le_bytes(w.try_into().expect("eight bytes")) | CASE,
+                    None => 0,
+                };
+                let (head, tail) = (word(s) & keep[0], word(s + 8) & keep[1]);
+                let t = self.memo.get(head, tail, len, c);
                 if t != NONE {
                     out.push((t, field as u8));
                 }
@@ -657,68 +656,54 @@ impl Scanner {
     }
 }
 
-impl Runs {
-    /// The token count of `run`, whose bytes are `head` and `tail`, after pushing its
-    /// verdicts to `out` (as [`general`] does, which runs on a miss).
-    #[allow(clippy::too_many_arguments)]
+impl Scanner {
+    /// The general path for one run: [`tokenize`], then the memo for the tokens it can hold
+    /// and `c` for the others; pushes the verdicts to `out` and returns the token count. A
+    /// run of at most [`MAX_KEY`] bytes is remembered as written (case and accents matter to
+    /// [`tokenize`]), so a camelCase or accented word that comes back is not tokenized again.
     #[inline(never)]
-    fn get(
+    fn general(
         &mut self,
-        head: u64,
-        tail: u64,
         run: &str,
-        memo: &mut Memo,
-        buf: &mut Vec<u8>,
         c: &mut impl Classify,
         field: usize,
         out: &mut Vec<(u32, u8)>,
     ) -> u32 {
-        match Entry::find(&self.table, head, tail) {
-            Ok(e) => {
-                let verdicts = self.verdicts.get(e.first as usize..e.end as usize);
+        let key = (run.len() <= MAX_KEY).then(|| pack(run.as_bytes()));
+        let slot = match key.map(|(head, tail)| Entry::find(&self.runs.table, head, tail)) {
+            Some(Ok(r)) => {
+                let verdicts = self.runs.verdicts.get(r.first as usize..r.end as usize);
                 out.extend(verdicts.unwrap_or(&[]).iter().map(|&t| (t, field as u8)));
-                e.tokens
+                return r.tokens;
             }
-            Err(slot) => {
-                let from = out.len();
-                let tokens = general(run, memo, buf, c, field, out);
-                let first = self.verdicts.len();
-                self.verdicts.extend(out[from..].iter().map(|&(t, _)| t));
-                if let (Ok(first), Ok(end)) =
-                    (u32::try_from(first), u32::try_from(self.verdicts.len()))
-                {
-                    let value = Run { tokens, first, end };
-                    self.table.fill(slot, Entry { head, tail, value });
-                }
-                tokens
-            }
-        }
-    }
-}
-
-/// The general path for one run: [`tokenize`], then the memo for tokens it can hold.
-#[inline(never)]
-fn general(
-    run: &str,
-    memo: &mut Memo,
-    buf: &mut Vec<u8>,
-    c: &mut impl Classify,
-    field: usize,
-    out: &mut Vec<(u32, u8)>,
-) -> u32 {
-    let mut n = 0;
-    tokenize(run, buf, |token| {
-        n += 1;
-        let t = if token.len() <= MAX_KEY && token.is_ascii() {
-            memo.get_bytes(token, c)
-        } else {
-            c.classify(token)
+            Some(Err(slot)) => Some(slot),
+            None => None,
         };
-        if t != NONE {
-            out.push((t, field as u8));
+        let from = out.len();
+        let mut tokens = 0;
+        let Scanner { memo, buf, runs } = self;
+        tokenize(run, buf, |token| {
+            tokens += 1;
+            let t = if token.len() <= MAX_KEY && token.is_ascii() {
+                memo.get_bytes(token, c)
+            } else {
+                c.classify(token)
+            };
+            if t != NONE {
+                out.push((t, field as u8));
+            }
+        });
+        if let (Some((head, tail)), Some(slot)) = (key, slot) {
+            let first = runs.verdicts.len();
+            runs.verdicts.extend(out[from..].iter().map(|&(t, _)| t));
+            if let (Ok(first), Ok(end)) = (u32::try_from(first), u32::try_from(runs.verdicts.len()))
+            {
+                let value = Run { tokens, first, end };
+                runs.table.fill(slot, Entry { head, tail, value });
+            }
         }
-    });
-    n
+        tokens
+    }
 }
 
 #[cfg(test)]
