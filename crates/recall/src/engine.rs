@@ -30,6 +30,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use goldfish_store::Checkpoint;
 
+use crate::ahead;
 use crate::scan::{Classify, Filter, NONE, PAD, Scanner};
 use crate::text::{is_stop_word, letter_bit, letter_mask, osa_within, stem, tokenize};
 
@@ -627,29 +628,6 @@ fn checkpoint_text(cp: &Checkpoint, out: &mut String) -> (usize, [usize; FIELDS]
     (len, [0, tags, tags, branch, files])
 }
 
-/// How many checkpoints ahead [`touch`] reads.
-const LOOKAHEAD: usize = 8;
-
-/// Reads the first byte of every field of `cp`, a checkpoint the pass will reach a few
-/// checkpoints later. Each field is its own allocation somewhere on the heap, so its first
-/// read is a cache miss; read together, ahead of time, their misses overlap one another and
-/// the work on the checkpoints before (a prefetch without `unsafe`: 5% at 100,000).
-#[inline]
-fn touch(cp: &Checkpoint) {
-    let first = |s: &str| s.as_bytes().first().copied().unwrap_or(0);
-    let mut x = first(&cp.description);
-    for t in &cp.tags {
-        x ^= first(t);
-    }
-    for t in &cp.files {
-        x ^= first(t);
-    }
-    if let Some(b) = &cp.branch {
-        x ^= first(b);
-    }
-    std::hint::black_box(x);
-}
-
 /// A document that contains at least one matched term.
 struct DocMatch {
     index: usize,
@@ -682,10 +660,7 @@ impl Pass {
         let mut joined = String::new();
         let mut totals = [0u64; FIELDS];
         for (index, cp) in checkpoints.iter().enumerate() {
-            // Start the memory reads of a later checkpoint (see `touch`).
-            if let Some(ahead) = checkpoints.get(index + LOOKAHEAD) {
-                touch(ahead);
-            }
+            ahead::ask(checkpoints, index);
             let d = u32::try_from(index).unwrap_or(NONE - 1);
             let start = occ.len();
             let (len, fields) = checkpoint_text(cp, &mut joined);

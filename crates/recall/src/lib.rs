@@ -80,6 +80,7 @@
 #![forbid(unsafe_code)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+mod ahead;
 mod engine;
 mod error;
 mod format;
