@@ -1,7 +1,9 @@
 //! Reads criterion's estimates after `cargo bench` and fails when a median is over its target.
 //!
-//! Usage: `check-targets [--targets FILE] [--criterion-dir DIR]`
+//! Usage: `check-targets [--targets FILE] [--criterion-dir DIR] [--over]`
 //! (defaults: `benches/targets.txt` and `$CARGO_TARGET_DIR/criterion` or `target/criterion`).
+//! With `--over` it prints only the ids of the benches whose median is over target, one per
+//! line, for a second measurement (`.ci/run` measures those again, longer, before failing).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,14 +16,19 @@ fn main() -> ExitCode {
         Some(dir) => PathBuf::from(dir).join("criterion"),
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"),
     };
+    let mut over_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        if arg == "--over" {
+            over_only = true;
+            continue;
+        }
         let value = args.next();
         match (arg.as_str(), value) {
             ("--targets", Some(v)) => targets = PathBuf::from(v),
             ("--criterion-dir", Some(v)) => criterion_dir = PathBuf::from(v),
             _ => {
-                eprintln!("usage: check-targets [--targets FILE] [--criterion-dir DIR]");
+                eprintln!("usage: check-targets [--targets FILE] [--criterion-dir DIR] [--over]");
                 return ExitCode::from(2);
             }
         }
@@ -40,6 +47,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if over_only {
+        for (row, outcome) in check_all(&rows, &criterion_dir) {
+            if let Outcome::Over { .. } = outcome {
+                println!("{}", row.id);
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
     let mut failed = 0;
     println!("{:<52} {:>12} {:>10}  result", "bench", "median", "target");
     for (row, outcome) in check_all(&rows, &criterion_dir) {
