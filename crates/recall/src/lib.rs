@@ -61,9 +61,10 @@
 //! # Memory
 //!
 //! A search allocates a memo proportional to the distinct words it looks up (those that pass
-//! the query's filter; under a megabyte for 10,000 checkpoints). No data is kept between calls, but each thread keeps the
-//! allocations of its last search for the next one (up to 16 MiB; larger ones are freed), so
-//! a long-lived process does not map and fault in fresh pages for every query.
+//! the query's filter; under a megabyte for 10,000 checkpoints). No data is kept between
+//! calls, but each thread keeps the allocations of its last search for the next one (up to
+//! 16 MiB; larger ones are freed), so a long-lived process does not map and fault in fresh
+//! pages for every query.
 //!
 //! # Time
 //!
