@@ -335,7 +335,9 @@ impl Probe {
     ///
     /// Every branch of [`similarity`] is covered: a word of at most five bytes only matches
     /// tokens with its first byte (exact, prefixes, same stem, and its typo rule); the prefix
-    /// branches imply equal first three or four bytes; everything else needs lengths within
+    /// branches imply equal first three or four bytes, and so does a stem of at least five
+    /// bytes that begins the word (the stemmer may rewrite only its last byte, so the token
+    /// begins with the stem's first four); everything else needs lengths within
     /// four, and the token may neither bring nor lose more than `max_edits` distinct bytes
     /// outside the stemmer's suffix letters (an edit adds or removes at most one distinct
     /// byte; two words with the same stem differ only in suffix letters).
@@ -348,8 +350,9 @@ impl Probe {
         // heads mean equal leading bytes only where both words have them; each test only
         // looks at bytes both have.
         let first = (lq > 5) | (diff & 0xff == 0);
-        let prefix =
-            (lq >= 3) & (lv > lq) & (diff & 0x00ff_ffff == 0) | (lv >= 4) & (lq > lv) & (diff == 0);
+        let prefix = (lq >= 3) & (lv > lq) & (diff & 0x00ff_ffff == 0)
+            | (lv >= 4) & (lq > lv) & (diff == 0)
+            | (lv >= 5) & (lq > 5) & (diff == 0);
         let near = lq.abs_diff(lv) <= 4;
         let letters = at_most(v.mask & !self.mask & !SUFFIX_LETTERS, self.max_edits)
             & at_most(self.mask & !v.mask & !SUFFIX_LETTERS, self.max_edits);
@@ -369,6 +372,8 @@ impl Probe {
 /// - equal stems of at least three bytes: [`stem`] keeps a prefix and may rewrite its last
 ///   byte, so `v` begins with `qs` less its last byte, which begins `q`: `v` contains
 ///   `q[..3]`, or `q[..2]` when `qs` has three bytes;
+/// - `v`'s stem of at least five bytes begins `q` (a slip in the ending): `v` begins with that
+///   stem's first four bytes, which begin `q`, so `v` contains `q[..3]` (and `q[..2]`);
 /// - a typo, at most `k` edits of `q` (or of `qs` against `v`'s stem): see [`gap_pieces`];
 ///   a piece of the stem that ends in `y` is also looked for with `i` (`copies` → `copy`).
 ///
@@ -846,11 +851,18 @@ fn similarity(q: &[u8], qs: &[u8], v: &[u8], is_last: bool) -> f32 {
     if lv >= 4 && lq > lv && q.starts_with(v) {
         sim = sim.max(0.45 + 0.35 * lv as f32 / lq as f32);
     }
+    let mut vs_buf = [0u8; 64];
+    let vs = stem(v, &mut vs_buf);
+    // A slip in the ending: the term's stem of at least five bytes begins the query word,
+    // which goes on for at most four more ("migratoin" → "migrated", stem "migrat"), scored
+    // as the shorter term that begins it would be.
+    let ls = vs.len();
+    if ls >= 5 && lq > ls && lq - ls <= 4 && q.starts_with(vs) {
+        sim = sim.max(0.45 + 0.35 * ls as f32 / lq as f32);
+    }
     if lq.abs_diff(lv) > 4 {
         return sim;
     }
-    let mut vs_buf = [0u8; 64];
-    let vs = stem(v, &mut vs_buf);
     if vs.len() >= 3 && vs == qs {
         return sim.max(0.92);
     }
@@ -943,6 +955,22 @@ mod tests {
             ("migr", &["m"]),
             ("MIGRATION", &["m"]),
             ("pârser", &["x"]),
+        ];
+        for (q, want) in table {
+            assert_eq!(ids(q, &cps), *want, "query {q:?}");
+        }
+        // A slip in the ending of a word whose other forms are in the store: the stem
+        // "migrat" of "Migrated" begins "migratoin", which goes on for three more bytes; a
+        // stem followed by more than four ("importantly" after "import") is another word.
+        let cps = vec![
+            cp("m", 0, "Migrated the database schema to v3", &[]),
+            cp("i", 1, "Imported the parser module", &[]),
+            cp("x", 2, "Unrelated work on the docs", &[]),
+        ];
+        let table: &[(&str, &[&str])] = &[
+            ("migratoin", &["m"]),
+            ("database migratoin", &["m"]),
+            ("importantly", &[]),
         ];
         for (q, want) in table {
             assert_eq!(ids(q, &cps), *want, "query {q:?}");
@@ -1337,6 +1365,12 @@ mod tests {
             ("rolover", "automata", false),
             ("dfa", "nfa", false),
             ("consolidaton", "consolidation", true),
+            // A slip in the ending: the token's stem begins the word.
+            ("migratoin", "migrated", true),
+            ("migratoin", "migrations", true),
+            ("parallelizaton", "parallelized", true),
+            // Equal lengths, and more new letters than edits: only the stem branch admits it.
+            ("deployxwz", "deploying", true),
         ];
         for &(q, v, matches) in cases {
             let w = Word::new(q, false);
@@ -1562,7 +1596,8 @@ mod tests {
             let filter = scan_filter(std::slice::from_ref(&w), &SearchOptions::default());
             let mut stemmed = [0u8; 64];
             let base = mutate(q.as_bytes(), &edits);
-            let kept = base.len().saturating_sub(strip.min(2));
+            // Up to four bytes off the end: a slip in the ending, after a stem (see `similarity`).
+            let kept = base.len().saturating_sub(strip.min(4));
             let mut candidates = vec![
                 other.as_bytes().to_vec(),
                 base.clone(),
