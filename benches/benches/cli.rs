@@ -17,7 +17,13 @@ use criterion::{Criterion, criterion_group, criterion_main};
 /// The optimised binary (the bench profile writes to `target/release`), built if needed.
 fn goldfish_binary() -> PathBuf {
     if let Some(bin) = std::env::var_os("GOLDFISH_BENCH_BIN") {
-        return PathBuf::from(bin);
+        let bin = PathBuf::from(bin);
+        assert!(
+            bin.is_file(),
+            "GOLDFISH_BENCH_BIN names {}, which is not a file",
+            bin.display()
+        );
+        return bin;
     }
     let workspace_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")

@@ -72,7 +72,7 @@ fn values(cp: &Checkpoint) {
 }
 
 /// Values in a list from one hint to the next: fewer bytes apart than a cache line, so that
-/// no line is skipped.
+/// no line is skipped before the last value, which is hinted too.
 const STEP: usize = {
     let n = LINE / std::mem::size_of::<String>();
     if n > 1 { n } else { 1 }
@@ -85,6 +85,9 @@ fn list(values: &[String]) {
     while let Some(v) = values.get(i) {
         hint(v);
         i += STEP;
+    }
+    if let Some(v) = values.last() {
+        hint(v);
     }
 }
 

@@ -352,7 +352,7 @@ impl Probe {
         let first = (lq > 5) | (diff & 0xff == 0);
         let prefix = (lq >= 3) & (lv > lq) & (diff & 0x00ff_ffff == 0)
             | (lv >= 4) & (lq > lv) & (diff == 0)
-            | (lv >= 5) & (lq > 5) & (diff == 0);
+            | (lv >= 5) & (lq > 5) & (diff == 0) & (lq.abs_diff(lv) <= 4);
         let near = lq.abs_diff(lv) <= 4;
         let letters = at_most(v.mask & !self.mask & !SUFFIX_LETTERS, self.max_edits)
             & at_most(self.mask & !v.mask & !SUFFIX_LETTERS, self.max_edits);
@@ -833,6 +833,18 @@ impl Pass {
     }
 }
 
+/// Endings that make another form of the same word: inflections, and the nouns of verbs.
+const ENDINGS: [&[u8]; 10] = [
+    b"s", b"es", b"ed", b"ing", b"ings", b"ion", b"ions", b"ation", b"ations", b"er",
+];
+
+/// Whether `rest`, the bytes of a query word after a term's stem, is a slip in one of the
+/// [`ENDINGS`]: two to four bytes, at most one edit from it. (One byte after the stem is the
+/// ending itself — the stems are then equal — or any byte at all: too loose.)
+fn is_ending_slip(rest: &[u8]) -> bool {
+    (2..=4).contains(&rest.len()) && ENDINGS.iter().any(|e| osa_within(rest, e, 1).is_some())
+}
+
 /// How similar a vocabulary term `v` is to the query word `q` (with stem `qs`), 0–1;
 /// exact equality is handled by the caller and scores 0 here only if nothing else applies.
 fn similarity(q: &[u8], qs: &[u8], v: &[u8], is_last: bool) -> f32 {
@@ -851,20 +863,22 @@ fn similarity(q: &[u8], qs: &[u8], v: &[u8], is_last: bool) -> f32 {
     if lv >= 4 && lq > lv && q.starts_with(v) {
         sim = sim.max(0.45 + 0.35 * lv as f32 / lq as f32);
     }
-    let mut vs_buf = [0u8; 64];
-    let vs = stem(v, &mut vs_buf);
-    // A slip in the ending: the term's stem of at least five bytes begins the query word,
-    // which goes on for at most four more ("migratoin" → "migrated", stem "migrat"), scored
-    // as the shorter term that begins it would be.
-    let ls = vs.len();
-    if ls >= 5 && lq > ls && lq - ls <= 4 && q.starts_with(vs) {
-        sim = sim.max(0.45 + 0.35 * ls as f32 / lq as f32);
-    }
     if lq.abs_diff(lv) > 4 {
         return sim;
     }
+    let mut vs_buf = [0u8; 64];
+    let vs = stem(v, &mut vs_buf);
     if vs.len() >= 3 && vs == qs {
         return sim.max(0.92);
+    }
+    // A slip in the ending: the term's stem of at least five bytes begins the query word,
+    // whose rest is at most one edit from an inflection's ending ("migratoin" → "migrated",
+    // stem "migrat", "oin" ~ "ion"; not "checkout" → "checked"). Scored as the shorter term
+    // that begins the word would be. (The stemmer strips at most five bytes, so the lengths
+    // are within four, as above.)
+    let ls = vs.len();
+    if ls >= 5 && lq > ls && q.starts_with(vs) && is_ending_slip(&q[ls..]) {
+        sim = sim.max(0.45 + 0.35 * ls as f32 / lq as f32);
     }
     // Typos: a bounded edit distance, allowing more edits in longer words. Short words
     // must keep their first letter ("lock" is not a typo of "block"). The stems are compared
@@ -960,17 +974,21 @@ mod tests {
             assert_eq!(ids(q, &cps), *want, "query {q:?}");
         }
         // A slip in the ending of a word whose other forms are in the store: the stem
-        // "migrat" of "Migrated" begins "migratoin", which goes on for three more bytes; a
-        // stem followed by more than four ("importantly" after "import") is another word.
+        // "migrat" of "Migrated" begins "migratoin", whose rest "oin" is a slip of "ion". A
+        // stem followed by another ending ("important", "checkout") is another word.
         let cps = vec![
             cp("m", 0, "Migrated the database schema to v3", &[]),
             cp("i", 1, "Imported the parser module", &[]),
-            cp("x", 2, "Unrelated work on the docs", &[]),
+            cp("c", 2, "Checked the release notes", &[]),
+            cp("x", 3, "Unrelated work on the docs", &[]),
         ];
         let table: &[(&str, &[&str])] = &[
             ("migratoin", &["m"]),
             ("database migratoin", &["m"]),
+            ("parser importign", &["i"]),
             ("importantly", &[]),
+            ("important", &[]),
+            ("checkout", &[]),
         ];
         for (q, want) in table {
             assert_eq!(ids(q, &cps), *want, "query {q:?}");
@@ -1370,7 +1388,7 @@ mod tests {
             ("migratoin", "migrations", true),
             ("parallelizaton", "parallelized", true),
             // Equal lengths, and more new letters than edits: only the stem branch admits it.
-            ("deployxwz", "deploying", true),
+            ("chunkar", "chunked", true),
         ];
         for &(q, v, matches) in cases {
             let w = Word::new(q, false);
@@ -1597,7 +1615,7 @@ mod tests {
             let mut stemmed = [0u8; 64];
             let base = mutate(q.as_bytes(), &edits);
             // Up to four bytes off the end: a slip in the ending, after a stem (see `similarity`).
-            let kept = base.len().saturating_sub(strip.min(4));
+            let kept = base.len().saturating_sub(strip);
             let mut candidates = vec![
                 other.as_bytes().to_vec(),
                 base.clone(),

@@ -43,19 +43,19 @@
 //!
 //! # How search works
 //!
-//! Each call searches the checkpoints it is given (recall searches a freshly read set;
-//! nothing is cached across calls) in one pass: a scanner finds every field's tokens sixteen
-//! bytes at a time (safe SIMD through `wide`; case, accents and camelCase folded exactly as
+//! Each call searches the checkpoints it is given (recall searches a freshly read set; nothing
+//! is cached across calls) in one pass: a scanner finds every field's tokens sixteen bytes at
+//! a time (safe SIMD through `wide`; case, accents and camelCase folded exactly as
 //! documented), every token counts towards its field's length, and each *distinct* token is
 //! classified once, on its first sighting — a cheap necessary condition for matching a query
 //! word (first bytes, length, letters added or missing), then a comparison with the query:
 //! exact, same stem, prefix either way, a term's stem that begins the query word (a slip in
 //! its ending: "migratoin" finds "migrated"), or a bounded Damerau edit distance, each with a
-//! similarity below 1. Only documents that matched something are scored, with BM25F over
-//! those expansions (fields weighted description 2, tags 1, branch 0.5, files 0.3),
-//! multiplied by the square of the share of the query they cover; documents covering less than half of it, or scoring
-//! under a fifth of the best, are dropped. The choices were made by measurement on the
-//! evaluation set in `tests/fixtures/` (400 real checkpoints, 59 queries): MRR 0.982,
+//! similarity below 1. Only documents that matched something are scored, with BM25F over those
+//! expansions (fields weighted description 2, tags 1, branch 0.5, files 0.3), multiplied by
+//! the square of the share of the query they cover; documents covering less than half of it,
+//! or scoring under a fifth of the best, are dropped. The choices were made by measurement on
+//! the evaluation set in `tests/fixtures/` (400 real checkpoints, 59 queries): MRR 0.982,
 //! success@1 0.964, success@5 1.0, against 0.900 for plain BM25 and 0.457 for the fuse.js
 //! matcher of Goldfish v4.
 //!

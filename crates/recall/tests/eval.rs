@@ -1,5 +1,5 @@
 //! The evaluation set: 400 real checkpoints (commit metadata of six public repositories) and
-//! 58 hand-written queries with the checkpoints each should find. Prints MRR and
+//! 59 hand-written queries with the checkpoints each should find. Prints MRR and
 //! success@1/@5 for the engine and two baselines — a fuse.js-like Bitap matcher re-sorted by
 //! time (Goldfish v4) and plain BM25 without fuzziness (Goldfish v7) — and asserts floors.
 //!
