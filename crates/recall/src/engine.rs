@@ -350,10 +350,10 @@ impl Probe {
         // heads mean equal leading bytes only where both words have them; each test only
         // looks at bytes both have.
         let first = (lq > 5) | (diff & 0xff == 0);
+        let near = lq.abs_diff(lv) <= 4;
         let prefix = (lq >= 3) & (lv > lq) & (diff & 0x00ff_ffff == 0)
             | (lv >= 4) & (lq > lv) & (diff == 0)
-            | (lv >= 5) & (lq > 5) & (diff == 0) & (lq.abs_diff(lv) <= 4);
-        let near = lq.abs_diff(lv) <= 4;
+            | (lv >= 5) & (lq > 5) & (diff == 0) & near;
         let letters = at_most(v.mask & !self.mask & !SUFFIX_LETTERS, self.max_edits)
             & at_most(self.mask & !v.mask & !SUFFIX_LETTERS, self.max_edits);
         first & (prefix | near & letters)
@@ -929,6 +929,13 @@ mod tests {
             .collect()
     }
 
+    /// Each query of `table` finds the checkpoints with its ids, in that order.
+    fn assert_finds(cps: &[Checkpoint], table: &[(&str, &[&str])]) {
+        for (q, want) in table {
+            assert_eq!(ids(q, cps), *want, "query {q:?}");
+        }
+    }
+
     #[test]
     fn seed_three_checkpoints() {
         let cps = vec![
@@ -951,9 +958,7 @@ mod tests {
             ("", &[]),
             ("the", &[]),
         ];
-        for (q, want) in table {
-            assert_eq!(ids(q, &cps), *want, "query {q:?}");
-        }
+        assert_finds(&cps, table);
     }
 
     #[test]
@@ -970,12 +975,14 @@ mod tests {
             ("MIGRATION", &["m"]),
             ("pârser", &["x"]),
         ];
-        for (q, want) in table {
-            assert_eq!(ids(q, &cps), *want, "query {q:?}");
-        }
-        // A slip in the ending of a word whose other forms are in the store: the stem
-        // "migrat" of "Migrated" begins "migratoin", whose rest "oin" is a slip of "ion". A
-        // stem followed by another ending ("important", "checkout") is another word.
+        assert_finds(&cps, table);
+    }
+
+    /// A slip in the ending of a word whose other forms are in the store: the stem "migrat" of
+    /// "Migrated" begins "migratoin", whose rest "oin" is a slip of "ion". A stem followed by
+    /// another ending ("important", "checkout") is another word.
+    #[test]
+    fn slips_in_the_ending() {
         let cps = vec![
             cp("m", 0, "Migrated the database schema to v3", &[]),
             cp("i", 1, "Imported the parser module", &[]),
@@ -990,9 +997,7 @@ mod tests {
             ("important", &[]),
             ("checkout", &[]),
         ];
-        for (q, want) in table {
-            assert_eq!(ids(q, &cps), *want, "query {q:?}");
-        }
+        assert_finds(&cps, table);
     }
 
     #[test]
