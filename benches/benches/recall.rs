@@ -57,7 +57,23 @@ fn varied(base: &[Checkpoint], n: usize, now: DateTime<Utc>) -> Vec<Checkpoint> 
 
 const QUERY: &str = "lazy dfa rolover bug";
 
+/// Whether search runs its AVX2 pass here (recall's `lanes` module asks the same), said on
+/// stderr so that a figure in a log can be read with the instructions it was measured with.
+fn say_lanes() {
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("popcnt");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    let how = if avx2 { "AVX2" } else { "portable SIMD" };
+    eprintln!("recall benches: search runs its {how} pass on this machine");
+}
+
 fn bench_search(c: &mut Criterion) {
+    say_lanes();
     let base = corpus();
     let now = Utc::now();
     let mut g = c.benchmark_group("recall");

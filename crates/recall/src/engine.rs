@@ -6,7 +6,7 @@
 //! reused by the next search on the same thread, see [`take_scanner`]):
 //!
 //! 1. One pass over the checkpoints finds the tokens of every field with the [`Scanner`]
-//!    (sixteen bytes at a time) and counts each towards its field's length (BM25 needs them
+//!    (64 bytes at a time) and counts each towards its field's length (BM25 needs them
 //!    all). Each *distinct* token is classified once, on its first sighting (a per-call memo
 //!    remembers the verdict): a cheap *necessary* condition for matching some query word
 //!    ([`Probe::may_match`]: first bytes, length, and which letters it adds or lacks), then
@@ -31,6 +31,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use goldfish_store::Checkpoint;
 
 use crate::ahead;
+use crate::lanes::{self, Lanes, WithLanes};
 use crate::scan::{Classify, Filter, NONE, PAD, Scanner};
 use crate::text::{is_stop_word, letter_bit, letter_mask, osa_within, stem, tokenize};
 
@@ -165,6 +166,16 @@ impl Query {
 /// assert_eq!(hits[0].index, 1);
 /// ```
 pub fn search(query: &Query, checkpoints: &[Checkpoint], opts: &SearchOptions) -> Vec<Hit> {
+    search_by(query, checkpoints, opts, |work| lanes::dispatch(work))
+}
+
+/// [`search`], with the pass run by `run` (the tests run it with each [`Lanes`]).
+fn search_by(
+    query: &Query,
+    checkpoints: &[Checkpoint],
+    opts: &SearchOptions,
+    run: impl FnOnce(PassWork<'_>) -> Pass,
+) -> Vec<Hit> {
     if query.is_empty() || checkpoints.is_empty() {
         return Vec::new();
     }
@@ -175,7 +186,27 @@ pub fn search(query: &Query, checkpoints: &[Checkpoint], opts: &SearchOptions) -
         .enumerate()
         .map(|(qi, q)| Word::new(q, qi + 1 == q_len))
         .collect();
-    Pass::run(&words, checkpoints, opts).score(q_len, checkpoints, opts)
+    let pass = run(PassWork {
+        words: &words,
+        checkpoints,
+        opts,
+    });
+    pass.score(q_len, checkpoints, opts)
+}
+
+/// [`Pass::run`] as work for [`lanes::dispatch`].
+struct PassWork<'a> {
+    words: &'a [Word],
+    checkpoints: &'a [Checkpoint],
+    opts: &'a SearchOptions,
+}
+
+impl WithLanes for PassWork<'_> {
+    type Output = Pass;
+    #[inline(always)]
+    fn run<L: Lanes>(self, lanes: L) -> Pass {
+        Pass::run(lanes, self.words, self.checkpoints, self.opts)
+    }
 }
 
 /// Number of indexed fields: title, body, tags, branch, files.
@@ -655,7 +686,13 @@ struct Pass {
 impl Pass {
     // Several per-field arrays are indexed by the field number together.
     #[allow(clippy::needless_range_loop)]
-    fn run(words: &[Word], checkpoints: &[Checkpoint], opts: &SearchOptions) -> Pass {
+    #[inline(always)]
+    fn run<L: Lanes>(
+        lanes: L,
+        words: &[Word],
+        checkpoints: &[Checkpoint],
+        opts: &SearchOptions,
+    ) -> Pass {
         let mut m = Matcher::new(words, opts);
         let filter = scan_filter(words, opts);
         let mut scanner = take_scanner();
@@ -670,7 +707,9 @@ impl Pass {
             let start = occ.len();
             let (len, fields) = checkpoint_text(cp, &mut joined);
             found.clear();
-            let lens = scanner.scan_fields(&joined, len, fields, true, &filter, &mut m, &mut found);
+            let lens = scanner.scan_fields(
+                lanes, &joined, len, fields, true, &filter, &mut m, &mut found,
+            );
             for &(t, f) in &found {
                 m.count(t, d);
                 occ.push((t, f));
@@ -913,6 +952,7 @@ fn similarity(q: &[u8], qs: &[u8], v: &[u8], is_last: bool) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lanes::each_lanes;
     use chrono::{TimeZone, Utc};
 
     fn cp(id: &str, minute: u32, desc: &str, tags: &[&str]) -> Checkpoint {
@@ -1217,13 +1257,25 @@ mod tests {
             .collect()
     }
 
+    fn bits(hits: &[Hit]) -> Vec<(usize, u32)> {
+        hits.iter().map(|h| (h.index, h.score.to_bits())).collect()
+    }
+
+    /// The engine's hits with each [`Lanes`] this machine has, which must all be the same.
+    fn searched(q: &Query, cps: &[Checkpoint], opts: &SearchOptions) -> Vec<(usize, u32)> {
+        let mut all = Vec::new();
+        each_lanes!(lanes => all.push(bits(&search_by(q, cps, opts, |w| w.run(lanes)))));
+        for other in &all[1..] {
+            assert_eq!(other, &all[0], "query {:?}, {opts:?}", q.terms());
+        }
+        all.swap_remove(0)
+    }
+
     fn assert_same(q: &Query, cps: &[Checkpoint], opts: &SearchOptions) {
-        let fast = search(q, cps, opts);
+        let fast = searched(q, cps, opts);
         let slow = reference_search(q, cps, opts);
-        let bits = |h: &[Hit]| -> Vec<(usize, u32)> {
-            h.iter().map(|h| (h.index, h.score.to_bits())).collect()
-        };
-        assert_eq!(bits(&fast), bits(&slow), "query {:?}, {opts:?}", q.terms());
+        assert_eq!(fast, bits(&slow), "query {:?}, {opts:?}", q.terms());
+        assert_eq!(bits(&search(q, cps, opts)), fast);
     }
 
     proptest::proptest! {
@@ -1277,11 +1329,8 @@ mod tests {
                 SearchOptions { fuzzy: false, ..SearchOptions::default() },
                 SearchOptions { min_similarity: 0.0, min_coverage: 0.0, relative_cutoff: 0.0, ..SearchOptions::default() },
             ] {
-                let bits = |h: &[Hit]| -> Vec<(usize, u32)> {
-                    h.iter().map(|h| (h.index, h.score.to_bits())).collect()
-                };
                 proptest::prop_assert_eq!(
-                    bits(&search(&q, &cps, &opts)),
+                    searched(&q, &cps, &opts),
                     bits(&reference_search(&q, &cps, &opts)),
                     "query {:?}", q.terms()
                 );
@@ -1549,12 +1598,16 @@ mod tests {
             cp.files = files;
             let mut text = String::new();
             let (len, fields) = checkpoint_text(&cp, &mut text);
-            let mut c = Everything::default();
-            let mut out = Vec::new();
-            let counts = Scanner::new().scan_fields(&text, len, fields, true, &Filter::all(), &mut c, &mut out);
-            let got: Vec<(Vec<u8>, u8)> =
-                out.iter().map(|&(v, f)| (c.0[v as usize].clone(), f)).collect();
-
+            let mut results = Vec::new();
+            each_lanes!(lanes => {
+                let mut c = Everything::default();
+                let mut out = Vec::new();
+                let counts = Scanner::new()
+                    .scan_fields(lanes, &text, len, fields, true, &Filter::all(), &mut c, &mut out);
+                let got: Vec<(Vec<u8>, u8)> =
+                    out.iter().map(|&(v, f)| (c.0[v as usize].clone(), f)).collect();
+                results.push((counts, got));
+            });
             let (title, body) = cp.description.split_once('\n').unwrap_or((&cp.description, ""));
             let branch = cp.branch.clone().unwrap_or_default();
             let fields: [Vec<&str>; FIELDS] = [
@@ -1573,8 +1626,10 @@ mod tests {
                     });
                 }
             }
-            proptest::prop_assert_eq!(counts, want_counts);
-            proptest::prop_assert_eq!(got, want);
+            for (counts, got) in results {
+                proptest::prop_assert_eq!(counts, want_counts);
+                proptest::prop_assert_eq!(&got, &want);
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-//! The scanner: finds the tokens of a text sixteen bytes at a time and remembers the verdict
+//! The scanner: finds the tokens of a text 64 bytes at a time and remembers the verdict
 //! of every distinct token, so that the tokenizer's general path and the query classifier run
 //! once per distinct word instead of once per occurrence.
 //!
@@ -11,9 +11,10 @@
 //!
 //! 1. The text is read in 64-byte windows (the last one copied into a zeroed buffer, unless
 //!    the caller put zeros after the text, so that every load below stays in bounds without a
-//!    branch), each classified sixteen bytes at a time with SIMD compares (`wide`, SSE2 on
-//!    x86-64, NEON on aarch64, plain arrays elsewhere) into bit planes: ASCII letters and
-//!    digits, upper- and lowercase letters, non-ASCII bytes, newlines.
+//!    branch), each classified with SIMD compares into bit planes: ASCII letters and digits,
+//!    upper- and lowercase letters, non-ASCII bytes, newlines. [`Lanes`] does it 32 bytes at
+//!    a time with AVX2 where the processor has it, and 16 bytes at a time otherwise (`wide`:
+//!    SSE2 on x86-64, NEON on aarch64, plain arrays elsewhere). Both give the same planes.
 //! 2. A *run* is a maximal sequence of ASCII letters, digits and non-ASCII bytes. Runs are
 //!    separated by ASCII bytes that are neither, exactly where [`tokenize`] flushes, so the
 //!    tokens of a run do not depend on the rest of the text. A run cut by the end of a window
@@ -31,8 +32,7 @@
 //!    at most 16 bytes long still go through the memo, so each distinct token is classified
 //!    once whichever way it was found.
 
-use wide::i8x16;
-
+use crate::lanes::{Lanes, Splat};
 use crate::table::{Slot, Table, mix};
 use crate::text::tokenize;
 
@@ -40,7 +40,7 @@ use crate::text::tokenize;
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// Bytes per window: one bit each in a `u64` plane.
-const WINDOW: usize = 64;
+pub(crate) const WINDOW: usize = 64;
 /// Zero bytes after the text: a whole window past any start, plus a 16-byte key load.
 pub(crate) const PAD: usize = WINDOW + 16;
 /// Lowercases an ASCII letter and leaves a digit unchanged, in each of 16 bytes.
@@ -81,111 +81,19 @@ pub(crate) trait Classify {
 
 /// Bit planes of one window: bit `i` describes byte `i`.
 #[derive(Default)]
-struct Planes {
+pub(crate) struct Planes {
     /// Bytes of runs: ASCII letters and digits, and bytes of 0x80 and above.
-    run: u64,
-    upper: u64,
-    lower: u64,
+    pub(crate) run: u64,
+    /// ASCII capital letters.
+    pub(crate) upper: u64,
+    /// ASCII small letters.
+    pub(crate) lower: u64,
     /// Bytes of 0x80 and above (parts of non-ASCII characters).
-    high: u64,
+    pub(crate) high: u64,
     /// The filter's first bytes (anywhere: only those at run starts count).
-    first: u64,
+    pub(crate) first: u64,
     /// Where an occurrence of one of the filter's pieces begins.
-    piece: u64,
-}
-
-/// Sixteen bytes of `win` from `at`, as one vector (`wide`'s vectors are plain bytes:
-/// `bytemuck::Pod`).
-#[inline(always)]
-fn load(win: &[u8; PAD], at: usize) -> i8x16 {
-    let chunk: [u8; 16] = win[at..at + 16].try_into().expect("sixteen bytes");
-    wide::bytemuck::cast(chunk)
-}
-
-/// Classifies the first [`WINDOW`] bytes of `win`, of which only the first `chunks` sixteens
-/// may be anything but zeros, and tests `filter` on them.
-// Inlined at each call, so that the full window's loops, with their constant count, unroll.
-// The four chunks are indexed together across several arrays.
-#[inline(always)]
-#[allow(clippy::needless_range_loop)]
-fn planes(win: &[u8; PAD], chunks: usize, filter: &Filter) -> Planes {
-    const N: usize = WINDOW / 16;
-    let mut p = Planes::default();
-    let zero = i8x16::splat(0);
-    let case = i8x16::splat(0x20);
-    let mut folded = [zero; N];
-    for k in 0..N {
-        if k >= chunks {
-            break;
-        }
-        let x = load(win, 16 * k);
-        // Unsigned range tests as signed compares: (b - lo) as u8 < n  ⟺
-        // (b - lo + 0x80) as i8 < n - 128.
-        folded[k] = x | case;
-        let letter = (folded[k] + i8x16::splat(0x80u8.wrapping_sub(b'a') as i8))
-            .simd_lt(i8x16::splat(i8::MIN + 26));
-        let digit =
-            (x + i8x16::splat(0x80u8.wrapping_sub(b'0') as i8)).simd_lt(i8x16::splat(i8::MIN + 10));
-        let small = (x & case).simd_eq(zero);
-        let shift = 16 * k;
-        // A byte of 0x80 and above is negative: its own sign bit.
-        p.run |= u64::from((letter | digit | x).to_bitmask()) << shift;
-        p.upper |= u64::from((letter & small).to_bitmask()) << shift;
-        p.lower |= u64::from((letter & !small).to_bitmask()) << shift;
-        p.high |= u64::from(x.to_bitmask()) << shift;
-    }
-    if filter.all {
-        return p;
-    }
-    // The filter on all four chunks (past the text they are zeros, which are not in runs):
-    // each first byte and piece compared with every chunk, the results gathered per chunk.
-    let bits = |v: [i8x16; N]| -> u64 {
-        let m = |k: usize| u64::from(v[k].to_bitmask()) << (16 * k);
-        m(0) | m(1) | m(2) | m(3)
-    };
-    let mut first = [zero; N];
-    for &b in &filter.first {
-        for k in 0..N {
-            first[k] |= folded[k].simd_eq(b);
-        }
-    }
-    p.first = bits(first);
-    let mut piece = [zero; N];
-    for &a in &filter.ones {
-        for k in 0..N {
-            piece[k] |= folded[k].simd_eq(a);
-        }
-    }
-    if !filter.twos.is_empty() || !filter.threes.is_empty() {
-        // A piece starts at a byte when the bytes one and two further (loaded again from
-        // there: the window has room after it) equal its next ones.
-        let mut next = [zero; N];
-        let mut after = [zero; N];
-        for k in 0..N {
-            next[k] = load(win, 16 * k + 1) | case;
-            after[k] = load(win, 16 * k + 2) | case;
-        }
-        for &[a, b] in &filter.twos {
-            for k in 0..N {
-                piece[k] |= folded[k].simd_eq(a) & next[k].simd_eq(b);
-            }
-        }
-        for &[a, b, c] in &filter.threes {
-            for k in 0..N {
-                piece[k] |= folded[k].simd_eq(a) & next[k].simd_eq(b) & after[k].simd_eq(c);
-            }
-        }
-    }
-    p.piece = bits(piece);
-    p
-}
-
-/// The newlines among the first [`WINDOW`] bytes of `win` (wanted only until a description's
-/// first one is found, so not part of [`planes`]).
-fn newline_plane(win: &[u8; PAD]) -> u64 {
-    let newline = i8x16::splat(b'\n' as i8);
-    let m = |k: usize| u64::from(load(win, 16 * k).simd_eq(newline).to_bitmask()) << (16 * k);
-    m(0) | m(1) | m(2) | m(3)
+    pub(crate) piece: u64,
 }
 
 /// Most first bytes, and most pieces, a [`Filter`] tests (each costs SIMD compares on every
@@ -200,16 +108,16 @@ const FILTER_MAX: usize = 16;
 /// which are not their bytes.
 pub(crate) struct Filter {
     /// The first bytes (folded), splatted for the compares.
-    first: Vec<i8x16>,
+    pub(crate) first: Vec<Splat>,
     /// The pieces of one, two and three bytes (folded), splatted.
-    ones: Vec<i8x16>,
-    twos: Vec<[i8x16; 2]>,
-    threes: Vec<[i8x16; 3]>,
+    pub(crate) ones: Vec<Splat>,
+    pub(crate) twos: Vec<[Splat; 2]>,
+    pub(crate) threes: Vec<[Splat; 3]>,
     /// The same, as bytes (for [`Filter::passes`]).
     #[cfg(test)]
     bytes: (Vec<u8>, Vec<Vec<u8>>),
     /// Every run passes (no condition, or one too costly to test).
-    all: bool,
+    pub(crate) all: bool,
 }
 
 /// `b` as the scanner compares it: an ASCII letter lowercased, anything else unchanged.
@@ -235,7 +143,7 @@ impl Filter {
     /// piece is empty or there are more than [`FILTER_MAX`] of either). A piece longer than
     /// three bytes is tested by its first three: a token containing the piece contains them.
     pub(crate) fn new(first: &[u8], pieces: &[&[u8]]) -> Filter {
-        let splat = |b: u8| i8x16::splat(fold(b) as i8);
+        let splat = |b: u8| Splat::new(fold(b));
         let mut firsts: Vec<u8> = first.iter().map(|&b| fold(b)).collect();
         firsts.sort_unstable();
         firsts.dedup();
@@ -475,6 +383,7 @@ impl Scanner {
     #[cfg(test)]
     pub(crate) fn scan(
         &mut self,
+        lanes: impl Lanes,
         text: &str,
         split: Split,
         filter: &Filter,
@@ -482,7 +391,16 @@ impl Scanner {
         out: &mut Vec<(u32, u8)>,
     ) -> [u32; 2] {
         let title = split == Split::Newline;
-        self.scan_fields(text, text.len(), [0, usize::MAX], title, filter, c, out)
+        self.scan_fields(
+            lanes,
+            text,
+            text.len(),
+            [0, usize::MAX],
+            title,
+            filter,
+            c,
+            out,
+        )
     }
 
     /// [`Scanner::scan`] for a text of `N` fields: field `g` begins at byte `fields[g]`
@@ -494,8 +412,10 @@ impl Scanner {
     /// assembles the text adds [`PAD`] zeros after it).
     // The arguments are the scan's inputs, each needed; a struct would only rename them.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn scan_fields<const N: usize>(
+    #[inline(always)]
+    pub(crate) fn scan_fields<L: Lanes, const N: usize>(
         &mut self,
+        lanes: L,
         text: &str,
         len: usize,
         mut fields: [usize; N],
@@ -523,28 +443,23 @@ impl Scanner {
             while f + 1 < N && fields[f + 1] <= pos {
                 f += 1;
             }
-            let (win, p) = match bytes.get(pos..pos + PAD) {
-                Some(w) if len - pos >= WINDOW => {
-                    let w: &[u8; PAD] = w.try_into().expect("a window and its padding");
-                    (w, planes(w, WINDOW / 16, filter))
-                }
-                // A window of zeros after the text (the caller's): only the chunks with text
-                // need compares (the planes of the others are empty).
-                Some(w) => {
-                    let w: &[u8; PAD] = w.try_into().expect("a window and its padding");
-                    (w, planes(w, (len - pos).div_ceil(16), filter))
-                }
+            // Only the sixteens with text need compares (the planes of the others are empty).
+            let chunks = (len - pos).min(WINDOW).div_ceil(16);
+            let win: &[u8; PAD] = match bytes.get(pos..pos + PAD) {
+                // A whole window, or one followed by the caller's zeros.
+                Some(w) => w.try_into().expect("a window and its padding"),
                 None => {
                     // The end of the text: the same bytes followed by zeros.
                     let rest = &bytes[pos..len];
                     last = [0u8; PAD];
                     last[..rest.len()].copy_from_slice(rest);
-                    let chunks = rest.len().div_ceil(16);
-                    (&last, planes(&last, chunks, filter))
+                    &last
                 }
             };
+            // One call, so that the planes of each `Lanes` are inlined here.
+            let p = lanes.planes(win, chunks, filter);
             if newlines {
-                let newline = newline_plane(win);
+                let newline = lanes.newline_plane(win);
                 if newline != 0 {
                     let at = pos + newline.trailing_zeros() as usize;
                     if at < title_end {
@@ -709,6 +624,7 @@ impl Scanner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lanes::each_lanes;
     use std::collections::HashMap;
 
     /// A classifier with made-up verdicts that records what it was asked.
@@ -741,7 +657,10 @@ mod tests {
     }
 
     /// The scanner's output for `texts` (each split at its newline or not), with one memo.
-    fn scanned(texts: &[(&str, bool)]) -> (Vec<[u32; 2]>, Vec<(u32, u8)>, Recorder) {
+    fn scanned(
+        lanes: impl Lanes,
+        texts: &[(&str, bool)],
+    ) -> (Vec<[u32; 2]>, Vec<(u32, u8)>, Recorder) {
         let mut r = Recorder::default();
         let mut s = Scanner::new();
         let mut out = Vec::new();
@@ -749,7 +668,7 @@ mod tests {
             .iter()
             .map(|&(t, split)| {
                 let split = if split { Split::Newline } else { Split::None };
-                s.scan(t, split, &Filter::all(), &mut r, &mut out)
+                s.scan(lanes, t, split, &Filter::all(), &mut r, &mut out)
             })
             .collect();
         (counts, out, r)
@@ -783,8 +702,13 @@ mod tests {
         (counts, out)
     }
 
+    /// Checks the scanner with each way of classifying windows.
     fn check(texts: &[(&str, bool)]) {
-        let (counts, out, r) = scanned(texts);
+        each_lanes!(lanes => check_with(lanes, texts));
+    }
+
+    fn check_with(lanes: impl Lanes, texts: &[(&str, bool)]) {
+        let (counts, out, r) = scanned(lanes, texts);
         let (want_counts, want_out) = expected(texts);
         assert_eq!(counts, want_counts, "{texts:?}");
         assert_eq!(out, want_out, "{texts:?}");
@@ -881,6 +805,15 @@ mod tests {
     /// asked about every token: the same counts, the same verdicts in the same order. Returns
     /// the tokens the classifier was asked about.
     fn check_filtered(text: &str, filter: &Filter) -> Vec<Vec<u8>> {
+        let mut asked = Vec::new();
+        each_lanes!(lanes => asked.push(check_filtered_with(lanes, text, filter)));
+        for other in &asked[1..] {
+            assert_eq!(other, &asked[0], "{text:?}");
+        }
+        asked.swap_remove(0)
+    }
+
+    fn check_filtered_with(lanes: impl Lanes, text: &str, filter: &Filter) -> Vec<Vec<u8>> {
         let mut c = Filtered {
             filter,
             inner: Recorder::default(),
@@ -891,7 +824,7 @@ mod tests {
         };
         let (mut out, mut want_out) = (Vec::new(), Vec::new());
         let mut s = Scanner::new();
-        let counts = s.scan(text, Split::None, filter, &mut c, &mut out);
+        let counts = s.scan(lanes, text, Split::None, filter, &mut c, &mut out);
         let mut n = 0;
         tokenize(text, &mut Vec::new(), |tok| {
             n += 1;
@@ -970,10 +903,12 @@ mod tests {
             ),
         ) {
             let texts: Vec<(&str, bool)> = texts.iter().map(|(t, s)| (t.as_str(), *s)).collect();
-            let (counts, out, _) = scanned(&texts);
             let (want_counts, want_out) = expected(&texts);
-            proptest::prop_assert_eq!(counts, want_counts);
-            proptest::prop_assert_eq!(out, want_out);
+            each_lanes!(lanes => {
+                let (counts, out, _) = scanned(lanes, &texts);
+                proptest::prop_assert_eq!(&counts, &want_counts);
+                proptest::prop_assert_eq!(&out, &want_out);
+            });
         }
     }
 }
