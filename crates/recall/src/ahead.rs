@@ -8,8 +8,8 @@
 //! the one above it has arrived: the struct [`AHEAD`]`[0]` checkpoints ahead, the description,
 //! the branch and the two lists [`AHEAD`]`[1]` ahead, the tags and files [`AHEAD`]`[2]` ahead.
 //!
-//! On x86 and x86-64 each ask is a prefetch hint (`prefetcht0`, through `safe_arch`, so this
-//! crate keeps `#![forbid(unsafe_code)]`), which never waits and never faults. Elsewhere the
+//! On x86 and x86-64 each ask is a prefetch hint (`prefetcht0`, through `safe_arch`, so that
+//! this module needs no `unsafe` of its own), which never waits and never faults. Elsewhere the
 //! structs and lists are left to the hardware's own prefetcher and the bytes of each value are
 //! read (one byte per cache line), which waits, but for all the lines of a checkpoint at once.
 //!

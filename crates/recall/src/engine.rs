@@ -1264,7 +1264,7 @@ mod tests {
     /// The engine's hits with each [`Lanes`] this machine has, which must all be the same.
     fn searched(q: &Query, cps: &[Checkpoint], opts: &SearchOptions) -> Vec<(usize, u32)> {
         let mut all = Vec::new();
-        each_lanes!(lanes => all.push(bits(&search_by(q, cps, opts, |w| w.run(lanes)))));
+        each_lanes!(lanes => all.push(bits(&search_by(q, cps, opts, |w| lanes.execute(w)))));
         for other in &all[1..] {
             assert_eq!(other, &all[0], "query {:?}, {opts:?}", q.terms());
         }

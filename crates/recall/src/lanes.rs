@@ -4,13 +4,14 @@
 //! per search by [`dispatch`].
 //!
 //! This is the crate's only module with `unsafe` code, and it has three `unsafe` blocks, each
-//! a call to a function compiled for AVX2 (and, for the whole pass, BMI1, BMI2, LZCNT and
-//! POPCNT). Such a call is sound exactly when the processor has those features. Each is made
-//! through an [`Avx2`] value, and the only way to get one is [`Avx2::detect`], which asks the
-//! processor at run time (`is_x86_feature_detected!`).
+//! a call to a function compiled for AVX2: the one that runs the search pass (compiled for
+//! BMI1, BMI2, LZCNT and POPCNT too), and the two that classify a window. Such a call is sound
+//! exactly when the processor has those features. Each is made through an [`Avx2`] value, and
+//! the only way to get one is [`Avx2::detect`], which asks the processor at run time
+//! (`is_x86_feature_detected!`).
 //!
-//! Both ways compute the same [`Planes`] bit for bit: the scanner's tests run with each of
-//! them (AVX2 where the test machine has it).
+//! Both ways compute the same [`Planes`] bit for bit (property-tested here), and the scanner's
+//! and the engine's tests run with each (AVX2 where the test machine has it).
 
 use wide::i8x16;
 
@@ -24,6 +25,9 @@ pub(crate) trait Lanes: Copy {
 
     /// The newlines among the first [`WINDOW`] bytes of `win`.
     fn newline_plane(self, win: &[u8; PAD]) -> u64;
+
+    /// Runs `work` with these lanes, inside a function compiled for their instruction set.
+    fn execute<W: WithLanes>(self, work: W) -> W::Output;
 }
 
 /// Work that runs with some [`Lanes`], compiled once for each (see [`dispatch`]).
@@ -31,7 +35,8 @@ pub(crate) trait WithLanes {
     /// What the work returns.
     type Output;
     /// Does the work with `lanes`. Implementations are `#[inline(always)]`, so that under
-    /// [`Avx2`] the whole of it is compiled for AVX2.
+    /// [`Avx2`] it, and whatever is inlined into it (the whole window loop), is compiled for
+    /// AVX2; a function it calls that is not inlined is compiled for the baseline.
     fn run<L: Lanes>(self, lanes: L) -> Self::Output;
 }
 
@@ -39,9 +44,9 @@ pub(crate) trait WithLanes {
 pub(crate) fn dispatch<W: WithLanes>(work: W) -> W::Output {
     #[cfg(target_arch = "x86_64")]
     if let Some(avx2) = Avx2::detect() {
-        return avx2.vectorize(work);
+        return avx2.execute(work);
     }
-    work.run(Portable)
+    Portable.execute(work)
 }
 
 /// Runs `$body` once with each [`Lanes`] this machine has, bound to `$lanes` (tests check
@@ -62,7 +67,8 @@ macro_rules! each_lanes {
 #[cfg(test)]
 pub(crate) use each_lanes;
 
-/// A splatted byte: the same byte in each of 32 lanes, aligned for a vector load.
+/// A splatted byte: the same byte in each of 32 lanes, aligned so that a compare can read it
+/// straight from memory.
 #[derive(Clone, Copy)]
 #[repr(align(32))]
 pub(crate) struct Splat([u8; 32]);
@@ -111,6 +117,11 @@ impl Lanes for Portable {
         let m = |k: usize| u64::from(load16(win, 16 * k).simd_eq(newline).to_bitmask()) << (16 * k);
         m(0) | m(1) | m(2) | m(3)
     }
+
+    #[inline(always)]
+    fn execute<W: WithLanes>(self, work: W) -> W::Output {
+        work.run(self)
+    }
 }
 
 /// [`Portable`]'s planes.
@@ -122,7 +133,8 @@ fn planes16(win: &[u8; PAD], chunks: usize, filter: &Filter) -> Planes {
     let mut p = Planes::default();
     let zero = i8x16::splat(0);
     let case = i8x16::splat(0x20);
-    let mut folded = [zero; N];
+    // A chunk past the text is zeros, folded: what AVX2, which classifies every chunk, has.
+    let mut folded = [case; N];
     for k in 0..N {
         if k >= chunks {
             break;
@@ -224,12 +236,13 @@ mod avx2 {
                 && is_x86_feature_detected!("popcnt");
             has.then_some(Avx2(()))
         }
+    }
 
-        /// Runs `work` compiled for these features: `work.run` is inlined into a function
-        /// that enables them, so its bit loops use POPCNT, TZCNT and BLSR and its windows are
-        /// classified 32 bytes at a time.
+    impl Lanes for Avx2 {
+        /// `work.run` is inlined into a function that enables the features, so its bit loops
+        /// use POPCNT, TZCNT and BLSR and its windows are classified 32 bytes at a time.
         #[inline]
-        pub(crate) fn vectorize<W: WithLanes>(self, work: W) -> W::Output {
+        fn execute<W: WithLanes>(self, work: W) -> W::Output {
             #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
             fn with<W: WithLanes>(lanes: Avx2, work: W) -> W::Output {
                 work.run(lanes)
@@ -237,13 +250,16 @@ mod avx2 {
             // SAFETY: `self` exists only where `detect` found every feature `with` enables.
             unsafe { with(self, work) }
         }
-    }
 
-    impl Lanes for Avx2 {
         /// Classifies both halves of the window whatever `chunks` says: the zeros past the
         /// text give empty planes, and a loop without a branch per half is shorter.
         #[inline(always)]
-        fn planes(self, win: &[u8; PAD], _chunks: usize, filter: &Filter) -> Planes {
+        fn planes(self, win: &[u8; PAD], chunks: usize, filter: &Filter) -> Planes {
+            debug_assert!(
+                win[(16 * chunks).min(WINDOW)..WINDOW]
+                    .iter()
+                    .all(|&b| b == 0)
+            );
             // SAFETY: `self` exists only where `detect` found AVX2.
             unsafe { planes(win, filter) }
         }
@@ -359,5 +375,48 @@ mod avx2 {
                 << (32 * k)
         };
         m(0) | m(1)
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// Bytes a window is made of: letters of both cases, digits, non-ASCII, separators,
+    /// zeros, and the letters' neighbours in the ASCII table.
+    const BYTES: &[u8] = b"aAbBlLrRoOvVeEyYzZ09/.-_ \n\t\0@[`{\x80\xc3\xa9\xe2\xff";
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        /// AVX2 computes the planes the portable code does, for windows of any length (the
+        /// bytes after a short one are zeros, as the scanner guarantees) and any filter.
+        #[test]
+        fn avx2_planes_equal_portable(
+            picks in proptest::collection::vec(proptest::sample::select(BYTES.to_vec()), PAD),
+            len in 0usize..=PAD,
+            first in proptest::collection::vec(proptest::sample::select(b"ablz09".to_vec()), 0..4),
+            pieces in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(b"abloryz0".to_vec()), 0..4),
+                0..4,
+            ),
+        ) {
+            let Some(avx2) = Avx2::detect() else {
+                return Ok(());
+            };
+            let mut win = [0u8; PAD];
+            win.copy_from_slice(&picks);
+            if len < WINDOW {
+                win[len..].fill(0);
+            }
+            let chunks = len.min(WINDOW).div_ceil(16);
+            let pieces: Vec<&[u8]> = pieces.iter().map(Vec::as_slice).collect();
+            for filter in [Filter::new(&first, &pieces), Filter::all()] {
+                proptest::prop_assert_eq!(
+                    avx2.planes(&win, chunks, &filter),
+                    Portable.planes(&win, chunks, &filter)
+                );
+            }
+            proptest::prop_assert_eq!(avx2.newline_plane(&win), Portable.newline_plane(&win));
+        }
     }
 }

@@ -81,6 +81,7 @@ pub(crate) trait Classify {
 
 /// Bit planes of one window: bit `i` describes byte `i`.
 #[derive(Default)]
+#[cfg_attr(test, derive(PartialEq, Debug))]
 pub(crate) struct Planes {
     /// Bytes of runs: ASCII letters and digits, and bytes of 0x80 and above.
     pub(crate) run: u64,
@@ -97,7 +98,7 @@ pub(crate) struct Planes {
 }
 
 /// Most first bytes, and most pieces, a [`Filter`] tests (each costs SIMD compares on every
-/// sixteen bytes); a condition that needs more is not applied.
+/// vector of a window); a condition that needs more is not applied.
 const FILTER_MAX: usize = 16;
 
 /// A necessary condition for a token to have a verdict other than [`NONE`], tested on a
