@@ -8,7 +8,7 @@
 //!   case and accents, ranks by relevance (BM25F over fuzzily expanded words, field weights,
 //!   query coverage, closeness of the match) with ties broken by recency, and returns nothing
 //!   rather than noise when nothing is close.
-//! - [`recall`] and [`standup`]: read a [`goldfish_store::Store`] — only the day files the
+//! - [`recall()`] and [`standup()`]: read a [`goldfish_store::Store`] — only the day files the
 //!   window needs, workspaces in parallel — and assemble a [`RecallResult`] or [`Standup`].
 //!   Corrupt files are skipped and reported, never fatal.
 //! - [`format_recall`] and [`format_standup`]: compact markdown within a character budget.

@@ -404,13 +404,16 @@ impl Scanner {
         )
     }
 
-    /// [`Scanner::scan`] for a text of `N` fields: field `g` begins at byte `fields[g]`
-    /// (`fields[0]` is 0, the others ascending, each just after a byte that is not part of a
-    /// word, so no token straddles two fields). With `title`, field 1 begins instead after
-    /// the first newline before field 2 (or the end), if there is one, and is empty if not:
-    /// a description's title and body. Only `text[..len]` is read as text; the bytes after
-    /// it, if any, must be zeros (then no window at the end is copied: a caller that
-    /// assembles the text adds [`PAD`] zeros after it).
+    /// Scans `text`, classifying windows with `lanes`, as a text of `N` fields: field `g` begins
+    /// at byte `fields[g]` (`fields[0]` is 0, the others ascending, each just after a byte that
+    /// is not part of a word, so no token straddles two fields). Returns the number of tokens
+    /// of each field, as [`tokenize`] counts them, and pushes `(verdict, field)` to `out` for
+    /// every token whose verdict is not [`NONE`], in text order; tokens that fail `filter` are
+    /// taken to have the verdict [`NONE`] without asking `c`. With `title`, field 1 begins
+    /// instead after the first newline before field 2 (or the end), if there is one, and is
+    /// empty if not: a description's title and body. Only `text[..len]` is read as text; the
+    /// bytes after it, if any, must be zeros (then no window at the end is copied: a caller
+    /// that assembles the text adds [`PAD`] zeros after it).
     // The arguments are the scan's inputs, each needed; a struct would only rename them.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
