@@ -952,7 +952,7 @@ fn similarity(q: &[u8], qs: &[u8], v: &[u8], is_last: bool) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lanes::each_lanes;
+    use crate::lanes::{agreed, each_lanes};
     use chrono::{TimeZone, Utc};
 
     fn cp(id: &str, minute: u32, desc: &str, tags: &[&str]) -> Checkpoint {
@@ -1265,10 +1265,7 @@ mod tests {
     fn searched(q: &Query, cps: &[Checkpoint], opts: &SearchOptions) -> Vec<(usize, u32)> {
         let mut all = Vec::new();
         each_lanes!(lanes => all.push(bits(&search_by(q, cps, opts, |w| lanes.execute(w)))));
-        for other in &all[1..] {
-            assert_eq!(other, &all[0], "query {:?}, {opts:?}", q.terms());
-        }
-        all.swap_remove(0)
+        agreed(all, &format!("query {:?}, {opts:?}", q.terms()))
     }
 
     fn assert_same(q: &Query, cps: &[Checkpoint], opts: &SearchOptions) {

@@ -67,6 +67,16 @@ macro_rules! each_lanes {
 #[cfg(test)]
 pub(crate) use each_lanes;
 
+/// The value every [`Lanes`] gave, collected by [`each_lanes!`] in `all`; panics, naming
+/// `what`, if two differ.
+#[cfg(test)]
+pub(crate) fn agreed<T: PartialEq + std::fmt::Debug>(mut all: Vec<T>, what: &str) -> T {
+    for other in &all[1..] {
+        assert_eq!(other, &all[0], "{what}");
+    }
+    all.swap_remove(0)
+}
+
 /// A splatted byte: the same byte in each of 32 lanes, aligned so that a compare can read it
 /// straight from memory.
 #[derive(Clone, Copy)]
