@@ -123,7 +123,7 @@ pub use dayfile::{
 };
 pub use error::{Error, ErrorKind};
 pub use git::{GitContext, MAX_FILES, git_context, parse_porcelain_v2};
-pub use plan::{Plan, PlanStatus, format_plan, parse_plan};
+pub use plan::{Plan, PlanStatus, Progress, format_plan, parse_plan};
 pub use store::{
     CheckpointInput, CheckpointRange, HOME_ENV, PlanInput, PlanList, PlanUpdate, Skipped, Store,
     validate_plan_id,

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use goldfish_store::Checkpoint;
 
 use crate::recall::RecallResult;
-use crate::standup::{Standup, plan_progress};
+use crate::standup::Standup;
 use crate::window::TimeWindow;
 
 /// How to render; see [`format_recall`] and [`format_standup`].
@@ -167,10 +167,10 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
     b.push_cut(&head, FOOTER_RESERVE);
 
     if let Some(plan) = &result.active_plan {
-        let (done, open) = plan_progress(&plan.content);
+        let progress = plan.progress();
         let mut s = format!("\n## Active plan: {} ({})", plan.title, plan.id);
-        if done + open > 0 {
-            let _ = write!(s, " — {done}/{} done", done + open);
+        if progress.total() > 0 {
+            let _ = write!(s, " — {}/{} done", progress.done, progress.total());
         }
         s.push_str("\n\n");
         b.push_cut(&s, FOOTER_RESERVE);
