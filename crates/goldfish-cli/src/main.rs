@@ -6,7 +6,6 @@
 //! logs go to stderr (`goldfish: error: …`), with exit code 2 for usage errors and 1 for others.
 #![forbid(unsafe_code)]
 
-use std::ffi::OsString;
 use std::io::Write as _;
 use std::process::ExitCode;
 
@@ -18,6 +17,7 @@ mod commands;
 mod context;
 mod mcp;
 mod output;
+mod render;
 
 use cli::{Cli, Command};
 use context::Context;
@@ -52,8 +52,7 @@ fn error_message(err: &anyhow::Error) -> String {
 
 /// Parses the command line, runs the command and prints its report.
 fn run() -> anyhow::Result<ExitCode> {
-    let argv = args::rewrite_signal_body_flag(std::env::args_os().collect::<Vec<OsString>>());
-    let cli = match Cli::try_parse_from(argv) {
+    let cli = match Cli::try_parse_from(std::env::args_os()) {
         Ok(cli) => cli,
         Err(err) => {
             // Help and version go to stdout with exit 0; usage errors to stderr with exit 2.
@@ -63,7 +62,8 @@ fn run() -> anyhow::Result<ExitCode> {
         }
     };
     let json = cli.json;
-    let ctx = Context::new(cli.home, cli.workspace)?;
+    let mut ctx = Context::new(cli.home, cli.workspace)?;
+    ctx.json = json;
     let report = match cli.command {
         Command::Mcp => return mcp::serve(ctx).map(|()| ExitCode::SUCCESS),
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,

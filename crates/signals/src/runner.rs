@@ -741,21 +741,40 @@ impl PipelineRunner {
 
     /// Applies every signal present that fits, scan after scan, until a scan makes no
     /// transition or the pipeline ends; returns the reports of the scans made (at least
-    /// one). Does not wait: an empty signal that has not settled yet (see
-    /// [`RunnerOptions::empty_signal_settle`]) is left for later. For
-    /// `goldfish pipeline advance`.
+    /// one). An empty signal that has not settled yet (see
+    /// [`RunnerOptions::empty_signal_settle`]) is waited for, for at most that long each
+    /// time, since `touch .goblin/<kind>` followed at once by an advance is the common case.
+    /// For `goldfish pipeline advance`.
     ///
     /// # Errors
     ///
     /// The first error of [`scan_once`](Self::scan_once).
     pub fn advance(&mut self) -> Result<Vec<ScanReport>, Error> {
+        // A file rewritten again and again never settles; stop waiting for it after a while.
+        const MAX_SETTLE_WAITS: u32 = 20;
+        let mut waits = 0;
         let mut reports = Vec::new();
         loop {
             let report = self.scan_once()?;
             let moved = report.transition.is_some();
+            let settle = if report.waiting.is_empty() {
+                None
+            } else {
+                report.rescan_after
+            };
             reports.push(report);
-            if !moved || self.pipeline.is_terminal() {
+            if self.pipeline.is_terminal() {
                 return Ok(reports);
+            }
+            if moved {
+                continue;
+            }
+            match settle {
+                Some(wait) if waits < MAX_SETTLE_WAITS => {
+                    waits += 1;
+                    std::thread::sleep(wait.min(self.options.empty_signal_settle));
+                }
+                _ => return Ok(reports),
             }
         }
     }
