@@ -57,6 +57,13 @@ pub(crate) enum Command {
     Journal(JournalArgs),
     /// Run the MCP server on stdio (tools: checkpoint, recall, plan).
     Mcp,
+    /// Print a shell completion script, e.g. `goldfish completions bash > ~/.local/share/bash-completion/completions/goldfish`.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout, e.g. `goldfish man > ~/.local/share/man/man1/goldfish.1`.
+    Man,
 }
 
 /// `goldfish checkpoint`.

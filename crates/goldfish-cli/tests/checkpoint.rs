@@ -102,7 +102,11 @@ fn captures_git_context_of_the_cwd() -> TestResult {
         .cmd(&["--json", "checkpoint", "with git"])
         .env_remove("GOLDFISH_WORKSPACE")
         .output()?;
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     assert_eq!(v["branch"], "feature-x", "{v}");
     assert!(v["commit"].as_str().is_some_and(|c| c.len() >= 7), "{v}");
@@ -115,7 +119,11 @@ fn captures_git_context_of_the_cwd() -> TestResult {
     ] {
         let v = env.json(&args[1..])?;
         assert_ne!(v["workspace"], v["branch"], "{v}");
-        assert_eq!((&v["branch"], &v["commit"]), (&serde_json::Value::Null, &serde_json::Value::Null), "{v}");
+        assert_eq!(
+            (&v["branch"], &v["commit"]),
+            (&serde_json::Value::Null, &serde_json::Value::Null),
+            "{v}"
+        );
         assert_eq!(v["files"], serde_json::json!([]), "{v}");
     }
     Ok(())

@@ -221,7 +221,13 @@ fn watch_prints_events_and_has_distinct_exit_codes() -> TestResult {
     step("build-complete", "REVIEW")?;
     env.ok(&["signal", "emit", "review-changes-requested", "--body", "{}"])?;
     let out = env.run(&args)?;
-    assert_eq!(out.0.status.code(), Some(3), "{}\n{}", out.stdout(), out.stderr());
+    assert_eq!(
+        out.0.status.code(),
+        Some(3),
+        "{}\n{}",
+        out.stdout(),
+        out.stderr()
+    );
     contains_all(&out.stdout(), &["REVIEW → FAILED", "Stage: FAILED"])?;
 
     // An error (no pipeline): 1; a usage error: 2.
