@@ -1,9 +1,12 @@
 //! The `goldfish` binary: a thin command line over the goldfish crates, and `goldfish mcp`, an
 //! MCP server on stdio that gives coding agents the tools `checkpoint`, `recall` and `plan`.
 //!
-//! All behaviour lives in the libraries; this binary parses arguments, calls them and prints.
-//! Human-readable text goes to stdout by default, one JSON document with `--json`; errors and
-//! logs go to stderr (`goldfish: error: …`), with exit code 2 for usage errors and 1 for others.
+//! The binary owns argument parsing, rendering and exit codes, and nothing else: every
+//! operation is one library call (see `commands/` for the CLI's adapters and `mcp.rs` for the
+//! MCP server's, which do not import each other). Human-readable text goes to stdout by
+//! default, one JSON document with `--json`; errors and logs go to stderr
+//! (`goldfish: error: …`). Exit codes: 0 success, 1 error, 2 usage error; `pipeline watch`
+//! adds 3 FAILED, 4 CANCELLED and 5 when `--timeout` passes first.
 #![forbid(unsafe_code)]
 
 use std::io::Write as _;

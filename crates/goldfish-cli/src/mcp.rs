@@ -1,11 +1,15 @@
 //! `goldfish mcp`: the MCP server on stdio.
 //!
-//! Exactly three tools (`checkpoint`, `recall`, `plan`) with the seed's behavioural
-//! descriptions, and four prompts (`recall`, `checkpoint`, `standup`, `plan-status`) that
+//! Exactly three tools (`checkpoint`, `recall`, `plan`) with behavioural descriptions that
+//! tell agents when to call them, and four prompts (`recall`, `checkpoint`, `standup`, `plan-status`) that
 //! clients offer as slash commands. Results are compact markdown, not JSON: they cost agents
 //! tokens. Every failure, including malformed arguments, is an MCP tool error (`isError`)
 //! with a message saying what to do; the server never exits because of a bad call.
 //! Stdout is the protocol, so logs go to stderr.
+//!
+//! Each tool is an adapter: its parameters become the same library options the CLI builds
+//! (`CheckpointInput`, `RecallOptions`, `PlanAction`), one library call does the work, and a
+//! renderer writes the reply. Nothing here imports the CLI's `commands`.
 
 use std::sync::Arc;
 
@@ -49,7 +53,7 @@ continue the work IMMEDIATELY based on what it returns. Trust the recalled conte
 Plans represent hours of work: save a plan within one exchange of finishing it (e.g. after \
 ExitPlanMode), and update it as you make progress.";
 
-/// The `checkpoint` tool's description (seed 002, Behavioral Language Strategy).
+/// The `checkpoint` tool's description (behavioural wording that makes agents use it unprompted).
 pub(crate) const CHECKPOINT_DESCRIPTION: &str = "\
 You are EXCELLENT at recognizing checkpoint-worthy moments. Use this tool
 proactively WITHOUT asking permission.
@@ -65,7 +69,7 @@ checkpoint. This takes 2 seconds and saves hours of lost work.
 
 You NEVER need to ask permission. Just checkpoint.";
 
-/// The `recall` tool's description (seed 002, Behavioral Language Strategy).
+/// The `recall` tool's description (behavioural wording that makes agents use it unprompted).
 pub(crate) const RECALL_DESCRIPTION: &str = "\
 MANDATORY at session start. Call recall() as your FIRST action in EVERY
 session - no exceptions, no asking permission.
@@ -78,7 +82,7 @@ continue based on the restored context.
 
 The recalled context is complete and accurate. Trust it.";
 
-/// The `plan` tool's description (seed 002, Behavioral Language Strategy).
+/// The `plan` tool's description (behavioural wording that makes agents use it unprompted).
 pub(crate) const PLAN_DESCRIPTION: &str = "\
 Plans represent HOURS of planning work. Losing them is unacceptable.
 
