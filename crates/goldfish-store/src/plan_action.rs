@@ -77,11 +77,15 @@ impl Store {
                 let active = match self.active_plan(&workspace) {
                     Ok(plan) => plan.map(|p| p.id),
                     Err(e) => {
-                        list.skipped.push(Skipped {
-                            path: e.path().map(std::path::Path::to_path_buf).unwrap_or_default(),
-                            line: e.line(),
-                            message: e.message().to_string(),
-                        });
+                        let path = e.path().map(std::path::Path::to_path_buf).unwrap_or_default();
+                        // The plan file itself is usually listed already as unreadable.
+                        if !list.skipped.iter().any(|s| s.path == path) {
+                            list.skipped.push(Skipped {
+                                path,
+                                line: e.line(),
+                                message: e.message().to_string(),
+                            });
+                        }
                         None
                     }
                 };

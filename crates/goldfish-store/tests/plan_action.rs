@@ -55,3 +55,26 @@ fn every_action_through_one_function() -> TestResult {
     assert!(store.plan_action("../x", PlanAction::List).is_err());
     Ok(())
 }
+
+#[test]
+fn list_goes_on_when_the_active_plan_is_unreadable() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = Store::open(dir.path())?;
+    let mut good = PlanInput::new("Good", "");
+    good.activate = false;
+    store.plan_action("ws", PlanAction::Save(good))?;
+    store.plan_action("ws", PlanAction::Save(PlanInput::new("Broken", "")))?;
+    let broken = dir.path().join("ws").join("plans").join("broken.md");
+    std::fs::write(&broken, "---\ntitle: [unclosed\n---\n# Broken\n")?;
+    let PlanOutcome::List { list, active, .. } = store.plan_action("ws", PlanAction::List)? else {
+        return Err("expected a list".into());
+    };
+    assert_eq!(active, None);
+    assert_eq!(
+        list.plans.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(),
+        ["good"]
+    );
+    assert_eq!(list.skipped.len(), 1, "{:?}", list.skipped);
+    assert_eq!(list.skipped[0].path, broken);
+    Ok(())
+}
