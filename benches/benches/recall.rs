@@ -141,13 +141,13 @@ fn bench_disk(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("recall");
     let mut o = RecallOptions::default();
-    o.days = 7;
+    o.days = Some(7);
     o.workspace = "solo".into();
     g.bench_function("disk_7d_1ws_100", |b| {
         b.iter(|| black_box(recall(&solo, &o).expect("recall")))
     });
     let mut o = RecallOptions::default();
-    o.days = 7;
+    o.days = Some(7);
     o.workspace = "all".into();
     g.bench_function("disk_7d_50ws_140", |b| {
         b.iter(|| black_box(recall(&all, &o).expect("recall")))

@@ -1,7 +1,6 @@
-//! Argument helpers shared by the CLI and the MCP server: `-` for stdin, the `signal emit --json
-//! BODY` spelling, and lenient deserializers for what real MCP clients send.
+//! Argument helpers shared by the CLI and the MCP server: `-` for stdin, and lenient
+//! deserializers for what real MCP clients send.
 
-use std::ffi::OsString;
 use std::fmt;
 use std::io::Read as _;
 
@@ -20,39 +19,6 @@ pub(crate) fn stdin_if_dash(value: String) -> anyhow::Result<String> {
     let trimmed = text.trim_end_matches(['\n', '\r']).len();
     text.truncate(trimmed);
     Ok(text)
-}
-
-/// `goldfish signal emit KIND --json BODY` names the body with the same flag that selects JSON
-/// output everywhere else. Clap cannot give one long flag two meanings, so after `signal emit`
-/// a `--json` followed by a JSON document or `-` becomes `--body`; a bare `--json` keeps its
-/// global meaning.
-pub(crate) fn rewrite_signal_body_flag(mut argv: Vec<OsString>) -> Vec<OsString> {
-    let Some(signal) = argv.iter().position(|a| a == "signal") else {
-        return argv;
-    };
-    let Some(emit) = argv.iter().skip(signal + 1).position(|a| a == "emit") else {
-        return argv;
-    };
-    let mut i = signal + 1 + emit + 1;
-    while i < argv.len() {
-        let arg = argv[i].to_string_lossy().into_owned();
-        if arg == "--" {
-            break;
-        }
-        if let Some(body) = arg.strip_prefix("--json=") {
-            argv[i] = OsString::from(format!("--body={body}"));
-        } else if arg == "--json"
-            && let Some(next) = argv.get(i + 1).map(|n| n.to_string_lossy().into_owned())
-        {
-            let t = next.trim_start();
-            if next == "-" || t.starts_with('{') || t.starts_with('[') {
-                argv[i] = OsString::from("--body");
-                i += 1;
-            }
-        }
-        i += 1;
-    }
-    argv
 }
 
 /// Deserializes a list of strings from a JSON array, a JSON-encoded array inside a string
@@ -282,36 +248,6 @@ mod tests {
             r#"{"full": "maybe"}"#,
         ] {
             assert!(serde_json::from_str::<Tags>(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn signal_body_flag_is_rewritten_only_after_signal_emit() {
-        let os = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
-        let cases: [(&[&str], &[&str]); 5] = [
-            (
-                &["g", "signal", "emit", "build-complete", "--json", "{}"],
-                &["g", "signal", "emit", "build-complete", "--body", "{}"],
-            ),
-            (
-                &["g", "signal", "emit", "x", "--json={\"a\":1}"],
-                &["g", "signal", "emit", "x", "--body={\"a\":1}"],
-            ),
-            (
-                &["g", "signal", "emit", "x", "--json", "-"],
-                &["g", "signal", "emit", "x", "--body", "-"],
-            ),
-            (
-                &["g", "--json", "signal", "emit", "x", "--summary", "s"],
-                &["g", "--json", "signal", "emit", "x", "--summary", "s"],
-            ),
-            (
-                &["g", "recall", "--json", "{}"],
-                &["g", "recall", "--json", "{}"],
-            ),
-        ];
-        for (input, want) in cases {
-            assert_eq!(rewrite_signal_body_flag(os(input)), os(want), "{input:?}");
         }
     }
 }

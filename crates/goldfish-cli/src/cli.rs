@@ -57,6 +57,13 @@ pub(crate) enum Command {
     Journal(JournalArgs),
     /// Run the MCP server on stdio (tools: checkpoint, recall, plan).
     Mcp,
+    /// Print a shell completion script, e.g. `goldfish completions bash > ~/.local/share/bash-completion/completions/goldfish`.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout, e.g. `goldfish man > ~/.local/share/man/man1/goldfish.1`.
+    Man,
 }
 
 /// `goldfish checkpoint`.
@@ -73,11 +80,11 @@ pub(crate) struct CheckpointArgs {
 /// `goldfish recall`.
 #[derive(Debug, Args)]
 pub(crate) struct RecallArgs {
-    /// Look back this many days (default 2).
-    #[arg(long, short = 'd')]
+    /// Look back this many days (default 2). Conflicts with --since and --from.
+    #[arg(long, short = 'd', conflicts_with_all = ["since", "from"])]
     pub(crate) days: Option<u32>,
-    /// Look back this far: `30m`, `6h`, `3d` or a timestamp.
-    #[arg(long)]
+    /// Look back this far: `30m`, `6h`, `3d` or a timestamp. Conflicts with --from.
+    #[arg(long, conflicts_with = "from")]
     pub(crate) since: Option<String>,
     /// Start of the window: a date (`2025-10-13`) or an RFC 3339 timestamp.
     #[arg(long)]
@@ -276,9 +283,12 @@ pub(crate) struct SignalEmitArgs {
     /// The kind: scope-complete, build-complete, review-approved, review-changes-requested,
     /// test-passed or test-failed.
     pub(crate) kind: String,
-    /// The whole JSON body (`-` reads stdin); `--json BODY` is accepted as a synonym.
-    #[arg(long = "body", value_name = "JSON", conflicts_with = "field")]
+    /// The whole JSON body (`-` reads stdin). The global `--json` only selects JSON output.
+    #[arg(long = "body", value_name = "JSON", conflicts_with_all = ["field", "body_file"])]
     pub(crate) body: Option<String>,
+    /// Read the whole JSON body from this file.
+    #[arg(long = "body-file", value_name = "PATH", conflicts_with = "field")]
+    pub(crate) body_file: Option<PathBuf>,
     /// One body field as `KEY=VALUE` (repeatable); VALUE is read as JSON when it parses
     /// (`commits=3`, `screenshots=["a.png"]`) and as text otherwise (`reason=flaky login`).
     #[arg(long = "field", short = 'f', value_name = "KEY=VALUE")]
@@ -301,10 +311,16 @@ pub(crate) struct PipelineArgs {
 pub(crate) enum PipelineCommand {
     /// Start a pipeline at SCOPE (replacing one that has ended).
     Start,
-    /// Show the pipeline's state (applying any signals present first).
+    /// Show the pipeline's state and the signals waiting to be applied. Only reads: nothing
+    /// is applied, moved or written.
     Status,
-    /// Poll the signal files and advance until the pipeline ends (exit 0 on DONE, 1 on FAILED
-    /// or CANCELLED, 3 when --timeout passes first).
+    /// Apply the signals present now (as many transitions as they allow), then show the state.
+    Advance,
+    /// Apply signals as they arrive, printing each transition, until the pipeline ends.
+    #[command(
+        after_help = "Exit codes: 0 DONE, 3 FAILED, 4 CANCELLED, 5 --timeout passed \
+                            first, 1 error, 2 usage error."
+    )]
     Watch {
         /// Poll interval in seconds.
         #[arg(long, default_value_t = 5.0)]

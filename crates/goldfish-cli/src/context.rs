@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use goldfish_store::Store;
 
 /// The global options, resolved once.
 #[derive(Debug, Clone)]
@@ -13,6 +14,8 @@ pub(crate) struct Context {
     pub(crate) workspace: Option<String>,
     /// The directory goldfish was started in.
     pub(crate) cwd: PathBuf,
+    /// `--json`: the report is one JSON document on stdout (progress lines go to stderr).
+    pub(crate) json: bool,
 }
 
 /// The environment variable that names the workspace (also read by clap for `--workspace`).
@@ -43,6 +46,7 @@ impl Context {
             home,
             workspace,
             cwd,
+            json: false,
         })
     }
 
@@ -53,5 +57,21 @@ impl Context {
             Some(w) => w.to_path_buf(),
             None => self.cwd.clone(),
         }
+    }
+
+    /// The store at `--home` / `GOLDFISH_HOME` / `~/.goldfish`.
+    pub(crate) fn open_store(&self) -> anyhow::Result<Store> {
+        Ok(Store::open(&self.home)?)
+    }
+
+    /// The workspace: `explicit` (an argument of one call; blank or `current` means none),
+    /// else `--workspace` / `GOLDFISH_WORKSPACE`, else detected from the current directory.
+    /// Validated and normalised by the store.
+    pub(crate) fn workspace(&self, explicit: Option<&str>) -> anyhow::Result<String> {
+        let explicit = explicit
+            .map(str::trim)
+            .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("current"));
+        let given = explicit.or(self.workspace.as_deref());
+        Ok(goldfish_store::resolve_workspace(given, &self.cwd)?)
     }
 }

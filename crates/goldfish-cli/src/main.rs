@@ -1,16 +1,18 @@
 //! The `goldfish` binary: a thin command line over the goldfish crates, and `goldfish mcp`, an
 //! MCP server on stdio that gives coding agents the tools `checkpoint`, `recall` and `plan`.
 //!
-//! All behaviour lives in the libraries; this binary parses arguments, calls them and prints.
-//! Human-readable text goes to stdout by default, one JSON document with `--json`; errors and
-//! logs go to stderr (`goldfish: error: …`), with exit code 2 for usage errors and 1 for others.
+//! The binary owns argument parsing, rendering and exit codes, and nothing else: every
+//! operation is one library call (see `commands/` for the CLI's adapters and `mcp.rs` for the
+//! MCP server's, which do not import each other). Human-readable text goes to stdout by
+//! default, one JSON document with `--json`; errors and logs go to stderr
+//! (`goldfish: error: …`). Exit codes: 0 success, 1 error, 2 usage error; `pipeline watch`
+//! adds 3 FAILED, 4 CANCELLED and 5 when `--timeout` passes first.
 #![forbid(unsafe_code)]
 
-use std::ffi::OsString;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser as _;
+use clap::{CommandFactory as _, Parser as _};
 
 mod args;
 mod cli;
@@ -18,6 +20,7 @@ mod commands;
 mod context;
 mod mcp;
 mod output;
+mod render;
 
 use cli::{Cli, Command};
 use context::Context;
@@ -33,8 +36,40 @@ fn main() -> ExitCode {
     }
 }
 
+/// What to run next, in this binary's commands, for a library error that calls for another
+/// operation. The libraries name the operation (their error kind); the command that performs
+/// it is the CLI's business.
+fn cli_hint(err: &anyhow::Error) -> Option<&'static str> {
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<goldfish_journal::Error>() {
+            return match e.kind() {
+                goldfish_journal::ErrorKind::NotBooted => {
+                    Some("start a session with `goldfish journal boot TITLE`")
+                }
+                goldfish_journal::ErrorKind::MutationRequired => Some(
+                    "declare one with `goldfish journal mutate CODE --switching-to … --rationale …`",
+                ),
+                _ => None,
+            };
+        }
+        if let Some(e) = cause.downcast_ref::<goldfish_signals::Error>() {
+            return match e.kind() {
+                goldfish_signals::ErrorKind::Locked => Some(
+                    "`goldfish pipeline cancel` asks the running `goldfish pipeline watch` to stop",
+                ),
+                goldfish_signals::ErrorKind::AlreadyActive { .. } => {
+                    Some("`goldfish pipeline watch` resumes it; `goldfish pipeline cancel` ends it")
+                }
+                _ => None,
+            };
+        }
+    }
+    None
+}
+
 /// The error and its causes on one line ("what failed: why"), leaving out a cause whose text
-/// the message already contains (library errors often quote their source).
+/// the message already contains (library errors often quote their source), then the command
+/// to run next when there is one.
 fn error_message(err: &anyhow::Error) -> String {
     let mut message = String::new();
     for cause in err.chain() {
@@ -47,13 +82,17 @@ fn error_message(err: &anyhow::Error) -> String {
         }
         message.push_str(&text);
     }
+    if let Some(hint) = cli_hint(err) {
+        message.push_str(" (");
+        message.push_str(hint);
+        message.push(')');
+    }
     message
 }
 
 /// Parses the command line, runs the command and prints its report.
 fn run() -> anyhow::Result<ExitCode> {
-    let argv = args::rewrite_signal_body_flag(std::env::args_os().collect::<Vec<OsString>>());
-    let cli = match Cli::try_parse_from(argv) {
+    let cli = match Cli::try_parse_from(std::env::args_os()) {
         Ok(cli) => cli,
         Err(err) => {
             // Help and version go to stdout with exit 0; usage errors to stderr with exit 2.
@@ -62,8 +101,26 @@ fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(u8::try_from(code).unwrap_or(2)));
         }
     };
+    match cli.command {
+        // Generated into memory first: clap_complete panics on a failed write, and a closed
+        // pipe (`goldfish man | head`) is not an error.
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "goldfish", &mut script);
+            write_stdout(&script)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+            write_stdout(&page)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        _ => {}
+    }
     let json = cli.json;
-    let ctx = Context::new(cli.home, cli.workspace)?;
+    let mut ctx = Context::new(cli.home, cli.workspace)?;
+    ctx.json = json;
     let report = match cli.command {
         Command::Mcp => return mcp::serve(ctx).map(|()| ExitCode::SUCCESS),
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,
@@ -74,9 +131,19 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Signal(a) => commands::signal(&ctx, a)?,
         Command::Pipeline(a) => commands::pipeline(&ctx, a)?,
         Command::Journal(a) => commands::journal(&ctx, a)?,
+        Command::Completions { .. } | Command::Man => return Ok(ExitCode::SUCCESS),
     };
     print_report(&report, json)?;
     Ok(report.code)
+}
+
+/// Writes `bytes` to stdout; a closed pipe is not an error.
+fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 /// Prints `report` on stdout as text or as one JSON document.

@@ -1,11 +1,15 @@
 //! `goldfish mcp`: the MCP server on stdio.
 //!
-//! Exactly three tools (`checkpoint`, `recall`, `plan`) with the seed's behavioural
-//! descriptions, and four prompts (`recall`, `checkpoint`, `standup`, `plan-status`) that
+//! Exactly three tools (`checkpoint`, `recall`, `plan`) with behavioural descriptions that
+//! tell agents when to call them, and four prompts (`recall`, `checkpoint`, `standup`, `plan-status`) that
 //! clients offer as slash commands. Results are compact markdown, not JSON: they cost agents
 //! tokens. Every failure, including malformed arguments, is an MCP tool error (`isError`)
 //! with a message saying what to do; the server never exits because of a bad call.
 //! Stdout is the protocol, so logs go to stderr.
+//!
+//! Each tool is an adapter: its parameters become the same library options the CLI builds
+//! (`CheckpointInput`, `RecallOptions`, `PlanAction`), one library call does the work, and a
+//! renderer writes the reply. Nothing here imports the CLI's `commands`.
 
 use std::sync::Arc;
 
@@ -23,9 +27,17 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+use std::fmt::Write as _;
+
+use goldfish_recall::{FormatOptions, RecallOptions, Scope, StandupOptions};
+use goldfish_store::{
+    CheckpointInput, PlanAction as StoreAction, PlanInput, PlanOutcome, PlanStatus, PlanUpdate,
+};
+use notes_core::time::format_utc;
+
 use crate::args::{opt_bool, opt_string_list, opt_uint, string_list};
-use crate::commands;
 use crate::context::Context;
+use crate::render::{echo, plan_list_markdown, plan_markdown};
 
 /// The server's instructions, sent at initialisation.
 pub(crate) const INSTRUCTIONS: &str = "\
@@ -41,7 +53,7 @@ continue the work IMMEDIATELY based on what it returns. Trust the recalled conte
 Plans represent hours of work: save a plan within one exchange of finishing it (e.g. after \
 ExitPlanMode), and update it as you make progress.";
 
-/// The `checkpoint` tool's description (seed 002, Behavioral Language Strategy).
+/// The `checkpoint` tool's description (behavioural wording that makes agents use it unprompted).
 pub(crate) const CHECKPOINT_DESCRIPTION: &str = "\
 You are EXCELLENT at recognizing checkpoint-worthy moments. Use this tool
 proactively WITHOUT asking permission.
@@ -57,7 +69,7 @@ checkpoint. This takes 2 seconds and saves hours of lost work.
 
 You NEVER need to ask permission. Just checkpoint.";
 
-/// The `recall` tool's description (seed 002, Behavioral Language Strategy).
+/// The `recall` tool's description (behavioural wording that makes agents use it unprompted).
 pub(crate) const RECALL_DESCRIPTION: &str = "\
 MANDATORY at session start. Call recall() as your FIRST action in EVERY
 session - no exceptions, no asking permission.
@@ -70,7 +82,7 @@ continue based on the restored context.
 
 The recalled context is complete and accurate. Trust it.";
 
-/// The `plan` tool's description (seed 002, Behavioral Language Strategy).
+/// The `plan` tool's description (behavioural wording that makes agents use it unprompted).
 pub(crate) const PLAN_DESCRIPTION: &str = "\
 Plans represent HOURS of planning work. Losing them is unacceptable.
 
@@ -287,6 +299,172 @@ fn run_tool<T: DeserializeOwned>(
     }))
 }
 
+// ----- MCP parameters → library options, and the replies ---------------------------------
+
+/// The `checkpoint` tool: the parameters as a [`CheckpointInput`], one call to the store, and
+/// a short confirmation that echoes at most [`ECHO_CHARS`](crate::render::ECHO_CHARS) of
+/// the title.
+fn checkpoint_tool(ctx: &Context, p: CheckpointParams) -> anyhow::Result<String> {
+    let mut input = CheckpointInput::new(p.description);
+    input.tags = p.tags;
+    input.workspace = Some(ctx.workspace(p.workspace.as_deref())?);
+    // The store records this directory's git context only if it belongs to the workspace.
+    input.git_dir = Some(ctx.cwd.clone());
+    let saved = ctx.open_store()?.save_checkpoint(input)?;
+    let mut s = format!("Checkpoint saved: {}", echo(saved.title()));
+    let _ = write!(
+        s,
+        "\n(workspace `{}`, {}",
+        saved.workspace,
+        format_utc(&saved.timestamp)
+    );
+    if !saved.tags.is_empty() {
+        let _ = write!(s, ", tags: {}", echo(&saved.tags.join(", ")));
+    }
+    if let Some(branch) = &saved.branch {
+        let _ = write!(s, ", branch {branch}");
+    }
+    s.push(')');
+    Ok(s)
+}
+
+/// The `recall` tool's parameters as [`RecallOptions`]: the same options the CLI builds, so
+/// the same validation (two window starts are refused, naming both).
+fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOptions> {
+    let mut o = RecallOptions::default();
+    o.workspace = match p.workspace.as_deref().map(Scope::from) {
+        Some(Scope::Current) | None => ctx.workspace.as_deref().map_or(Scope::Current, Scope::from),
+        Some(scope) => scope,
+    };
+    o.days = p
+        .days
+        .map(|d| u32::try_from(d).map_err(|_| anyhow::anyhow!("`days` {d} is too large")))
+        .transpose()?;
+    o.since = p.since;
+    o.from = p.from;
+    o.to = p.to;
+    o.search = p.search;
+    if let Some(limit) = p.limit {
+        o.limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    }
+    o.cwd = Some(ctx.cwd.clone());
+    Ok(o)
+}
+
+/// The `recall` tool: compact markdown within recall's default character budget.
+fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<String> {
+    let mut f = FormatOptions::default();
+    f.full = p.full.unwrap_or(false);
+    let o = recall_options(ctx, p)?;
+    let result = goldfish_recall::recall(&ctx.open_store()?, &o)?;
+    Ok(goldfish_recall::format_recall(&result, &f))
+}
+
+/// The standup as markdown, for the `standup` prompt.
+fn standup_markdown(ctx: &Context, days: Option<u64>) -> anyhow::Result<String> {
+    let mut o = StandupOptions::default();
+    if let Some(days) = days {
+        o.days = u32::try_from(days).unwrap_or(u32::MAX);
+    }
+    let s = goldfish_recall::standup_with(&ctx.open_store()?, &o)?;
+    Ok(goldfish_recall::format_standup(
+        &s,
+        &FormatOptions::default(),
+    ))
+}
+
+fn parse_status(status: Option<&str>) -> anyhow::Result<Option<PlanStatus>> {
+    Ok(status.map(str::parse::<PlanStatus>).transpose()?)
+}
+
+/// The `plan` tool's parameters as the store's plan action.
+fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
+    let id = p.id.clone().filter(|i| !i.trim().is_empty());
+    let need_id = |action: &str| {
+        id.clone().ok_or_else(|| {
+            anyhow::anyhow!("`{action}` needs the plan's `id` (use action `list` to see the ids)")
+        })
+    };
+    Ok(match p.action {
+        PlanAction::Save => {
+            let title = p.title.clone().unwrap_or_default();
+            if title.trim().is_empty() && id.is_none() {
+                anyhow::bail!("`save` needs a `title` (and the plan's markdown in `content`)");
+            }
+            let mut input = PlanInput::new(title, p.content.clone().unwrap_or_default());
+            input.id = id;
+            input.tags = p.tags.clone().unwrap_or_default();
+            input.status = parse_status(p.status.as_deref())?;
+            input.activate = p.activate.unwrap_or(true);
+            StoreAction::Save(input)
+        }
+        PlanAction::Get => StoreAction::Get(id),
+        PlanAction::List => StoreAction::List,
+        PlanAction::Activate => StoreAction::Activate(need_id("activate")?),
+        PlanAction::Update => {
+            let mut u = PlanUpdate::default();
+            u.title = p.title.clone();
+            u.content = p.content.clone();
+            u.status = parse_status(p.status.as_deref())?;
+            u.tags = p.tags.clone();
+            StoreAction::Update(need_id("update")?, u)
+        }
+        PlanAction::Complete => StoreAction::Complete(need_id("complete")?),
+    })
+}
+
+/// The `plan` tool: one call to the store, a short markdown reply.
+fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<String> {
+    let workspace = ctx.workspace(p.workspace.as_deref())?;
+    let action = plan_action(&p)?;
+    let outcome = ctx.open_store()?.plan_action(&workspace, action)?;
+    Ok(match outcome {
+        PlanOutcome::List {
+            workspace,
+            list,
+            active,
+        } => plan_list_markdown(&list, active.as_deref(), &workspace),
+        PlanOutcome::Plan { plan, active } => {
+            let title = echo(&plan.title);
+            match p.action {
+                PlanAction::Get | PlanAction::List => plan_markdown(&plan, active),
+                PlanAction::Save => format!(
+                    "Plan saved: **{title}** (`{}`) in workspace `{workspace}`{}.",
+                    plan.id,
+                    if active { ", now the active plan" } else { "" }
+                ),
+                PlanAction::Activate => format!(
+                    "Plan `{}` ({title}) is now the active plan of `{workspace}`.",
+                    plan.id
+                ),
+                PlanAction::Update => {
+                    let progress = plan.progress();
+                    format!(
+                        "Plan `{}` updated (status {}, progress {}/{}).",
+                        plan.id,
+                        plan.status,
+                        progress.done,
+                        progress.total()
+                    )
+                }
+                PlanAction::Complete => {
+                    format!("Plan `{}` ({title}) marked completed.", plan.id)
+                }
+            }
+        }
+        other => anyhow::bail!("unexpected plan outcome: {other:?}"),
+    })
+}
+
+/// The active plan as markdown, for the `plan-status` prompt.
+fn plan_status_markdown(ctx: &Context) -> anyhow::Result<String> {
+    let workspace = ctx.workspace(None)?;
+    Ok(match ctx.open_store()?.active_plan(&workspace)? {
+        Some(plan) => plan_markdown(&plan, true),
+        None => format!("Workspace `{workspace}` has no active plan."),
+    })
+}
+
 #[tool_router]
 impl GoldfishServer {
     /// A server over the store described by `ctx`.
@@ -304,9 +482,7 @@ impl GoldfishServer {
         input_schema = input_schema::<CheckpointParams>()
     )]
     async fn checkpoint(&self, args: JsonObject) -> CallToolResult {
-        run_tool("checkpoint", args, |p| {
-            commands::mcp_checkpoint(&self.ctx, p)
-        })
+        run_tool("checkpoint", args, |p| checkpoint_tool(&self.ctx, p))
     }
 
     #[tool(
@@ -315,7 +491,7 @@ impl GoldfishServer {
         input_schema = input_schema::<RecallParams>()
     )]
     async fn recall(&self, args: JsonObject) -> CallToolResult {
-        run_tool("recall", args, |p| commands::mcp_recall(&self.ctx, p))
+        run_tool("recall", args, |p| recall_tool(&self.ctx, p))
     }
 
     #[tool(
@@ -324,7 +500,7 @@ impl GoldfishServer {
         input_schema = input_schema::<PlanParams>()
     )]
     async fn plan(&self, args: JsonObject) -> CallToolResult {
-        run_tool("plan", args, |p| commands::mcp_plan(&self.ctx, p))
+        run_tool("plan", args, |p| plan_tool(&self.ctx, p))
     }
 }
 
@@ -353,8 +529,8 @@ impl GoldfishServer {
             days: parse_days(a.days.as_deref()),
             ..RecallParams::default()
         };
-        let body = commands::mcp_recall(&self.ctx, params)
-            .unwrap_or_else(|e| format!("(recall failed: {e:#})"));
+        let body =
+            recall_tool(&self.ctx, params).unwrap_or_else(|e| format!("(recall failed: {e:#})"));
         user_prompt(format!(
             "Here is the context goldfish recalled for this workspace. Read it, then continue \
              the work IMMEDIATELY from where it left off; don't ask what we were working on.\n\n{body}"
@@ -391,7 +567,7 @@ impl GoldfishServer {
         &self,
         Parameters(a): Parameters<StandupPromptArgs>,
     ) -> GetPromptResult {
-        let body = commands::mcp_standup(&self.ctx, parse_days(a.days.as_deref()))
+        let body = standup_markdown(&self.ctx, parse_days(a.days.as_deref()))
             .unwrap_or_else(|e| format!("(standup failed: {e:#})"));
         user_prompt(format!(
             "Give me a short standup from this goldfish report: per workspace, what was done, \
@@ -405,7 +581,7 @@ impl GoldfishServer {
         description = "The active plan of this workspace and its progress (checked vs open items)."
     )]
     async fn plan_status_prompt(&self) -> GetPromptResult {
-        let body = commands::mcp_plan_status(&self.ctx)
+        let body = plan_status_markdown(&self.ctx)
             .unwrap_or_else(|e| format!("(plan lookup failed: {e:#})"));
         user_prompt(format!(
             "Here is the active goldfish plan. Summarise its progress, name the next open item, \

@@ -97,10 +97,35 @@ fn captures_git_context_of_the_cwd() -> TestResult {
         "first",
     ])?;
     std::fs::write(env.cwd.path().join("changed.rs"), "fn main() {}\n")?;
-    let v = env.json(&["checkpoint", "with git"])?;
+    // The repository's own workspace (detected from the directory): its git context.
+    let out = env
+        .cmd(&["--json", "checkpoint", "with git"])
+        .env_remove("GOLDFISH_WORKSPACE")
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     assert_eq!(v["branch"], "feature-x", "{v}");
     assert!(v["commit"].as_str().is_some_and(|c| c.len() >= 7), "{v}");
     assert_eq!(v["files"], serde_json::json!(["changed.rs"]), "{v}");
+    // Filed under another workspace (`-w other`, or GOLDFISH_WORKSPACE): none of this
+    // repository's branch, commit or files.
+    for args in [
+        &["--json", "-w", "other", "checkpoint", "elsewhere"][..],
+        &["--json", "checkpoint", "under GOLDFISH_WORKSPACE=test"][..],
+    ] {
+        let v = env.json(&args[1..])?;
+        assert_ne!(v["workspace"], v["branch"], "{v}");
+        assert_eq!(
+            (&v["branch"], &v["commit"]),
+            (&serde_json::Value::Null, &serde_json::Value::Null),
+            "{v}"
+        );
+        assert_eq!(v["files"], serde_json::json!([]), "{v}");
+    }
     Ok(())
 }
 

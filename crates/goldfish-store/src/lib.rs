@@ -109,6 +109,7 @@ mod dayfile;
 mod error;
 mod git;
 mod plan;
+mod plan_action;
 mod store;
 mod workspace;
 
@@ -123,7 +124,8 @@ pub use dayfile::{
 };
 pub use error::{Error, ErrorKind};
 pub use git::{GitContext, MAX_FILES, git_context, parse_porcelain_v2};
-pub use plan::{Plan, PlanStatus, format_plan, parse_plan};
+pub use plan::{Plan, PlanStatus, Progress, format_plan, parse_plan};
+pub use plan_action::{PlanAction, PlanOutcome};
 pub use store::{
     CheckpointInput, CheckpointRange, HOME_ENV, PlanInput, PlanList, PlanUpdate, Skipped, Store,
     validate_plan_id,

@@ -115,6 +115,60 @@ impl Plan {
     }
 }
 
+/// How far a plan has got: its checked and open task boxes.
+///
+/// A box is a list item whose text starts with `[ ]` (open) or `[x]` / `[X]` (done), under a
+/// `-`, `*` or `+` bullet, at any indentation. Everything that shows plan progress (the CLI,
+/// the MCP server, standup) counts with [`Plan::progress`], so they always agree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Checked boxes (`- [x]`).
+    pub done: usize,
+    /// Open boxes (`- [ ]`).
+    pub open: usize,
+}
+
+impl Progress {
+    /// Counts the task boxes of markdown text (see [`Progress`] for what counts).
+    ///
+    /// ```
+    /// let p = goldfish_store::Progress::of("- [x] JWT\n+ [ ] OAuth2\n  * [X] nested\n");
+    /// assert_eq!((p.done, p.open, p.total()), (2, 1, 3));
+    /// ```
+    pub fn of(markdown: &str) -> Progress {
+        let mut progress = Progress::default();
+        for line in markdown.lines() {
+            let l = line.trim_start();
+            let Some(rest) = l
+                .strip_prefix("- ")
+                .or_else(|| l.strip_prefix("* "))
+                .or_else(|| l.strip_prefix("+ "))
+            else {
+                continue;
+            };
+            if rest.starts_with("[ ]") {
+                progress.open += 1;
+            } else if rest.starts_with("[x]") || rest.starts_with("[X]") {
+                progress.done += 1;
+            }
+        }
+        progress
+    }
+
+    /// All boxes, checked or not.
+    pub fn total(self) -> usize {
+        self.done + self.open
+    }
+}
+
+impl Plan {
+    /// The plan's progress: the checked and open task boxes of its content.
+    pub fn progress(&self) -> Progress {
+        Progress::of(&self.content)
+    }
+}
+
 const KNOWN_KEYS: [&str; 6] = ["id", "title", "status", "created", "updated", "tags"];
 
 #[derive(Deserialize)]
@@ -332,6 +386,21 @@ pub fn parse_plan(text: &str, workspace: &str, id: &str) -> Result<Plan, Error> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_counts_every_bullet_style() {
+        let cases = [
+            ("", (0, 0)),
+            ("- [x] a\n- [ ] b\n- [ ] c", (1, 2)),
+            ("* [X] a\n+ [ ] b\n    - [x] c", (2, 1)),
+            ("- [x] a\n- [ ] b\n  - [X] c\n* [ ] d\n- [-] e\n- x", (2, 2)),
+            ("-[x] no space\n- [y] other\ntext [ ] and [x]", (0, 0)),
+        ];
+        for (input, (done, open)) in cases {
+            let p = Progress::of(input);
+            assert_eq!((p.done, p.open), (done, open), "{input:?}");
+        }
+    }
     use chrono::TimeZone;
 
     fn plan() -> Plan {

@@ -23,7 +23,9 @@ use crate::dayfile::{
 use crate::error::{Error, ErrorKind};
 use crate::git::git_context;
 use crate::plan::{Plan, PlanStatus, format_plan, parse_plan};
-use crate::workspace::{reject_escapes, resolve_workspace, slugify, validate_workspace};
+use crate::workspace::{
+    detect_workspace, reject_escapes, resolve_workspace, slugify, validate_workspace,
+};
 
 /// Environment variable naming the store's root directory.
 pub const HOME_ENV: &str = notes_core::fs::GOLDFISH_HOME_ENV;
@@ -39,8 +41,14 @@ pub struct CheckpointInput {
     /// The workspace; `None` resolves it from `$GOLDFISH_WORKSPACE` or the process's current
     /// directory (see [`resolve_workspace`](crate::resolve_workspace)).
     pub workspace: Option<String>,
-    /// The directory whose git context (branch, commit, changed files) to record; `None`
-    /// records none. The CLI passes the workspace's directory (its current directory).
+    /// The directory the checkpoint is saved from (the caller's current directory), whose
+    /// git context (branch, commit, changed files) to record; `None` records none.
+    ///
+    /// The context is recorded only when this directory belongs to the checkpoint's
+    /// workspace ([`detect_workspace`](crate::detect_workspace) of it is the target
+    /// workspace): a checkpoint filed under another workspace (`-w other`) must not carry
+    /// this repository's branch and files. Callers pass their directory unconditionally; the
+    /// store decides.
     pub git_dir: Option<PathBuf>,
 }
 
@@ -290,7 +298,8 @@ impl Store {
     ///
     /// The entry goes into the day file of its UTC date, in time order, under the day file's
     /// lock; the file is replaced atomically and fsynced. Git context is captured first (one
-    /// `git status` spawn, outside the lock) when `git_dir` is given.
+    /// `git status` spawn, outside the lock) when `git_dir` is given and belongs to the
+    /// checkpoint's workspace (see [`CheckpointInput::git_dir`]).
     ///
     /// Errors: a blank description, a tag with a comma or line break, a bad workspace name
     /// ([`Error::is_invalid_input`]); a read-only store ([`Error::is_permission_denied`],
@@ -303,7 +312,11 @@ impl Store {
         }
         let tags = clean_tags(&input.tags)?;
         let workspace = self.workspace_of(input.workspace.as_deref())?;
-        let git = input.git_dir.as_deref().and_then(git_context);
+        let git = input
+            .git_dir
+            .as_deref()
+            .filter(|dir| detect_workspace(dir) == workspace)
+            .and_then(git_context);
         let timestamp = self.now();
         let mut checkpoint = Checkpoint::new("", timestamp, workspace.clone(), input.description);
         checkpoint.tags = tags;

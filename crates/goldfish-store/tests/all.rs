@@ -3,6 +3,7 @@
 mod bad_input;
 mod concurrency;
 mod git;
+mod plan_action;
 mod plan_heading;
 mod roundtrip;
 mod seed;

@@ -119,3 +119,27 @@ fn no_git_binary_saves_without_context() -> TestResult {
     assert_eq!((saved.branch, saved.commit), (None, None));
     Ok(())
 }
+
+#[test]
+fn git_context_only_for_the_directorys_own_workspace() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let repo = dir.path().join("shop");
+    repo_with_commit(&repo)?;
+    std::fs::write(repo.join("new.txt"), "x")?;
+    let store = goldfish_store::Store::open(dir.path().join("store"))?;
+
+    let mut own = goldfish_store::CheckpointInput::new("in the repository's own workspace");
+    own.workspace = Some("shop".into());
+    own.git_dir = Some(repo.clone());
+    let saved = store.save_checkpoint(own)?;
+    assert_eq!(saved.branch.as_deref(), Some("main"));
+    assert_eq!(saved.files, ["new.txt"]);
+
+    let mut other = goldfish_store::CheckpointInput::new("filed under another workspace");
+    other.workspace = Some("other".into());
+    other.git_dir = Some(repo);
+    let saved = store.save_checkpoint(other)?;
+    assert_eq!((saved.branch, saved.commit), (None, None));
+    assert!(saved.files.is_empty(), "{:?}", saved.files);
+    Ok(())
+}

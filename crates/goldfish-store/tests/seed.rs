@@ -110,7 +110,8 @@ fn appends_to_existing_daily_file() -> TestResult {
 #[test]
 fn captures_git_context_automatically() -> TestResult {
     let dir = tempfile::tempdir()?;
-    let repo = dir.path().join("repo");
+    // The repository's directory names the workspace the checkpoint is saved under.
+    let repo = dir.path().join("test");
     repo_with_commit(&repo)?;
     std::fs::write(repo.join("new.txt"), "x")?;
     let (store, _) = store_at(&dir.path().join("store"))?;

@@ -114,8 +114,7 @@ impl Error {
             ErrorKind::MutationRequired,
             format!(
                 "approach {approach:?} failed {failures} times in a row (last failure at line \
-                 {line}); declare a mutation before trying it again (`goldfish journal mutate` \
-                 / Journal::mutate) with one of the codes {codes}"
+                 {line}); declare a mutation before trying it again, with one of the codes {codes}"
             ),
         );
         e.0.approach = Some(approach.to_string());
@@ -125,8 +124,7 @@ impl Error {
     pub(crate) fn not_booted(path: &Path) -> Self {
         Error::new(
             ErrorKind::NotBooted,
-            "no journal here yet; start a session first with `goldfish journal boot` \
-             (Journal::boot), which creates it",
+            "no journal here yet; boot a session first, which creates it",
         )
         .with_path(path)
     }

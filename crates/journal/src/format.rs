@@ -119,8 +119,8 @@ impl FromStr for LogKind {
             "state" => Ok(LogKind::State),
             "note" => Ok(LogKind::Note),
             "failed" | "fail" | "working" | "ok" => Err(Error::invalid(format!(
-                "{s:?} is not logged directly: use `goldfish journal fail` / `ok` \
-                 (Journal::fail / Journal::succeed), which track failure streaks"
+                "{s:?} is not logged directly: record it as a failure or a success of an \
+                 approach, which track failure streaks"
             ))),
             _ => Err(Error::invalid(format!(
                 "unknown entry kind {s:?}: use decision, finding, lesson, state or note"

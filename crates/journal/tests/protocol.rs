@@ -36,7 +36,7 @@ fn third_failure_requires_a_mutation_before_the_fourth_attempt() -> TestResult {
         "M1 (Fallback)",
         "M5 (Reduce Scope)",
         "M8 (Read)",
-        "mutate",
+        "declare a mutation",
     ] {
         assert!(msg.contains(needle), "{msg} lacks {needle}");
     }

@@ -122,7 +122,7 @@ impl From<FsError> for Error {
             ErrorKind::Io
         };
         let message = match kind {
-            ErrorKind::NotFound => "the file does not exist; create it first (NotesManager::init)",
+            ErrorKind::NotFound => "the file does not exist; create the notes first",
             ErrorKind::InvalidUtf8 => {
                 "the file is not UTF-8 text; fix or remove the bad bytes, it was left untouched"
             }
@@ -169,7 +169,7 @@ mod tests {
             (
                 io::ErrorKind::NotFound,
                 ErrorKind::NotFound,
-                "NotesManager::init",
+                "create the notes first",
             ),
             (
                 io::ErrorKind::PermissionDenied,

@@ -887,7 +887,7 @@ impl<'a> Parser<'a> {
             return Err(Error::parse(
                 1,
                 "not a GOBLIN_NOTES file: no `# GOBLIN_NOTES` title, `Issue:`/`Stage:` line or \
-                 known section; restore it from a backup or create it with NotesManager::init",
+                 known section; restore it from a backup or create the notes anew",
             ));
         }
         if self.insert_missing() && self.verify {

@@ -170,7 +170,7 @@ fn missing_file_is_not_found_and_creates_nothing() -> TestResult {
     assert!(err.is_not_found(), "{err}");
     let err = NotesManager::update(dir.path(), |_| ()).expect_err("no file");
     assert!(err.is_not_found(), "{err}");
-    assert!(err.to_string().contains("NotesManager::init"), "{err}");
+    assert!(err.to_string().contains("create the notes first"), "{err}");
     assert!(!dir.path().join(".goblin").exists());
     Ok(())
 }

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use goldfish_store::Checkpoint;
 
-use crate::recall::RecallResult;
-use crate::standup::{Standup, plan_progress};
+use crate::recall::{RecallResult, StoreState};
+use crate::standup::Standup;
 use crate::window::TimeWindow;
 
 /// How to render; see [`format_recall`] and [`format_standup`].
@@ -15,11 +15,17 @@ pub struct FormatOptions {
     /// The output never exceeds this many characters (Unicode scalar values). Entries that
     /// do not fit are left out, and the output says how many. Default 20,000.
     pub max_chars: usize,
+    /// Show whole descriptions, the commit and the file list of each checkpoint instead of
+    /// the summary view (titles, tags, branch, file count). Default false.
+    pub full: bool,
 }
 
 impl Default for FormatOptions {
     fn default() -> Self {
-        FormatOptions { max_chars: 20_000 }
+        FormatOptions {
+            max_chars: 20_000,
+            full: false,
+        }
     }
 }
 
@@ -137,9 +143,12 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
 /// Renders a recall result as compact markdown of at most `opts.max_chars` characters.
 ///
 /// The summary view (the default) shows one line per checkpoint: time, title, tags, branch
-/// and how many files; the full view (`result.full`) adds the description body, the commit
+/// and how many files; the full view ([`FormatOptions::full`]) adds the description body, the commit
 /// and the file list. Checkpoints that do not fit are left out from the end (the least
-/// relevant, or the oldest), and the last line says how many were left out and why.
+/// relevant, or the oldest), and the last line says how many were left out and why. With a
+/// limit of 0 (the active plan only) no checkpoint is listed or counted as left out. When
+/// the store holds nothing yet, the output says which store was read and how to save a first
+/// checkpoint.
 pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
     let mut b = Budget::new(opts.max_chars);
     let all = result.scope == "all";
@@ -167,10 +176,10 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
     b.push_cut(&head, FOOTER_RESERVE);
 
     if let Some(plan) = &result.active_plan {
-        let (done, open) = plan_progress(&plan.content);
+        let progress = plan.progress();
         let mut s = format!("\n## Active plan: {} ({})", plan.title, plan.id);
-        if done + open > 0 {
-            let _ = write!(s, " — {done}/{} done", done + open);
+        if progress.total() > 0 {
+            let _ = write!(s, " — {}/{} done", progress.done, progress.total());
         }
         s.push_str("\n\n");
         b.push_cut(&s, FOOTER_RESERVE);
@@ -188,7 +197,26 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
         }
     }
 
-    if result.checkpoints.is_empty() {
+    let plan_only = result.limit == 0;
+    if result.store != StoreState::Populated {
+        let why = if result.store == StoreState::Missing {
+            "does not exist yet"
+        } else {
+            "exists but holds no checkpoints yet"
+        };
+        b.push_cut(
+            &format!(
+                "\nThe goldfish store at {} {why}. Save a first checkpoint with \
+                 `goldfish checkpoint \"what you did and why\"` (or the `checkpoint` tool).\n",
+                result.store_root.display()
+            ),
+            FOOTER_RESERVE,
+        );
+    } else if plan_only {
+        if result.active_plan.is_none() {
+            b.push("\nNo active plan.\n", FOOTER_RESERVE);
+        }
+    } else if result.checkpoints.is_empty() {
         let none = match (&result.search, result.total) {
             (Some(_), 0) => "\nNo checkpoint matches the search in this window.\n",
             (None, 0) => "\nNo checkpoints in this window.\n",
@@ -200,7 +228,7 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
     }
     let mut shown = 0;
     for c in &result.checkpoints {
-        if !b.push(&entry(c, result.full, all), FOOTER_RESERVE) {
+        if !b.push(&entry(c, opts.full, all), FOOTER_RESERVE) {
             break;
         }
         shown += 1;
@@ -208,7 +236,7 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
     let by_budget = result.checkpoints.len() - shown;
     let by_limit = result.total - result.checkpoints.len();
     let mut foot = String::new();
-    if by_budget + by_limit > 0 {
+    if by_budget + by_limit > 0 && !plan_only {
         let mut why = Vec::new();
         if by_limit > 0 {
             why.push(format!("{by_limit} over the limit"));

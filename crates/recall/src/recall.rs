@@ -9,21 +9,56 @@ use crate::engine::{Query, SearchOptions, search};
 use crate::error::Error;
 use crate::window::TimeWindow;
 
+/// Which workspaces a recall reads.
+///
+/// `"all"` and `"current"` (any case; blank means current) parse to [`Scope::All`] and
+/// [`Scope::Current`], anything else to [`Scope::Named`], so `opts.workspace = "api".into()`
+/// works. The name is validated when the recall runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Scope {
+    /// The workspace of [`RecallOptions::cwd`]: `$GOLDFISH_WORKSPACE` when set, else detected
+    /// from the directory (see [`goldfish_store::resolve_workspace`]).
+    #[default]
+    Current,
+    /// One workspace by name (normalised and validated; `../x` is refused).
+    Named(String),
+    /// Every workspace of the store.
+    All,
+}
+
+impl From<&str> for Scope {
+    fn from(s: &str) -> Scope {
+        let t = s.trim();
+        if t.is_empty() || t.eq_ignore_ascii_case("current") {
+            Scope::Current
+        } else if t.eq_ignore_ascii_case("all") {
+            Scope::All
+        } else {
+            Scope::Named(t.to_string())
+        }
+    }
+}
+
+impl From<String> for Scope {
+    fn from(s: String) -> Scope {
+        Scope::from(s.as_str())
+    }
+}
+
 /// What to recall; see [`recall`]. Every field has a sensible default.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct RecallOptions {
-    /// A workspace name, `"current"` (resolved from `$GOLDFISH_WORKSPACE` or [`cwd`]) or
-    /// `"all"`. Default `"current"`.
-    ///
-    /// [`cwd`]: RecallOptions::cwd
-    pub workspace: String,
-    /// The last this many days (a rolling window ending now) when neither `since` nor
-    /// `from` is given. Default 2.
-    pub days: u32,
+    /// Which workspaces to read; default [`Scope::Current`].
+    pub workspace: Scope,
+    /// The last this many days (a rolling window ending at `to`); `None` means 2 when
+    /// neither `since` nor `from` is given. At most one of `days`, `since` and `from` may be
+    /// given: they all set the start of the window.
+    pub days: Option<u32>,
     /// Start of the window: `30m`, `6h`, `3d`, `1w`, a date or an RFC 3339 timestamp.
     pub since: Option<String>,
-    /// Start of the window: a date (its UTC start) or a timestamp. Wins over `since`.
+    /// Start of the window: a date (its UTC start) or a timestamp.
     pub from: Option<String>,
     /// End of the window: a date (the end of that UTC day) or a timestamp. Default now.
     pub to: Option<String>,
@@ -31,9 +66,6 @@ pub struct RecallOptions {
     pub search: Option<String>,
     /// At most this many checkpoints in all. 0 returns only the active plan. Default 10.
     pub limit: usize,
-    /// Whether the formatted output shows whole descriptions and file lists (the default
-    /// is a summary: titles and tags).
-    pub full: bool,
     /// The current time; `None` uses the store's clock ([`Store::now`]). Set it for
     /// reproducible results.
     pub now: Option<DateTime<Utc>>,
@@ -44,14 +76,13 @@ pub struct RecallOptions {
 impl Default for RecallOptions {
     fn default() -> Self {
         RecallOptions {
-            workspace: "current".to_string(),
-            days: 2,
+            workspace: Scope::Current,
+            days: None,
             since: None,
             from: None,
             to: None,
             search: None,
             limit: 10,
-            full: false,
             now: None,
             cwd: None,
         }
@@ -101,6 +132,19 @@ impl From<goldfish_store::Skipped> for SkippedFile {
     }
 }
 
+/// What a recall found in the store as a whole: lets an empty answer say why it is empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum StoreState {
+    /// The store's directory does not exist yet (nothing was ever saved there).
+    Missing,
+    /// The directory exists but holds no workspace.
+    Empty,
+    /// At least one workspace exists.
+    Populated,
+}
+
 /// What [`recall`] found.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[non_exhaustive]
@@ -121,30 +165,47 @@ pub struct RecallResult {
     pub active_plan: Option<Plan>,
     /// Files or entries that could not be read and were skipped.
     pub skipped: Vec<SkippedFile>,
-    /// Whether the full view was asked for (see [`RecallOptions::full`]).
-    pub full: bool,
+    /// The limit asked for ([`RecallOptions::limit`]); 0 asked for the active plan only.
+    pub limit: usize,
+    /// The store's root directory.
+    pub store_root: PathBuf,
+    /// Whether the store holds anything at all.
+    pub store: StoreState,
 }
 
 /// Recalls checkpoints from `store` as `opts` asks.
 ///
-/// Reads only the day files the window touches; with `workspace = "all"` the workspaces are
+/// Reads only the day files the window touches; with [`Scope::All`] the workspaces are
 /// read in parallel. A corrupt file or entry is skipped and listed in
-/// [`RecallResult::skipped`], never fatal. Errors: an option that cannot be parsed
-/// ([`Error::is_invalid_argument`], naming it), or a store that cannot be listed.
+/// [`RecallResult::skipped`], never fatal. Errors: an option that cannot be parsed, or two
+/// of `days`, `since` and `from` given together ([`Error::is_invalid_argument`], naming
+/// them), or a store that cannot be listed.
 pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error> {
+    check_window_options(opts)?;
+    // Listing the root first makes an unreadable store an error, not an empty answer.
+    let known = store.list_workspaces()?;
+    let state = if known.is_empty() {
+        if store.root().exists() {
+            StoreState::Empty
+        } else {
+            StoreState::Missing
+        }
+    } else {
+        StoreState::Populated
+    };
     let now = opts.now.unwrap_or_else(|| store.now());
     let window = TimeWindow::resolve(
         now,
-        opts.days,
+        opts.days.unwrap_or(DEFAULT_DAYS),
         opts.since.as_deref(),
         opts.from.as_deref(),
         opts.to.as_deref(),
     )?;
-    let all = opts.workspace.trim().eq_ignore_ascii_case("all");
-    let workspaces = if all {
-        store.list_workspaces()?
-    } else {
-        vec![resolve_scope(&opts.workspace, opts.cwd.as_deref())?]
+    let all = opts.workspace == Scope::All;
+    let workspaces = match &opts.workspace {
+        Scope::All => known,
+        Scope::Current => vec![resolve_scope(None, opts.cwd.as_deref())?],
+        Scope::Named(name) => vec![resolve_scope(Some(name), opts.cwd.as_deref())?],
     };
     let (mut checkpoints, mut skipped) = read_all(store, &workspaces, window)?;
 
@@ -214,19 +275,45 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
         workspaces: counts,
         active_plan,
         skipped,
-        full: opts.full,
+        limit: opts.limit,
+        store_root: store.root().to_path_buf(),
+        store: state,
     })
 }
 
-/// Resolves a workspace option: a name (validated) or `current`.
-pub(crate) fn resolve_scope(workspace: &str, cwd: Option<&Path>) -> Result<String, Error> {
-    let name = workspace.trim();
-    let explicit = (!name.is_empty() && !name.eq_ignore_ascii_case("current")).then_some(name);
+/// The window length when no start is given, in days.
+const DEFAULT_DAYS: u32 = 2;
+
+/// `days`, `since` and `from` each set the start of the window: two of them together are a
+/// contradiction, not something to settle silently.
+fn check_window_options(opts: &RecallOptions) -> Result<(), Error> {
+    let given = |s: &Option<String>| s.as_deref().is_some_and(|s| !s.trim().is_empty());
+    let set: Vec<&str> = [
+        ("days", opts.days.is_some()),
+        ("since", given(&opts.since)),
+        ("from", given(&opts.from)),
+    ]
+    .into_iter()
+    .filter_map(|(name, on)| on.then_some(name))
+    .collect();
+    if let [first, second, ..] = set[..] {
+        return Err(Error::argument(
+            second,
+            format!(
+                "`{first}` and `{second}` both set the start of the window; give only one of them"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Resolves a workspace: a name (validated), or the current one when `None`.
+pub(crate) fn resolve_scope(explicit: Option<&str>, cwd: Option<&Path>) -> Result<String, Error> {
     let cwd = match cwd {
         Some(c) => c.to_path_buf(),
         None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
     };
-    resolve_workspace(explicit, &cwd).map_err(Error::from)
+    resolve_workspace(explicit.map(str::trim), &cwd).map_err(Error::from)
 }
 
 /// Reads the window of every workspace, in parallel when there are several, and returns the

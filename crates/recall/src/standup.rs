@@ -29,7 +29,9 @@ impl Default for StandupOptions {
     }
 }
 
-/// Progress of a plan: its checked and open `- [ ]` boxes.
+/// Progress of a plan: its checked and open `- [ ]` boxes, as [`Plan::progress`] counts them.
+///
+/// [`Plan::progress`]: goldfish_store::Plan::progress
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
 pub struct PlanProgress {
@@ -106,12 +108,12 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
         mine.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
         let plan = match store.active_plan(name) {
             Ok(plan) => plan.map(|p| {
-                let (done, open) = plan_progress(&p.content);
+                let progress = p.progress();
                 PlanProgress {
                     id: p.id,
                     title: p.title,
-                    done,
-                    open,
+                    done: progress.done,
+                    open: progress.open,
                 }
             }),
             Err(e) => {
@@ -146,49 +148,4 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
         quiet,
         skipped,
     })
-}
-
-/// Counts the checked (`- [x]`, `- [X]`) and open (`- [ ]`) task boxes of markdown text;
-/// `*` and `+` bullets and indented boxes count too.
-///
-/// ```
-/// assert_eq!(goldfish_recall::plan_progress("- [x] JWT\n- [ ] OAuth2\n  * [X] nested\n"), (2, 1));
-/// ```
-pub fn plan_progress(markdown: &str) -> (usize, usize) {
-    let mut done = 0;
-    let mut open = 0;
-    for line in markdown.lines() {
-        let l = line.trim_start();
-        let Some(rest) = l
-            .strip_prefix("- ")
-            .or_else(|| l.strip_prefix("* "))
-            .or_else(|| l.strip_prefix("+ "))
-        else {
-            continue;
-        };
-        if rest.starts_with("[ ]") {
-            open += 1;
-        } else if rest.starts_with("[x]") || rest.starts_with("[X]") {
-            done += 1;
-        }
-    }
-    (done, open)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn progress_table() {
-        let cases = [
-            ("", (0, 0)),
-            ("- [x] a\n- [ ] b\n- [ ] c", (1, 2)),
-            ("* [X] a\n+ [ ] b\n    - [x] c", (2, 1)),
-            ("-[x] no space\n- [y] other\ntext [ ]", (0, 0)),
-        ];
-        for (input, want) in cases {
-            assert_eq!(plan_progress(input), want, "{input:?}");
-        }
-    }
 }

@@ -83,11 +83,12 @@ fn recall_summary_golden() -> TestResult {
 fn recall_full_search_golden() -> TestResult {
     let s = store()?;
     let mut o = opts("api");
-    o.full = true;
     o.search = Some("authentcation".into());
+    let mut f = FormatOptions::default();
+    f.full = true;
     golden(
         "recall_full_search.md",
-        &format_recall(&recall(&s.store, &o)?, &FormatOptions::default()),
+        &format_recall(&recall(&s.store, &o)?, &f),
     )
 }
 

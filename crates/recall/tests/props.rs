@@ -137,11 +137,11 @@ proptest! {
         let mut o = RecallOptions::default();
         o.workspace = "p".into();
         o.now = Some(now);
-        o.full = full;
         o.limit = 20;
         let r = recall(&store, &o).expect("recall works");
         let mut f = FormatOptions::default();
         f.max_chars = max;
+        f.full = full;
         let text = format_recall(&r, &f);
         prop_assert!(text.chars().count() <= max, "{} > {}", text.chars().count(), max);
     }

@@ -42,7 +42,7 @@ fn opts(s: &TestStore) -> RecallOptions {
 fn returns_checkpoints_from_last_n_days() -> TestResult {
     let s = seeded()?;
     let mut o = opts(&s);
-    o.days = 7;
+    o.days = Some(7);
     let r = recall(&s.store, &o)?;
     assert_eq!(r.checkpoints.len(), 3);
     // Without a search: newest first.
@@ -76,7 +76,7 @@ fn aggregates_across_all_workspaces() -> TestResult {
     s.save_at("2025-10-13T09:01:00Z", "project-b", "Work B", &[])?;
     let mut o = RecallOptions::default();
     o.workspace = "all".into();
-    o.days = 1;
+    o.days = Some(1);
     o.now = Some(t("2025-10-13T10:00:00Z"));
     let r = recall(&s.store, &o)?;
     assert_eq!(r.workspaces.len(), 2);

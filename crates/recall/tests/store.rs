@@ -88,7 +88,7 @@ fn corrupt_files_are_skipped_and_reported() -> TestResult {
     )?;
     let mut o = RecallOptions::default();
     o.workspace = "ws".into();
-    o.days = 7;
+    o.days = Some(7);
     o.now = Some(t("2025-10-13T10:00:00Z"));
     let r = recall(&s.store, &o)?;
     assert_eq!(r.checkpoints.len(), 1);
@@ -125,6 +125,103 @@ fn bad_arguments_are_named() -> TestResult {
         assert!(e.is_invalid_argument(), "{arg}: {e}");
         assert_eq!(e.argument_name(), Some(arg), "{arg}: {e}");
     }
+    Ok(())
+}
+
+#[test]
+fn two_window_starts_are_refused_naming_both() -> TestResult {
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    type Set = fn(&mut RecallOptions);
+    let cases: [(Set, &str, &str); 3] = [
+        (
+            |o| {
+                o.days = Some(3);
+                o.since = Some("1h".into());
+            },
+            "days",
+            "since",
+        ),
+        (
+            |o| {
+                o.since = Some("1h".into());
+                o.from = Some("2025-10-01".into());
+            },
+            "since",
+            "from",
+        ),
+        (
+            |o| {
+                o.days = Some(3);
+                o.from = Some("2025-10-01".into());
+            },
+            "days",
+            "from",
+        ),
+    ];
+    for (set, first, second) in cases {
+        let mut o = RecallOptions::default();
+        o.workspace = "ws".into();
+        set(&mut o);
+        let e = recall(&s.store, &o).err().ok_or("expected an error")?;
+        assert!(e.is_invalid_argument(), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("`{first}`")) && text.contains(&format!("`{second}`")),
+            "{text}"
+        );
+    }
+    // A blank value does not count as given.
+    let mut o = RecallOptions::default();
+    o.workspace = "ws".into();
+    o.days = Some(3);
+    o.since = Some("  ".into());
+    recall(&s.store, &o)?;
+    Ok(())
+}
+
+#[test]
+fn scope_parses_current_all_and_names() {
+    use goldfish_recall::Scope;
+    assert_eq!(Scope::from(""), Scope::Current);
+    assert_eq!(Scope::from("Current"), Scope::Current);
+    assert_eq!(Scope::from("ALL"), Scope::All);
+    assert_eq!(Scope::from(" api "), Scope::Named("api".into()));
+}
+
+#[test]
+fn an_empty_or_missing_store_says_so() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    for (root, want) in [
+        (dir.path().join("not-yet"), "does not exist yet"),
+        (dir.path().to_path_buf(), "holds no checkpoints yet"),
+    ] {
+        let store = goldfish_store::Store::open(&root)?;
+        let mut o = RecallOptions::default();
+        o.workspace = "ws".into();
+        let r = recall(&store, &o)?;
+        let text = format_recall(&r, &FormatOptions::default());
+        assert!(
+            text.contains(want) && text.contains(&root.display().to_string()),
+            "{text}"
+        );
+        assert!(text.contains("goldfish checkpoint"), "{text}");
+    }
+    Ok(())
+}
+
+#[test]
+fn limit_zero_shows_the_plan_and_counts_nothing_as_left_out() -> TestResult {
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    s.save_at("2025-10-13T08:00:00Z", "ws", "one", &[])?;
+    s.save_at("2025-10-13T08:30:00Z", "ws", "two", &[])?;
+    let mut o = RecallOptions::default();
+    o.workspace = "ws".into();
+    o.now = Some(t("2025-10-13T09:00:00Z"));
+    o.limit = 0;
+    let r = recall(&s.store, &o)?;
+    assert_eq!((r.checkpoints.len(), r.total), (0, 2));
+    let text = format_recall(&r, &FormatOptions::default());
+    assert!(!text.contains("not shown"), "{text}");
     Ok(())
 }
 
@@ -178,11 +275,9 @@ fn render(store: &goldfish_store::Store) -> Result<String, Box<dyn std::error::E
         let mut o = all_opts("2025-10-14T02:00:00Z");
         o.from = from.map(Into::into);
         o.to = to.map(Into::into);
-        o.full = true;
-        text.push_str(&format_recall(
-            &recall(store, &o)?,
-            &FormatOptions::default(),
-        ));
+        let mut f = FormatOptions::default();
+        f.full = true;
+        text.push_str(&format_recall(&recall(store, &o)?, &f));
     }
     let mut so = StandupOptions::default();
     so.now = Some(t("2025-10-14T02:00:00Z"));

@@ -241,6 +241,17 @@ impl SignalBody {
         }
     }
 
+    fn completed_at_mut(&mut self) -> &mut Option<DateTime<Utc>> {
+        match self {
+            SignalBody::ScopeComplete(b) => &mut b.completed_at,
+            SignalBody::BuildComplete(b) => &mut b.completed_at,
+            SignalBody::ReviewApproved(b) => &mut b.completed_at,
+            SignalBody::ReviewChangesRequested(b) => &mut b.completed_at,
+            SignalBody::TestPassed(b) => &mut b.completed_at,
+            SignalBody::TestFailed(b) => &mut b.completed_at,
+        }
+    }
+
     /// The body as pretty-printed JSON, fields in declaration order (then unknown ones).
     fn to_pretty(&self) -> String {
         let text = match self {
@@ -359,6 +370,17 @@ impl Signal {
     /// When the stage finished, if the body says so.
     pub fn completed_at(&self) -> Option<DateTime<Utc>> {
         self.body.as_ref().and_then(SignalBody::completed_at)
+    }
+
+    /// Sets the body's `completed_at` to `at` when it has none. A signal with no body stays
+    /// empty (an empty file is the `touch` form of a signal and carries no fields).
+    ///
+    /// [`SignalDir::emit_stamped`](crate::SignalDir::emit_stamped) does this with the
+    /// directory's clock.
+    pub fn stamp_completed_at(&mut self, at: DateTime<Utc>) {
+        if let Some(body) = &mut self.body {
+            body.completed_at_mut().get_or_insert(at);
+        }
     }
 
     /// Parses the contents of a signal file of `kind`.

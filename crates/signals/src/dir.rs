@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use notes_core::fs::{FsError, FsOp, WriteOptions, write_atomic};
+use notes_core::time::{SharedClock, now_millis, system_clock};
 
 use crate::{Error, ErrorKind, Signal, SignalKind};
 
@@ -44,6 +45,7 @@ pub const GOBLIN_DIR: &str = ".goblin";
 pub struct SignalDir {
     dir: PathBuf,
     write: WriteOptions,
+    clock: SharedClock,
 }
 
 /// A signal file found by [`SignalDir::present`]: its kind, where it is, and either the
@@ -75,7 +77,15 @@ impl SignalDir {
         SignalDir {
             dir: dir.into(),
             write: WriteOptions::umask(),
+            clock: system_clock(),
         }
+    }
+
+    /// Uses `clock` for the `completed_at` that [`emit_stamped`](SignalDir::emit_stamped)
+    /// fills in (default: the system clock).
+    pub fn with_clock(mut self, clock: SharedClock) -> SignalDir {
+        self.clock = clock;
+        self
     }
 
     /// Uses `options` for [`emit`](SignalDir::emit) (default: [`WriteOptions::umask`], durable).
@@ -104,6 +114,20 @@ impl SignalDir {
         let path = self.signal_path(signal.kind());
         write_atomic(&path, signal.to_json().as_bytes(), &self.write)?;
         Ok(path)
+    }
+
+    /// Emits `signal` as [`emit`](SignalDir::emit) does, after setting its `completed_at` to
+    /// now (by this directory's clock, to the millisecond) when its body has none; returns
+    /// the path and the signal as written. A signal with no body is written empty. This is
+    /// what `goldfish signal emit` does.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Io`] when the directory or file cannot be written.
+    pub fn emit_stamped(&self, mut signal: Signal) -> Result<(PathBuf, Signal), Error> {
+        signal.stamp_completed_at(now_millis(self.clock.as_ref()));
+        let path = self.emit(&signal)?;
+        Ok((path, signal))
     }
 
     /// Reads the signal of `kind`; `Ok(None)` when its file does not exist.

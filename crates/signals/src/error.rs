@@ -224,8 +224,8 @@ impl fmt::Display for Error {
                 place(f)?;
                 write!(
                     f,
-                    ": another runner is driving this pipeline ({}); stop it first, or ask it \
-                     to stop with request_cancel",
+                    ": another runner is driving this pipeline ({}); stop it first, or cancel \
+                     the pipeline (it then stops by itself)",
                     self.detail
                 )
             }
@@ -233,7 +233,7 @@ impl fmt::Display for Error {
                 place(f)?;
                 write!(
                     f,
-                    ": a pipeline is already at {stage}; resume it with open, or cancel it \
+                    ": a pipeline is already at {stage}; resume it, or cancel it \
                      before starting a new one"
                 )
             }

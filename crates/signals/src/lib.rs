@@ -97,6 +97,6 @@ pub use pipeline::{
     DEFAULT_MAX_RETRIES, ParsePipelineStageError, Pipeline, PipelineStage, Transition, next_stage,
 };
 pub use runner::{
-    CANCEL_FILE, CancelHandle, CancelOutcome, PipelineRunner, RunEvent, RunnerOptions, STATE_FILE,
-    ScanReport, StageStart,
+    CANCEL_FILE, CancelHandle, CancelOutcome, PipelineRunner, PipelineView, RunEvent,
+    RunnerOptions, STATE_FILE, ScanReport, StageStart,
 };

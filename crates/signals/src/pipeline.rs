@@ -300,6 +300,15 @@ pub struct Pipeline {
     history: Vec<Transition>,
 }
 
+/// A pipeline serialises as `pipeline.json` holds it: `version`, `stage`, `retries`,
+/// `max_retries`, `started_at`, `updated_at`, `reason` (when ended with one) and `history`,
+/// timestamps in RFC 3339 UTC with milliseconds. `goldfish pipeline … --json` prints this.
+impl Serialize for Pipeline {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.record().serialize(s)
+    }
+}
+
 impl Pipeline {
     /// A pipeline at SCOPE with no retries, started at `at`.
     pub fn new(max_retries: u32, at: DateTime<Utc>) -> Pipeline {
@@ -454,9 +463,17 @@ impl Pipeline {
         self.history.push(transition);
     }
 
-    /// The state as `pipeline.json` holds it: pretty JSON with a final newline.
+    /// The state as `pipeline.json` holds it: pretty JSON with a final newline (the
+    /// [`Serialize`] form of the pipeline).
     pub fn to_json(&self) -> String {
-        let record = PipelineRecord {
+        let mut text =
+            serde_json::to_string_pretty(&self.record()).expect("pipeline state always serialises");
+        text.push('\n');
+        text
+    }
+
+    fn record(&self) -> PipelineRecord {
+        PipelineRecord {
             version: STATE_VERSION,
             stage: self.stage,
             retries: self.retries,
@@ -465,11 +482,7 @@ impl Pipeline {
             updated_at: self.updated_at,
             reason: self.reason.clone(),
             history: self.history.clone(),
-        };
-        let mut text =
-            serde_json::to_string_pretty(&record).expect("pipeline state always serialises");
-        text.push('\n');
-        text
+        }
     }
 
     /// Reads a state written by [`to_json`](Pipeline::to_json).

@@ -47,6 +47,10 @@ pub struct RunnerOptions {
     pub empty_signal_settle: Duration,
     /// The clock for transition times (default: the system clock).
     pub clock: SharedClock,
+    /// When [`run_until_terminal`](PipelineRunner::run_until_terminal) gives up waiting and
+    /// returns the pipeline as it is, not yet ended (default: never). At least one scan is
+    /// made even when the deadline has already passed.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for RunnerOptions {
@@ -57,6 +61,7 @@ impl Default for RunnerOptions {
             use_events: true,
             empty_signal_settle: Duration::from_millis(200),
             clock: system_clock(),
+            deadline: None,
         }
     }
 }
@@ -107,6 +112,18 @@ pub enum RunEvent<'a> {
     StageStarted(&'a StageStart),
     /// A scan finished (every poll, event or wake-up); carries its problems.
     Scanned(&'a ScanReport),
+}
+
+/// A pipeline as [`PipelineRunner::inspect`] sees it, without changing anything.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct PipelineView {
+    /// The pipeline as last persisted.
+    pub pipeline: Pipeline,
+    /// Signal files present that fit the current stage but have not been applied yet (a
+    /// runner applies them at its next scan; `goldfish pipeline advance` or `watch` does it
+    /// now). Each holds the signal or why it cannot be read. Empty once the pipeline ended.
+    pub pending: Vec<crate::PresentSignal>,
 }
 
 /// What [`PipelineRunner::request_cancel`] did.
@@ -493,6 +510,32 @@ impl PipelineRunner {
         read_state(worktree.as_ref())
     }
 
+    /// The pipeline of `worktree` as last persisted and the signals waiting to be applied to
+    /// it; `None` when there is none. Only reads: no lock is taken, no signal is applied or
+    /// removed, nothing is written. For `goldfish pipeline status`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidState`] or [`ErrorKind::Io`] when `pipeline.json` is unreadable.
+    pub fn inspect(worktree: impl AsRef<Path>) -> Result<Option<PipelineView>, Error> {
+        let worktree = worktree.as_ref();
+        let Some(pipeline) = read_state(worktree)? else {
+            return Ok(None);
+        };
+        let dir = SignalDir::new(worktree);
+        let pending = if pipeline.is_terminal() {
+            Vec::new()
+        } else {
+            pipeline
+                .stage()
+                .expected_signals()
+                .iter()
+                .filter_map(|&kind| dir.read_entry(kind))
+                .collect()
+        };
+        Ok(Some(PipelineView { pipeline, pending }))
+    }
+
     /// Cancels the pipeline of `worktree` from any process, with `reason`.
     ///
     /// When a runner holds the worktree, this writes `.goblin/cancel` (atomically) and the
@@ -696,7 +739,49 @@ impl PipelineRunner {
         Ok(report)
     }
 
-    /// Runs the pipeline until it is DONE, FAILED or CANCELLED and returns its final state.
+    /// Applies every signal present that fits, scan after scan, until a scan makes no
+    /// transition or the pipeline ends; returns the reports of the scans made (at least
+    /// one). An empty signal that has not settled yet (see
+    /// [`RunnerOptions::empty_signal_settle`]) is waited for, for at most that long each
+    /// time, since `touch .goblin/<kind>` followed at once by an advance is the common case.
+    /// For `goldfish pipeline advance`.
+    ///
+    /// # Errors
+    ///
+    /// The first error of [`scan_once`](Self::scan_once).
+    pub fn advance(&mut self) -> Result<Vec<ScanReport>, Error> {
+        // A file rewritten again and again never settles; stop waiting for it after a while.
+        const MAX_SETTLE_WAITS: u32 = 20;
+        let mut waits = 0;
+        let mut reports = Vec::new();
+        loop {
+            let report = self.scan_once()?;
+            let moved = report.transition.is_some();
+            let settle = if report.waiting.is_empty() {
+                None
+            } else {
+                report.rescan_after
+            };
+            reports.push(report);
+            if self.pipeline.is_terminal() {
+                return Ok(reports);
+            }
+            if moved {
+                continue;
+            }
+            match settle {
+                Some(wait) if waits < MAX_SETTLE_WAITS => {
+                    waits += 1;
+                    std::thread::sleep(wait.min(self.options.empty_signal_settle));
+                }
+                _ => return Ok(reports),
+            }
+        }
+    }
+
+    /// Runs the pipeline until it is DONE, FAILED or CANCELLED, or until
+    /// [`RunnerOptions::deadline`] passes, and returns its state (not yet ended when the
+    /// deadline stopped it).
     ///
     /// `on_event` first receives [`RunEvent::StageStarted`] for the current stage (with
     /// `resumed` set when the pipeline was already there), then [`RunEvent::Scanned`] after
@@ -741,9 +826,16 @@ impl PipelineRunner {
                 // Something changed: look again at once (signals of the new stage may exist).
                 continue;
             }
-            let wait = report.rescan_after.map_or(self.options.poll_interval, |d| {
+            let mut wait = report.rescan_after.map_or(self.options.poll_interval, |d| {
                 d.min(self.options.poll_interval)
             });
+            if let Some(deadline) = self.options.deadline {
+                let now = Instant::now();
+                if now >= deadline {
+                    break;
+                }
+                wait = wait.min(deadline - now);
+            }
             match self.wake.recv_timeout(wait) {
                 Ok(()) | Err(RecvTimeoutError::Timeout) => {}
                 // Impossible while the runner holds its own sender; wait out the interval.

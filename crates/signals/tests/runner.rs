@@ -740,3 +740,99 @@ fn a_missing_worktree_is_not_created() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_deadline_returns_the_pipeline_unfinished() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mut opts = options(20, false);
+    // Already passed: one scan is still made, then the runner returns.
+    opts.deadline = Some(std::time::Instant::now());
+    PipelineRunner::start(dir.path(), RunnerOptions::default())?;
+    SignalDir::new(dir.path()).emit(&signal(SignalKind::ScopeComplete))?;
+    let mut runner = PipelineRunner::open(dir.path(), opts)?;
+    let mut scans = 0;
+    let p = runner.run_until_terminal(|e| {
+        if matches!(e, RunEvent::Scanned(_)) {
+            scans += 1;
+        }
+    })?;
+    assert_eq!(
+        p.stage(),
+        PipelineStage::Build,
+        "the signal present was applied"
+    );
+    assert!(!p.is_terminal());
+    assert!(scans >= 1);
+    Ok(())
+}
+
+#[test]
+fn inspect_only_reads_and_advance_applies() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    PipelineRunner::start(dir.path(), RunnerOptions::default())?;
+    let signals = SignalDir::new(dir.path());
+    signals.emit(&signal(SignalKind::ScopeComplete))?;
+    let state = dir.path().join(".goblin").join("pipeline.json");
+    let before = fs::read(&state)?;
+    let files_before = signal_files(dir.path());
+
+    let view = PipelineRunner::inspect(dir.path())?.ok_or("a pipeline")?;
+    assert_eq!(view.pipeline.stage(), PipelineStage::Scope);
+    let pending: Vec<SignalKind> = view.pending.iter().map(|p| p.kind).collect();
+    assert_eq!(pending, [SignalKind::ScopeComplete]);
+    assert_eq!(fs::read(&state)?, before, "inspect wrote the state");
+    assert_eq!(signal_files(dir.path()), files_before);
+
+    signals.emit(&signal(SignalKind::BuildComplete))?;
+    let mut runner = PipelineRunner::open(dir.path(), options(20, false))?;
+    let reports = runner.advance()?;
+    assert_eq!(runner.stage(), PipelineStage::Review);
+    assert_eq!(
+        reports.len(),
+        3,
+        "two transitions, then a scan that found nothing"
+    );
+    assert!(
+        PipelineRunner::inspect(dir.path())?
+            .ok_or("a pipeline")?
+            .pending
+            .is_empty()
+    );
+    Ok(())
+}
+
+#[test]
+fn pipeline_serialises_as_its_state_file() -> TestResult {
+    let p = Pipeline::new(3, chrono::Utc::now());
+    let via_serde: serde_json::Value = serde_json::to_value(&p)?;
+    let via_file: serde_json::Value = serde_json::from_str(&p.to_json())?;
+    assert_eq!(via_serde, via_file);
+    assert_eq!(via_serde["stage"], "SCOPE");
+    Ok(())
+}
+
+#[test]
+fn emit_stamped_uses_the_directorys_clock() -> TestResult {
+    use notes_core::time::ManualClock;
+    let dir = tempfile::tempdir()?;
+    let t = chrono::DateTime::parse_from_rfc3339("2031-02-03T04:05:06.789Z")?.to_utc();
+    let signals = SignalDir::new(dir.path()).with_clock(Arc::new(ManualClock::new(t)));
+    let body = Signal::from_value(
+        SignalKind::BuildComplete,
+        Some(serde_json::json!({"commits": 2})),
+    )?;
+    let (_, written) = signals.emit_stamped(body)?;
+    assert_eq!(written.completed_at(), Some(t));
+    let read = signals.read(SignalKind::BuildComplete)?.ok_or("emitted")?;
+    assert_eq!(read.completed_at(), Some(t));
+    // A given completed_at is kept; an empty signal stays empty.
+    let (_, kept) = signals.emit_stamped(signal(SignalKind::TestPassed))?;
+    assert_eq!(
+        kept.completed_at().map(|c| c.to_rfc3339()),
+        Some("2024-01-15T10:30:00+00:00".to_string())
+    );
+    let (path, empty) = signals.emit_stamped(Signal::empty(SignalKind::ScopeComplete))?;
+    assert!(empty.body().is_none());
+    assert_eq!(fs::read_to_string(path)?, "");
+    Ok(())
+}

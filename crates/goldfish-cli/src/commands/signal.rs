@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use goldfish_signals::{
-    CancelOutcome, ErrorKind, Pipeline, PipelineRunner, RunnerOptions, ScanReport, Signal,
-    SignalDir, SignalKind,
+    CancelOutcome, Pipeline, PipelineRunner, PipelineStage, PresentSignal, RunEvent, RunnerOptions,
+    ScanReport, Signal, SignalDir, SignalKind,
 };
 use notes_core::time::format_utc;
 use serde_json::{Map, Value, json};
@@ -101,42 +101,36 @@ fn fields_to_object(fields: &[String]) -> anyhow::Result<Map<String, Value>> {
 
 fn emit(dir: &SignalDir, e: SignalEmitArgs) -> anyhow::Result<Report> {
     let kind = kind_of(&e.kind)?;
-    let body: Option<Value> = match (e.body, e.field.is_empty()) {
-        (Some(text), _) => {
-            let text = stdin_if_dash(text)?;
-            if text.trim().is_empty() {
-                None
-            } else {
-                let value: Value = serde_json::from_str(&text).map_err(|err| {
-                    anyhow::anyhow!("malformed JSON body for {kind}: {err}; nothing was written")
-                })?;
-                Some(value)
-            }
-        }
-        (None, false) => Some(Value::Object(fields_to_object(&e.field)?)),
-        (None, true) => None,
+    let text = match (e.body, e.body_file) {
+        (Some(text), _) => Some(stdin_if_dash(text)?),
+        (None, Some(path)) => Some(
+            std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read --body-file {}", path.display()))?,
+        ),
+        (None, None) => None,
     };
-    let body = body.map(|mut b| {
-        if let Value::Object(obj) = &mut b {
-            obj.entry("completed_at")
-                .or_insert_with(|| Value::String(format_utc(&chrono::Utc::now())));
-        }
-        b
-    });
+    let body: Option<Value> = match text {
+        Some(text) if text.trim().is_empty() => None,
+        Some(text) => Some(serde_json::from_str(&text).map_err(|err| {
+            anyhow::anyhow!("malformed JSON body for {kind}: {err}; nothing was written")
+        })?),
+        None if !e.field.is_empty() => Some(Value::Object(fields_to_object(&e.field)?)),
+        None => None,
+    };
     let signal = Signal::from_value(kind, body).map_err(|err| {
         anyhow::anyhow!("{err}").context(format!("invalid {kind} body; nothing was written"))
     })?;
-    let path = dir.emit(&signal)?;
-    let value = signal.to_value();
+    let (path, signal) = dir.emit_stamped(signal)?;
     let text = format!("Emitted {kind} → {}", path.display());
     Ok(Report::new(
         text,
-        json!({"kind": kind.file_name(), "path": path, "body": value}),
+        json!({"kind": kind.file_name(), "path": path, "body": signal.to_value()}),
     ))
 }
 
-fn pipeline_json(p: &Pipeline) -> Value {
-    serde_json::from_str(&p.to_json()).unwrap_or(Value::Null)
+/// `pipeline --json`: the pipeline as it serialises (the shape of `pipeline.json`).
+fn pipeline_json(p: &Pipeline) -> anyhow::Result<Value> {
+    Ok(serde_json::to_value(p)?)
 }
 
 fn pipeline_text(p: &Pipeline) -> String {
@@ -151,14 +145,38 @@ fn pipeline_text(p: &Pipeline) -> String {
         format_utc(&p.started_at()),
         format_utc(&p.updated_at())
     );
-    if !p.is_terminal() {
-        let expected: Vec<&str> = p
-            .stage()
-            .expected_signals()
+    s
+}
+
+/// What the stage waits for, and which of those signals are already there.
+fn waiting_text(p: &Pipeline, pending: &[PresentSignal]) -> String {
+    if p.is_terminal() {
+        return String::new();
+    }
+    let missing: Vec<&str> = p
+        .stage()
+        .expected_signals()
+        .iter()
+        .filter(|k| !pending.iter().any(|s| s.kind == **k))
+        .map(|k| k.file_name())
+        .collect();
+    let mut s = String::new();
+    if !pending.is_empty() {
+        let present: Vec<String> = pending
             .iter()
-            .map(|k| k.file_name())
+            .map(|p| match &p.signal {
+                Ok(_) => p.kind.file_name().to_string(),
+                Err(e) => format!("{} (unreadable: {e})", p.kind.file_name()),
+            })
             .collect();
-        let _ = write!(s, "\nWaiting for: {}", expected.join(" or "));
+        let _ = write!(
+            s,
+            "\nPresent, not applied yet: {} (`goldfish pipeline advance` applies it now; a running `goldfish pipeline watch` does so by itself)",
+            present.join(", ")
+        );
+    }
+    if pending.is_empty() && !missing.is_empty() {
+        let _ = write!(s, "\nWaiting for: {}", missing.join(" or "));
     }
     s
 }
@@ -169,32 +187,87 @@ fn report_problems(report: &ScanReport) {
     }
 }
 
+fn no_pipeline(worktree: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "no pipeline in {}: start one with `goldfish pipeline start`",
+        worktree.display()
+    )
+}
+
+/// Exit codes of `goldfish pipeline watch` (also in its `--help` and the README).
+pub(crate) mod watch_exit {
+    /// The pipeline reached DONE.
+    pub(crate) const DONE: u8 = 0;
+    /// The pipeline ended FAILED (too many retries).
+    pub(crate) const FAILED: u8 = 3;
+    /// The pipeline was cancelled.
+    pub(crate) const CANCELLED: u8 = 4;
+    /// `--timeout` passed before the pipeline ended.
+    pub(crate) const TIMEOUT: u8 = 5;
+}
+
 /// `goldfish pipeline …`.
 pub(crate) fn pipeline(ctx: &Context, a: PipelineArgs) -> anyhow::Result<Report> {
     let worktree = ctx.worktree(a.worktree.as_deref());
     match a.command {
         PipelineCommand::Start => {
             let runner = PipelineRunner::start(&worktree, RunnerOptions::default())?;
-            let p = runner.pipeline().clone();
+            let p = runner.pipeline();
             Ok(Report::new(
                 format!(
-                    "Pipeline started in {}\n{}",
+                    "Pipeline started in {}\n{}{}",
                     worktree.display(),
-                    pipeline_text(&p)
+                    pipeline_text(p),
+                    waiting_text(p, &[])
                 ),
-                pipeline_json(&p),
+                pipeline_json(p)?,
             ))
         }
         PipelineCommand::Status => {
-            let Some(p) = status(&worktree)? else {
-                bail!(
-                    "no pipeline in {}: start one with `goldfish pipeline start`",
-                    worktree.display()
-                );
-            };
-            Ok(Report::new(pipeline_text(&p), pipeline_json(&p)))
+            let view = PipelineRunner::inspect(&worktree)?.ok_or_else(|| no_pipeline(&worktree))?;
+            let p = &view.pipeline;
+            let mut json = pipeline_json(p)?;
+            json["pending"] = view
+                .pending
+                .iter()
+                .map(|s| json!({"kind": s.kind.file_name(), "path": s.path, "valid": s.signal.is_ok()}))
+                .collect::<Vec<_>>()
+                .into();
+            Ok(Report::new(
+                format!("{}{}", pipeline_text(p), waiting_text(p, &view.pending)),
+                json,
+            ))
         }
-        PipelineCommand::Watch { interval, timeout } => watch(&worktree, interval, timeout),
+        PipelineCommand::Advance => {
+            PipelineRunner::status(&worktree)?.ok_or_else(|| no_pipeline(&worktree))?;
+            let mut options = RunnerOptions::default();
+            options.use_events = false;
+            let mut runner = PipelineRunner::open(&worktree, options)?;
+            let reports = runner.advance()?;
+            let mut moves = Vec::new();
+            for r in &reports {
+                report_problems(r);
+                if let Some(t) = &r.transition {
+                    moves.push(format!("{} → {}", t.from.as_str(), t.to.as_str()));
+                }
+            }
+            let p = runner.pipeline();
+            let head = if moves.is_empty() {
+                "No signal to apply.".to_string()
+            } else {
+                format!("Applied: {}", moves.join(", "))
+            };
+            let view = PipelineRunner::inspect(&worktree)?.ok_or_else(|| no_pipeline(&worktree))?;
+            Ok(Report::new(
+                format!(
+                    "{head}\n{}{}",
+                    pipeline_text(p),
+                    waiting_text(p, &view.pending)
+                ),
+                pipeline_json(p)?,
+            ))
+        }
+        PipelineCommand::Watch { interval, timeout } => watch(ctx, &worktree, interval, timeout),
         PipelineCommand::Cancel => {
             match PipelineRunner::request_cancel(
                 &worktree,
@@ -202,11 +275,11 @@ pub(crate) fn pipeline(ctx: &Context, a: PipelineArgs) -> anyhow::Result<Report>
             )? {
                 CancelOutcome::Cancelled(p) => Ok(Report::new(
                     format!("Pipeline cancelled.\n{}", pipeline_text(&p)),
-                    pipeline_json(&p),
+                    pipeline_json(&p)?,
                 )),
                 CancelOutcome::Requested(path) => Ok(Report::new(
                     format!(
-                        "A runner is watching this pipeline; cancel requested through {}",
+                        "A `goldfish pipeline watch` is driving this pipeline; cancel requested through {}",
                         path.display()
                     ),
                     json!({"requested": path}),
@@ -226,79 +299,85 @@ pub(crate) fn pipeline(ctx: &Context, a: PipelineArgs) -> anyhow::Result<Report>
     }
 }
 
-/// The pipeline after applying the signals present, or as persisted when a runner holds it.
-fn status(worktree: &Path) -> anyhow::Result<Option<Pipeline>> {
-    let Some(persisted) = PipelineRunner::status(worktree)? else {
-        return Ok(None);
-    };
-    if persisted.is_terminal() {
-        return Ok(Some(persisted));
-    }
-    let mut options = RunnerOptions::default();
-    options.use_events = false;
-    match PipelineRunner::open(worktree, options) {
-        Ok(mut runner) => {
-            let report = runner.scan_once()?;
-            report_problems(&report);
-            Ok(Some(runner.pipeline().clone()))
-        }
-        // A `pipeline watch` elsewhere drives it: show what it persisted.
-        Err(e) if matches!(e.kind(), ErrorKind::Locked) => Ok(Some(persisted)),
-        Err(e) => Err(e.into()),
+/// One line per event of the runner, printed as it happens: on stdout for people, on stderr
+/// with `--json` (stdout then carries only the final document).
+fn print_event(json: bool, line: &str) {
+    use std::io::Write as _;
+    if json {
+        eprintln!("goldfish: {line}");
+    } else {
+        let mut out = std::io::stdout().lock();
+        // A closed pipe must not stop the runner; the final report meets the same pipe.
+        let _ = writeln!(out, "{line}").and_then(|()| out.flush());
     }
 }
 
-fn watch(worktree: &Path, interval: f64, timeout: Option<f64>) -> anyhow::Result<Report> {
+fn watch(
+    ctx: &Context,
+    worktree: &Path,
+    interval: f64,
+    timeout: Option<f64>,
+) -> anyhow::Result<Report> {
     if !(interval.is_finite() && interval > 0.0) {
         bail!("--interval must be a positive number of seconds");
     }
+    if let Some(t) = timeout
+        && !(t.is_finite() && t >= 0.0)
+    {
+        bail!("--timeout must be a number of seconds, 0 or more");
+    }
+    PipelineRunner::status(worktree)?.ok_or_else(|| no_pipeline(worktree))?;
     let mut options = RunnerOptions::default();
     options.poll_interval = Duration::from_secs_f64(interval);
-    PipelineRunner::status(worktree)?.with_context(|| {
-        format!(
-            "no pipeline in {}: start one with `goldfish pipeline start`",
-            worktree.display()
-        )
-    })?;
+    options.deadline = timeout.map(|t| Instant::now() + Duration::from_secs_f64(t));
     let mut runner = PipelineRunner::open(worktree, options)?;
-    let deadline = timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
-    eprintln!(
-        "goldfish: watching {} at {}",
-        worktree.display(),
-        runner.stage().as_str()
-    );
-    loop {
-        let report = runner.scan_once()?;
-        report_problems(&report);
-        if let Some(t) = &report.transition {
-            eprintln!("goldfish: {} → {}", t.from.as_str(), t.to.as_str());
-            if !runner.pipeline().is_terminal() {
-                continue;
-            }
-        }
-        if runner.pipeline().is_terminal() {
-            break;
-        }
-        let mut wait = Duration::from_secs_f64(interval);
-        if let Some(r) = report.rescan_after {
-            wait = wait.min(r);
-        }
-        if let Some(d) = deadline {
-            let now = Instant::now();
-            if now >= d {
-                break;
-            }
-            wait = wait.min(d - now);
-        }
-        std::thread::sleep(wait);
-    }
-    let p = runner.pipeline().clone();
-    let code = match p.stage().as_str() {
-        "DONE" => ExitCode::SUCCESS,
-        _ if !p.is_terminal() => ExitCode::from(3),
-        _ => ExitCode::FAILURE,
+    let json = ctx.json;
+    let p = runner
+        .run_until_terminal(|event| match event {
+            RunEvent::StageStarted(start) => match &start.transition {
+                None => print_event(
+                    json,
+                    &format!(
+                        "Watching {} at {}",
+                        worktree.display(),
+                        start.stage.as_str()
+                    ),
+                ),
+                Some(t) => {
+                    let by = t
+                        .signal
+                        .as_ref()
+                        .map(|s| format!(" ({})", s.kind().file_name()))
+                        .unwrap_or_default();
+                    let reason = t
+                        .reason
+                        .as_deref()
+                        .map(|r| format!(" — {r}"))
+                        .unwrap_or_default();
+                    print_event(
+                        json,
+                        &format!("{} → {}{by}{reason}", t.from.as_str(), t.to.as_str()),
+                    );
+                }
+            },
+            RunEvent::Scanned(report) => report_problems(report),
+            _ => {}
+        })?
+        .clone();
+    let code = match p.stage() {
+        PipelineStage::Done => watch_exit::DONE,
+        PipelineStage::Failed => watch_exit::FAILED,
+        PipelineStage::Cancelled => watch_exit::CANCELLED,
+        _ => watch_exit::TIMEOUT,
     };
-    Ok(Report::new(pipeline_text(&p), pipeline_json(&p)).with_code(code))
+    let mut text = pipeline_text(&p);
+    if !p.is_terminal() {
+        let _ = write!(
+            text,
+            "\nStopped watching: --timeout passed before the pipeline ended."
+        );
+    }
+    Ok(Report::new(text, pipeline_json(&p)?).with_code(ExitCode::from(code)))
 }
 
 #[cfg(test)]

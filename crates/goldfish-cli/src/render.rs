@@ -1,0 +1,149 @@
+//! Renderers shared by the CLI and the MCP server: library values as JSON and as markdown.
+//! Rendering only: nothing here decides anything.
+
+use std::fmt::Write as _;
+
+use goldfish_recall::RecallResult;
+use goldfish_store::{Checkpoint, Plan, PlanList};
+use notes_core::time::format_utc;
+use serde_json::{Value, json};
+
+/// The most characters of user text (a title, a description's first line) a reply echoes.
+pub(crate) const ECHO_CHARS: usize = 200;
+
+/// `text` cut to [`ECHO_CHARS`] characters, with `…` when something was cut: a reply confirms
+/// what was saved, it does not send it back.
+pub(crate) fn echo(text: &str) -> String {
+    if text.chars().count() <= ECHO_CHARS {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(ECHO_CHARS).collect();
+    cut.push('…');
+    cut
+}
+
+/// A checkpoint as JSON: the fields scripts rely on, timestamps in goldfish's UTC format.
+pub(crate) fn checkpoint_json(c: &Checkpoint) -> Value {
+    json!({
+        "id": c.id,
+        "timestamp": format_utc(&c.timestamp),
+        "workspace": c.workspace,
+        "description": c.description,
+        "tags": c.tags,
+        "branch": c.branch,
+        "commit": c.commit,
+        "files": c.files,
+        "files_omitted": c.files_omitted,
+    })
+}
+
+/// A plan as JSON (timestamps in goldfish's one UTC format, progress as [`Plan::progress`]).
+pub(crate) fn plan_json(plan: &Plan) -> Value {
+    let progress = plan.progress();
+    json!({
+        "id": plan.id,
+        "title": plan.title,
+        "status": plan.status.as_str(),
+        "workspace": plan.workspace,
+        "created": format_utc(&plan.created),
+        "updated": format_utc(&plan.updated),
+        "tags": plan.tags,
+        "content": plan.content,
+        "progress": {"done": progress.done, "open": progress.open},
+    })
+}
+
+/// A plan as markdown: a heading, one line of facts, then the body.
+pub(crate) fn plan_markdown(plan: &Plan, active: bool) -> String {
+    let progress = plan.progress();
+    let mut s = format!("## Plan: {} (`{}`)\n", plan.title, plan.id);
+    let _ = write!(s, "Status: {}", plan.status);
+    if active {
+        s.push_str(" (active plan)");
+    }
+    if progress.total() > 0 {
+        let _ = write!(s, " · progress {}/{}", progress.done, progress.total());
+    }
+    let _ = write!(s, " · updated {}", format_utc(&plan.updated));
+    if !plan.tags.is_empty() {
+        let _ = write!(s, " · tags: {}", plan.tags.join(", "));
+    }
+    s.push('\n');
+    let body = plan.content.trim();
+    if !body.is_empty() {
+        s.push('\n');
+        s.push_str(body);
+        s.push('\n');
+    }
+    s
+}
+
+/// A workspace's plans as markdown, one line each, then the files that could not be read.
+pub(crate) fn plan_list_markdown(list: &PlanList, active: Option<&str>, workspace: &str) -> String {
+    let mut s = if list.plans.is_empty() {
+        format!("No plans in workspace `{workspace}`.\n")
+    } else {
+        format!("Plans in `{workspace}`:\n")
+    };
+    for p in &list.plans {
+        let progress = p.progress();
+        let mark = if active == Some(p.id.as_str()) {
+            " ← active"
+        } else {
+            ""
+        };
+        let prog = if progress.total() > 0 {
+            format!(", {}/{}", progress.done, progress.total())
+        } else {
+            String::new()
+        };
+        let _ = writeln!(s, "- `{}` {} ({}{prog}){mark}", p.id, p.title, p.status);
+    }
+    for k in &list.skipped {
+        let _ = writeln!(s, "(skipped {k})");
+    }
+    s
+}
+
+/// `plan list --json`.
+pub(crate) fn plan_list_json(list: &PlanList, active: Option<&str>, workspace: &str) -> Value {
+    json!({
+        "workspace": workspace,
+        "active": active,
+        "plans": list.plans.iter().map(plan_json).collect::<Vec<_>>(),
+        "skipped": list.skipped.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    })
+}
+
+/// `recall --json`: `checkpoints`, `active_plan`, `workspaces` (for `all`), `skipped`, and
+/// where the store is and whether it holds anything.
+pub(crate) fn recall_json(r: &RecallResult) -> Value {
+    let all = r.scope == "all";
+    json!({
+        "workspace": r.scope,
+        "window": r.window,
+        "search": r.search,
+        "total": r.total,
+        "checkpoints": r.checkpoints.iter().map(checkpoint_json).collect::<Vec<_>>(),
+        "active_plan": r.active_plan.as_ref().map(plan_json),
+        "workspaces": if all { serde_json::to_value(&r.workspaces).unwrap_or(Value::Null) } else { Value::Null },
+        "skipped": serde_json::to_value(&r.skipped).unwrap_or(Value::Null),
+        "store": {"root": r.store_root, "state": r.store},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echo_caps_long_text() {
+        assert_eq!(echo("short"), "short");
+        let exact = "é".repeat(ECHO_CHARS);
+        assert_eq!(echo(&exact), exact);
+        let long = "x".repeat(ECHO_CHARS * 10);
+        let cut = echo(&long);
+        assert_eq!(cut.chars().count(), ECHO_CHARS + 1);
+        assert!(cut.ends_with('…'));
+    }
+}
