@@ -17,6 +17,7 @@ mod cli;
 mod commands;
 mod context;
 mod mcp;
+mod mcp_stdio;
 mod output;
 
 use cli::{Cli, Command};
@@ -65,7 +66,12 @@ fn run() -> anyhow::Result<ExitCode> {
     let json = cli.json;
     let ctx = Context::new(cli.home, cli.workspace)?;
     let report = match cli.command {
-        Command::Mcp => return mcp::serve(ctx).map(|()| ExitCode::SUCCESS),
+        Command::Mcp(a) => {
+            let options = mcp_stdio::StdioOptions {
+                max_message_bytes: a.max_message_bytes,
+            };
+            return mcp::serve(ctx, options).map(|()| ExitCode::SUCCESS);
+        }
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,
         Command::Recall(a) => commands::recall(&ctx, a)?,
         Command::Standup(a) => commands::standup(&ctx, a)?,
