@@ -12,7 +12,8 @@
 //! - [`classify`] decides what each line is: a message for rmcp, an error to answer with, or
 //!   a bad notification to drop (notifications never get a reply);
 //! - errors are answered by the reader itself, through the same writer as rmcp's replies, so
-//!   two replies never interleave within a line;
+//!   two replies never interleave within a line (a peer that echoes an error back sends a
+//!   response, which is never answered, so errors cannot ping-pong);
 //! - good messages reach rmcp through a channel, behind rmcp's [`Transport`] trait.
 //!
 //! A task feeding a channel (rather than reading inside [`Transport::receive`]) keeps a line
@@ -418,7 +419,7 @@ fn standard_params_error(method: &str, request: &Map<String, Value>) -> Option<S
     use rmcp::model::{
         CallToolRequest, CompleteRequest, GetPromptRequest, InitializeRequest, ListPromptsRequest,
         ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest, PingRequest,
-        ReadResourceRequest, SetLevelRequest, SubscribeRequest, UnsubscribeRequest,
+        ReadResourceRequest,
     };
     fn check<T: serde::de::DeserializeOwned>(value: Value) -> Option<String> {
         serde_json::from_value::<T>(value)
@@ -440,12 +441,9 @@ fn standard_params_error(method: &str, request: &Map<String, Value>) -> Option<S
         "prompts/list" => check::<ListPromptsRequest>(value),
         "prompts/get" => check::<GetPromptRequest>(value),
         "completion/complete" => check::<CompleteRequest>(value),
-        "logging/setLevel" => check::<SetLevelRequest>(value),
         "resources/list" => check::<ListResourcesRequest>(value),
         "resources/templates/list" => check::<ListResourceTemplatesRequest>(value),
         "resources/read" => check::<ReadResourceRequest>(value),
-        "resources/subscribe" => check::<SubscribeRequest>(value),
-        "resources/unsubscribe" => check::<UnsubscribeRequest>(value),
         _ => None,
     }
 }

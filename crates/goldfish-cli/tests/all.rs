@@ -7,6 +7,7 @@ mod concurrency;
 mod errors;
 mod journal;
 mod mcp;
+mod mcp_conformance;
 mod notes;
 mod plan;
 mod recall;
