@@ -179,6 +179,7 @@ async fn read_lines<R>(
     R: AsyncRead + Unpin,
 {
     let mut lines = BoundedLines::new(read, options.max_message_bytes);
+    let mut session = Session::default();
     loop {
         let verdict = match lines.next().await {
             Ok(Line::Whole(line)) => classify(line),
@@ -192,6 +193,10 @@ async fn read_lines<R>(
         match verdict {
             Verdict::Skip => {}
             Verdict::Pass(message) => {
+                if let Err(why) = session.admit(&message) {
+                    eprintln!("goldfish mcp: ignored a message: {why}");
+                    continue;
+                }
                 if sender.send(*message).await.is_err() {
                     // rmcp has stopped listening: nothing more to do.
                     return;
@@ -213,6 +218,42 @@ async fn read_lines<R>(
                 }
             }
             Verdict::Drop(why) => eprintln!("goldfish mcp: ignored a message: {why}"),
+        }
+    }
+}
+
+/// Whether the session has started, as far as rmcp is concerned.
+///
+/// Until a client's first real request (`initialize`, or a request carrying its protocol
+/// version), rmcp stops the whole server when a notification or a response arrives. A client
+/// that sends one too early is wrong, but one stray line must not end the session, so such
+/// messages are dropped (and logged) until then. Any request other than `ping` and
+/// `server/discover` counts as the start: telling rmcp's metadata checks apart here would copy
+/// them, for the sake of clients that are wrong twice.
+#[derive(Debug, Default)]
+struct Session {
+    started: bool,
+}
+
+impl Session {
+    /// `Ok` when `message` may go to rmcp; otherwise why it is dropped.
+    fn admit(&mut self, message: &ClientJsonRpcMessage) -> Result<(), String> {
+        if self.started {
+            return Ok(());
+        }
+        match message {
+            ClientJsonRpcMessage::Request(request) => {
+                // rmcp answers these two before a session and keeps waiting for one.
+                let method = request.request.method();
+                self.started = !matches!(method, "ping" | "server/discover");
+                Ok(())
+            }
+            ClientJsonRpcMessage::Notification(_) => {
+                Err("a notification before `initialize` (send `initialize` first)".into())
+            }
+            ClientJsonRpcMessage::Response(_) | ClientJsonRpcMessage::Error(_) => {
+                Err("a response before `initialize` (the server has asked nothing yet)".into())
+            }
         }
     }
 }
@@ -383,7 +424,11 @@ fn classify_object(object: Map<String, Value>) -> Verdict {
         );
     };
     let method = method.to_owned();
-    if let Some(params) = object.get("params").filter(|p| !p.is_object()) {
+    // `"params": null` is read as no params, as rmcp always has: clients send it.
+    if let Some(params) = object
+        .get("params")
+        .filter(|p| !p.is_object() && !p.is_null())
+    {
         return invalid(
             reply_id,
             code::INVALID_PARAMS,
@@ -641,6 +686,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method","params":{"a":1}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"progressToken":1}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"recall"}}"#,
@@ -654,6 +701,29 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    #[test]
+    fn nothing_but_requests_reaches_rmcp_before_the_session_starts() {
+        let message = |line: &str| match classify(line.as_bytes()) {
+            Verdict::Pass(message) => *message,
+            other => panic!("{line}: want a message, got {other:?}"),
+        };
+        let notification = message(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let response = message(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#);
+        let ping = message(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        let list = message(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+        let mut session = Session::default();
+        assert!(session.admit(&notification).is_err());
+        assert!(session.admit(&response).is_err());
+        assert!(session.admit(&ping).is_ok());
+        assert!(
+            session.admit(&notification).is_err(),
+            "a ping starts nothing"
+        );
+        assert!(session.admit(&list).is_ok());
+        assert!(session.admit(&notification).is_ok());
+        assert!(session.admit(&response).is_ok());
     }
 
     #[test]

@@ -214,6 +214,11 @@ fn malformed_messages_get_json_rpc_errors_and_the_server_keeps_serving() -> Test
     let mut server = Server::start(&env, &[], &[])?;
     let null = Value::Null;
 
+    // A notification before `initialize` is a client error, but it must not end the session.
+    server.expect_silence(
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "p0",
+    )?;
     // Before initialisation: the framing answers these itself.
     let message = server.expect_error("{not json", -32700, &null)?;
     assert!(message.contains("Parse error"), "{message}");
