@@ -56,7 +56,7 @@ pub(crate) enum Command {
     /// JOURNAL.md: sessions, failures, mutations, hand-over, archive.
     Journal(JournalArgs),
     /// Run the MCP server on stdio (tools: checkpoint, recall, plan).
-    Mcp,
+    Mcp(McpArgs),
     /// Print a shell completion script, e.g. `goldfish completions bash > ~/.local/share/bash-completion/completions/goldfish`.
     Completions {
         /// The shell: bash, zsh, fish, elvish or powershell.
@@ -64,6 +64,22 @@ pub(crate) enum Command {
     },
     /// Print the man page (roff) on stdout, e.g. `goldfish man > ~/.local/share/man/man1/goldfish.1`.
     Man,
+}
+
+/// `goldfish mcp`.
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// The largest JSON-RPC message accepted on stdin, in bytes (one message per line, the
+    /// newline not counted). A longer line is skipped as it streams in, never held in memory,
+    /// and answered with an error naming the limit; the server keeps serving.
+    #[arg(
+        long,
+        env = crate::mcp_stdio::MAX_MESSAGE_BYTES_ENV,
+        value_name = "BYTES",
+        default_value_t = crate::mcp_stdio::DEFAULT_MAX_MESSAGE_BYTES,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub(crate) max_message_bytes: u64,
 }
 
 /// `goldfish checkpoint`.

@@ -19,6 +19,7 @@ mod cli;
 mod commands;
 mod context;
 mod mcp;
+mod mcp_stdio;
 mod output;
 mod render;
 
@@ -122,7 +123,12 @@ fn run() -> anyhow::Result<ExitCode> {
     let mut ctx = Context::new(cli.home, cli.workspace)?;
     ctx.json = json;
     let report = match cli.command {
-        Command::Mcp => return mcp::serve(ctx).map(|()| ExitCode::SUCCESS),
+        Command::Mcp(a) => {
+            let options = mcp_stdio::StdioOptions {
+                max_message_bytes: a.max_message_bytes,
+            };
+            return mcp::serve(ctx, options).map(|()| ExitCode::SUCCESS);
+        }
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,
         Command::Recall(a) => commands::recall(&ctx, a)?,
         Command::Standup(a) => commands::standup(&ctx, a)?,

@@ -240,7 +240,7 @@ pub(crate) struct GoldfishServer {
 }
 
 /// Runs the server on stdin/stdout until the client disconnects.
-pub(crate) fn serve(ctx: Context) -> anyhow::Result<()> {
+pub(crate) fn serve(ctx: Context, stdio: crate::mcp_stdio::StdioOptions) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -250,7 +250,7 @@ pub(crate) fn serve(ctx: Context) -> anyhow::Result<()> {
             ctx.home.display()
         );
         let service = GoldfishServer::new(ctx)
-            .serve(rmcp::transport::stdio())
+            .serve(crate::mcp_stdio::stdio(stdio))
             .await?;
         let reason = service.waiting().await?;
         eprintln!("goldfish mcp: stopped ({reason:?})");

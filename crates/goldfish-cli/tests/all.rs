@@ -8,6 +8,7 @@ mod errors;
 mod journal;
 mod mcp;
 mod mcp_replies;
+mod mcp_conformance;
 mod notes;
 mod plan;
 mod recall;
