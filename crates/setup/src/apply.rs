@@ -86,7 +86,10 @@ pub struct Outcome {
 /// The backup of `path`: `<file>.goldfish-backup` beside it, the contents just before setup's
 /// last write.
 pub fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(".goldfish-backup");
     path.with_file_name(name)
 }

@@ -164,7 +164,9 @@ mod tests {
     #[test]
     fn no_home_is_an_error_naming_the_client() {
         let err = Client::Cursor.config_path(&Env::default());
-        assert!(matches!(&err, Err(e) if e.kind() == ErrorKind::NoHome && e.to_string().contains("cursor")));
+        assert!(
+            matches!(&err, Err(e) if e.kind() == ErrorKind::NoHome && e.to_string().contains("cursor"))
+        );
     }
 
     #[test]

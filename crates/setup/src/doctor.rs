@@ -104,7 +104,11 @@ fn is_executable(path: &Path) -> bool {
 
 fn check_binary(env: &Env) -> Finding {
     match find_on_path("goldfish", env.path.as_deref()) {
-        Some(found) => Finding::new("binary", Status::Ok, format!("goldfish is {}", found.display())),
+        Some(found) => Finding::new(
+            "binary",
+            Status::Ok,
+            format!("goldfish is {}", found.display()),
+        ),
         None => Finding::new(
             "binary",
             Status::Fail,
@@ -121,8 +125,12 @@ fn check_store(env: &Env) -> Finding {
     let Some(store) =
         notes_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())
     else {
-        return Finding::new("store", Status::Fail, "neither GOLDFISH_HOME nor HOME is set")
-            .fix("set GOLDFISH_HOME to the directory goldfish should keep its memory in");
+        return Finding::new(
+            "store",
+            Status::Fail,
+            "neither GOLDFISH_HOME nor HOME is set",
+        )
+        .fix("set GOLDFISH_HOME to the directory goldfish should keep its memory in");
     };
     let shown = store.display();
     let meta = match fs::metadata(&store) {
@@ -146,8 +154,12 @@ fn check_store(env: &Env) -> Finding {
     // A file named like the atomic writer's temporaries, which every reader skips.
     let probe = store.join(format!(".doctor-{}.tmp", std::process::id()));
     if let Err(e) = fs::write(&probe, b"") {
-        return Finding::new("store", Status::Fail, format!("{shown} is not writable: {e}"))
-            .fix(format!("make it writable: chmod u+rwx {shown}"));
+        return Finding::new(
+            "store",
+            Status::Fail,
+            format!("{shown} is not writable: {e}"),
+        )
+        .fix(format!("make it writable: chmod u+rwx {shown}"));
     }
     let _ = fs::remove_file(&probe);
     #[cfg(unix)]
@@ -163,7 +175,11 @@ fn check_store(env: &Env) -> Finding {
             .fix(format!("make it private: chmod 700 {shown}"));
         }
     }
-    Finding::new("store", Status::Ok, format!("{shown} is writable and private"))
+    Finding::new(
+        "store",
+        Status::Ok,
+        format!("{shown} is writable and private"),
+    )
 }
 
 fn check_client(client: Client, env: &Env) -> Finding {
@@ -176,8 +192,14 @@ fn check_client(client: Client, env: &Env) -> Finding {
     let text = match notes_core::fs::read_utf8_opt(&path) {
         Ok(Some(text)) => text,
         Ok(None) => {
-            return Finding::new(name, Status::Warn, format!("no {shown}: goldfish is not registered"))
-                .fix(format!("goldfish setup {name} (skip this if you do not use {name})"));
+            return Finding::new(
+                name,
+                Status::Warn,
+                format!("no {shown}: goldfish is not registered"),
+            )
+            .fix(format!(
+                "goldfish setup {name} (skip this if you do not use {name})"
+            ));
         }
         Err(e) => return Finding::new(name, Status::Fail, e.to_string()),
     };
@@ -186,7 +208,11 @@ fn check_client(client: Client, env: &Env) -> Finding {
             let mut finding = Finding::new(
                 name,
                 Status::Ok,
-                format!("registered in {shown}: {} {}", server.command, server.args.join(" ")),
+                format!(
+                    "registered in {shown}: {} {}",
+                    server.command,
+                    server.args.join(" ")
+                ),
             );
             let command = Path::new(&server.command);
             if command.is_absolute() && !is_executable(command) {
@@ -195,12 +221,18 @@ fn check_client(client: Client, env: &Env) -> Finding {
                     "{shown} starts {}, which is not an executable file",
                     server.command
                 );
-                finding.fix = Some(format!("goldfish setup {name} (registers the binary again)"));
+                finding.fix = Some(format!(
+                    "goldfish setup {name} (registers the binary again)"
+                ));
             }
             finding
         }
-        Ok(None) => Finding::new(name, Status::Warn, format!("goldfish is not registered in {shown}"))
-            .fix(format!("goldfish setup {name}")),
+        Ok(None) => Finding::new(
+            name,
+            Status::Warn,
+            format!("goldfish is not registered in {shown}"),
+        )
+        .fix(format!("goldfish setup {name}")),
         Err(e) => Finding::new(name, Status::Fail, e.with_path(&path).to_string())
             .fix("fix the file at that line; setup refuses to edit a file it cannot parse"),
     }
@@ -224,10 +256,18 @@ fn check_git(env: &Env) -> Finding {
         Ok(out) => Finding::new(
             "git",
             Status::Warn,
-            format!("{} --version failed: {}", git.display(), String::from_utf8_lossy(&out.stderr).trim()),
+            format!(
+                "{} --version failed: {}",
+                git.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
         )
         .fix("repair the git installation"),
-        Err(e) => Finding::new("git", Status::Warn, format!("cannot run {}: {e}", git.display()))
-            .fix("repair the git installation"),
+        Err(e) => Finding::new(
+            "git",
+            Status::Warn,
+            format!("cannot run {}: {e}", git.display()),
+        )
+        .fix("repair the git installation"),
     }
 }

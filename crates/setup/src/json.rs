@@ -50,9 +50,7 @@ fn parse(text: &str) -> Result<Option<Object>, Error> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         Error::malformed(
             e.line().max(1),
-            format!(
-                "not valid JSON ({e}); fix the file or move it aside, nothing was written"
-            ),
+            format!("not valid JSON ({e}); fix the file or move it aside, nothing was written"),
         )
     })?;
     let start = skip_ws(text.as_bytes(), 0);
@@ -133,8 +131,7 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
         None => {
             let indent = member_indent(text, &top, &unit);
             let entry = render_entry(server, &format!("{indent}{unit}"), &unit);
-            let servers =
-                format!("{{\n{indent}{unit}\"{SERVER_NAME}\": {entry}\n{indent}}}");
+            let servers = format!("{{\n{indent}{unit}\"{SERVER_NAME}\": {entry}\n{indent}}}");
             Ok(insert(text, &top, SERVERS_KEY, &servers, &indent))
         }
     }
@@ -210,9 +207,7 @@ fn render_entry(server: &Server, indent: &str, unit: &str) -> String {
     let command = serde_json::to_string(&server.command).expect("a string serialises");
     let args = serde_json::to_string(&server.args).expect("a list of strings serialises");
     let args = args.replace("\",\"", "\", \"");
-    format!(
-        "{{\n{indent}{unit}\"command\": {command},\n{indent}{unit}\"args\": {args}\n{indent}}}"
-    )
+    format!("{{\n{indent}{unit}\"command\": {command},\n{indent}{unit}\"args\": {args}\n{indent}}}")
 }
 
 /// The indentation of the members of `object`: that of its first member written on a line
@@ -381,8 +376,13 @@ mod tests {
         for original in table {
             let added = register(original, &goldfish())?;
             assert_eq!(registration(&added)?, Some(goldfish()), "{original}");
-            serde_json::from_str::<Value>(&added).map_err(|e| Error::malformed(1, e.to_string()))?;
-            assert_eq!(register(&added, &goldfish())?, added, "idempotent: {original}");
+            serde_json::from_str::<Value>(&added)
+                .map_err(|e| Error::malformed(1, e.to_string()))?;
+            assert_eq!(
+                register(&added, &goldfish())?,
+                added,
+                "idempotent: {original}"
+            );
             let removed = unregister(&added)?;
             if original.contains("mcpServers") && !original.contains("{}") {
                 assert_eq!(removed, original);
@@ -397,7 +397,10 @@ mod tests {
         let text = "{\"mcpServers\": {\"goldfish\": {\"command\": \"g\"}, \"b\": {}}}";
         assert_eq!(unregister(text)?, "{\"mcpServers\": {\"b\": {}}}");
         let text = "{\"mcpServers\": {\"a\": {}, \"goldfish\": {\"command\": \"g\"}, \"b\": {}}}";
-        assert_eq!(unregister(text)?, "{\"mcpServers\": {\"a\": {}, \"b\": {}}}");
+        assert_eq!(
+            unregister(text)?,
+            "{\"mcpServers\": {\"a\": {}, \"b\": {}}}"
+        );
         Ok(())
     }
 
@@ -410,7 +413,10 @@ mod tests {
         ];
         for (text, line) in table {
             let err = register(text, &Server::default());
-            assert!(matches!(&err, Err(e) if e.line() == Some(line)), "{text}: {err:?}");
+            assert!(
+                matches!(&err, Err(e) if e.line() == Some(line)),
+                "{text}: {err:?}"
+            );
         }
     }
 

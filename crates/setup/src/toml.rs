@@ -11,9 +11,9 @@ const SERVERS_KEY: &str = "mcp_servers";
 
 fn parse(text: &str) -> Result<DocumentMut, Error> {
     text.parse::<DocumentMut>().map_err(|e| {
-        let line = e
-            .span()
-            .map_or(1, |span| 1 + text[..span.start.min(text.len())].matches('\n').count());
+        let line = e.span().map_or(1, |span| {
+            1 + text[..span.start.min(text.len())].matches('\n').count()
+        });
         Error::malformed(
             line,
             format!(
@@ -29,7 +29,10 @@ fn servers(doc: &DocumentMut) -> Result<Option<&dyn TableLike>, Error> {
     match doc.get(SERVERS_KEY) {
         None => Ok(None),
         Some(item) => item.as_table_like().map(Some).ok_or_else(|| {
-            Error::shape(None, format!("`{SERVERS_KEY}` is not a table; nothing was written"))
+            Error::shape(
+                None,
+                format!("`{SERVERS_KEY}` is not a table; nothing was written"),
+            )
         }),
     }
 }
@@ -54,7 +57,11 @@ fn server_of(entry: &Item) -> Result<Server, Error> {
     let args = table
         .get("args")
         .and_then(Item::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
     Ok(Server { command, args })
 }
@@ -77,10 +84,10 @@ fn args_array(server: &Server) -> Array {
 pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
     let mut doc = parse(text)?;
     let existing = servers(&doc)?.and_then(|s| s.get(SERVER_NAME));
-    if let Some(entry) = existing {
-        if server_of(entry)? == *server {
-            return Ok(text.to_owned());
-        }
+    if let Some(entry) = existing
+        && server_of(entry)? == *server
+    {
+        return Ok(text.to_owned());
     }
     let root = doc.as_table_mut();
     if !root.contains_key(SERVERS_KEY) {
@@ -93,7 +100,10 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
         .get_mut(SERVERS_KEY)
         .and_then(Item::as_table_like_mut)
         .expect("mcp_servers was checked or inserted as a table above");
-    match servers.get_mut(SERVER_NAME).and_then(Item::as_table_like_mut) {
+    match servers
+        .get_mut(SERVER_NAME)
+        .and_then(Item::as_table_like_mut)
+    {
         Some(entry) => {
             entry.insert("command", toml_edit::value(server.command.as_str()));
             entry.insert("args", toml_edit::value(args_array(server)));
@@ -123,13 +133,7 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
             }
         }
     }
-    let mut out = doc.to_string();
-    if !text.is_empty() && !text.ends_with('\n') && out.starts_with(text) {
-        // toml_edit put the new table right after a last line without a newline; keep it
-        // valid (it does so itself, this only guards the invariant).
-        out = out.replacen(text, &format!("{text}\n"), 1);
-    }
-    Ok(out)
+    Ok(doc.to_string())
 }
 
 fn servers_is_inline(doc: &DocumentMut) -> bool {
@@ -145,12 +149,14 @@ pub(crate) fn unregister(text: &str) -> Result<String, Error> {
     }
     let root = doc.as_table_mut();
     let mut now_empty_implicit = false;
-    if let Some(item) = root.get_mut(SERVERS_KEY) {
-        if let Some(servers) = item.as_table_like_mut() {
-            servers.remove(SERVER_NAME);
-            now_empty_implicit = servers.is_empty()
-                && item.as_table().is_some_and(|t| t.is_implicit() || t.is_empty() && t.position().is_none());
-        }
+    if let Some(item) = root.get_mut(SERVERS_KEY)
+        && let Some(servers) = item.as_table_like_mut()
+    {
+        servers.remove(SERVER_NAME);
+        now_empty_implicit = servers.is_empty()
+            && item
+                .as_table()
+                .is_some_and(|t| t.is_implicit() || t.is_empty() && t.position().is_none());
     }
     if now_empty_implicit {
         root.remove(SERVERS_KEY);
@@ -174,10 +180,18 @@ mod tests {
         ];
         for original in table {
             let added = register(original, &Server::default())?;
-            assert_eq!(registration(&added)?, Some(Server::default()), "{original:?} -> {added}");
+            assert_eq!(
+                registration(&added)?,
+                Some(Server::default()),
+                "{original:?} -> {added}"
+            );
             assert_eq!(register(&added, &Server::default())?, added, "{original:?}");
             let removed = unregister(&added)?;
-            assert_eq!(removed.trim_end(), original.trim_end(), "{original:?} -> {added}");
+            assert_eq!(
+                removed.trim_end(),
+                original.trim_end(),
+                "{original:?} -> {added}"
+            );
             assert_eq!(registration(&removed)?, None);
         }
         Ok(())
@@ -195,7 +209,10 @@ mod tests {
     #[test]
     fn malformed_names_the_line() {
         let err = register("a = 1\n\nb = [\n", &Server::default());
-        assert!(matches!(&err, Err(e) if e.is_malformed() && e.line().is_some_and(|l| l >= 3)), "{err:?}");
+        assert!(
+            matches!(&err, Err(e) if e.is_malformed() && e.line().is_some_and(|l| l >= 3)),
+            "{err:?}"
+        );
         let err = register("mcp_servers = 3\n", &Server::default());
         assert!(err.is_err());
     }

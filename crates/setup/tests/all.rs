@@ -1,1 +1,4 @@
-//! t
+//! Integration tests: setup and doctor on real files in temporary directories.
+
+mod apply;
+mod doctor;
