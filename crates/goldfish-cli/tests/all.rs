@@ -9,5 +9,6 @@ mod journal;
 mod mcp;
 mod notes;
 mod plan;
+mod plugin;
 mod recall;
 mod signals;
