@@ -429,7 +429,7 @@ fn check_command_hooks(hooks: &Value, client: &str) -> Problems {
                     p.add(format!("{event}: command must be {want:?}"));
                 }
                 if h.get("timeout")
-                    .is_some_and(|t| !t.as_u64().is_some_and(|t| t > 0))
+                    .is_some_and(|t| t.as_u64().is_none_or(|t| t == 0))
                 {
                     p.add(format!(
                         "{event}: timeout must be a positive number of seconds"
@@ -570,7 +570,7 @@ fn cli_commands(body: &str) -> BTreeSet<Vec<String>> {
     let mut found = BTreeSet::new();
     for line in body.lines() {
         for chunk in line.split('`') {
-            let mut words = chunk.trim().split_whitespace();
+            let mut words = chunk.split_whitespace();
             if words.next() != Some("goldfish") {
                 continue;
             }

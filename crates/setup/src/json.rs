@@ -112,15 +112,24 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
     match servers(text, &top)? {
         Some((_, servers)) => match servers.get(SERVER_NAME) {
             Some((_, entry)) => {
-                if registration(text)?.as_ref() == Some(server) {
+                // An entry without a usable command is replaced, not refused: setup owns it.
+                if registration(text).ok().flatten().as_ref() == Some(server) {
                     return Ok(text.to_owned());
                 }
                 let indent = member_indent(text, &servers, &unit);
-                let mut out = String::with_capacity(text.len() + 64);
-                out.push_str(&text[..entry.value_start]);
-                out.push_str(&render_entry(server, &indent, &unit));
-                out.push_str(&text[entry.value_end..]);
-                Ok(out)
+                if text.as_bytes()[entry.value_start] != b'{' {
+                    let mut out = String::with_capacity(text.len() + 64);
+                    out.push_str(&text[..entry.value_start]);
+                    out.push_str(&render_entry(server, &indent, &unit));
+                    out.push_str(&text[entry.value_end..]);
+                    return Ok(out);
+                }
+                // Only `command` and `args` change; the entry's other keys (`env`, `type`)
+                // stay as they are.
+                let open = entry.value_start;
+                let command = serde_json::to_string(&server.command).expect("a string serialises");
+                let text = set_member(text, open, "command", &command, &unit);
+                Ok(set_member(&text, open, "args", &render_args(server), &unit))
             }
             None => {
                 let indent = member_indent(text, &servers, &unit);
@@ -202,11 +211,35 @@ fn remove_member(text: &str, object: &Object, index: usize) -> String {
     out
 }
 
+/// Sets member `key` of the object whose `{` is at `open` to `value`: in place when it
+/// exists, else as a new last member.
+fn set_member(text: &str, open: usize, key: &str, value: &str, unit: &str) -> String {
+    let object = scan_object(text, open);
+    match object.get(key) {
+        Some((_, member)) => {
+            let mut out = String::with_capacity(text.len() + value.len());
+            out.push_str(&text[..member.value_start]);
+            out.push_str(value);
+            out.push_str(&text[member.value_end..]);
+            out
+        }
+        None => {
+            let indent = member_indent(text, &object, unit);
+            insert(text, &object, key, value, &indent)
+        }
+    }
+}
+
+/// The arguments as a one-line JSON list: `["mcp"]`.
+fn render_args(server: &Server) -> String {
+    let args = serde_json::to_string(&server.args).expect("a list of strings serialises");
+    args.replace("\",\"", "\", \"")
+}
+
 /// The server's object, on several lines; its members are indented `indent` + `unit`.
 fn render_entry(server: &Server, indent: &str, unit: &str) -> String {
     let command = serde_json::to_string(&server.command).expect("a string serialises");
-    let args = serde_json::to_string(&server.args).expect("a list of strings serialises");
-    let args = args.replace("\",\"", "\", \"");
+    let args = render_args(server);
     format!("{{\n{indent}{unit}\"command\": {command},\n{indent}{unit}\"args\": {args}\n{indent}}}")
 }
 
@@ -422,10 +455,25 @@ mod tests {
 
     #[test]
     fn a_different_command_is_replaced_in_place() -> Result<(), Error> {
-        let text = "{\n  \"mcpServers\": {\n    \"goldfish\": {\"command\": \"old\"},\n    \"z\": 1\n  }\n}\n";
-        let out = register(text, &Server::default())?;
-        assert!(out.ends_with(",\n    \"z\": 1\n  }\n}\n"), "{out}");
-        assert_eq!(registration(&out)?, Some(Server::default()));
+        let table = [
+            (
+                "{\"mcpServers\": {\"goldfish\": {\"command\": \"old\", \"env\": {\"A\": \"1\"}}, \"z\": 1}}",
+                "{\"mcpServers\": {\"goldfish\": {\"command\": \"goldfish\", \"env\": {\"A\": \"1\"},\n  \"args\": [\"mcp\"]}, \"z\": 1}}",
+            ),
+            (
+                "{\n  \"mcpServers\": {\n    \"goldfish\": {\n      \"type\": \"stdio\",\n      \"command\": \"/old\",\n      \"args\": []\n    }\n  }\n}\n",
+                "{\n  \"mcpServers\": {\n    \"goldfish\": {\n      \"type\": \"stdio\",\n      \"command\": \"goldfish\",\n      \"args\": [\"mcp\"]\n    }\n  }\n}\n",
+            ),
+            (
+                "{\"mcpServers\": {\"goldfish\": \"broken\"}}",
+                "{\"mcpServers\": {\"goldfish\": {\n    \"command\": \"goldfish\",\n    \"args\": [\"mcp\"]\n  }}}",
+            ),
+        ];
+        for (text, want) in table {
+            let out = register(text, &Server::default())?;
+            assert_eq!(out, want);
+            assert_eq!(registration(&out)?, Some(Server::default()));
+        }
         Ok(())
     }
 }

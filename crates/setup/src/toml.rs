@@ -84,8 +84,9 @@ fn args_array(server: &Server) -> Array {
 pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
     let mut doc = parse(text)?;
     let existing = servers(&doc)?.and_then(|s| s.get(SERVER_NAME));
+    // An entry without a usable command is replaced, not refused: setup owns it.
     if let Some(entry) = existing
-        && server_of(entry)? == *server
+        && server_of(entry).ok().as_ref() == Some(server)
     {
         return Ok(text.to_owned());
     }
@@ -203,6 +204,22 @@ mod tests {
         let out = register(text, &Server::default())?;
         assert!(out.contains("env = { A = \"1\" } # mine"), "{out}");
         assert_eq!(registration(&out)?, Some(Server::default()));
+        Ok(())
+    }
+
+    #[test]
+    fn a_broken_entry_is_replaced() -> Result<(), Error> {
+        for text in [
+            "[mcp_servers]\ngoldfish = 3\n",
+            "[mcp_servers.goldfish]\nargs = 1\n",
+        ] {
+            let out = register(text, &Server::default())?;
+            assert_eq!(
+                registration(&out)?,
+                Some(Server::default()),
+                "{text} -> {out}"
+            );
+        }
         Ok(())
     }
 
