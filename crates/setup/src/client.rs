@@ -11,7 +11,8 @@ use crate::error::{Error, ErrorKind};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Client {
     /// Claude Code: user-scope servers are the top-level `mcpServers` object of
-    /// `~/.claude.json` (what `claude mcp add --scope user` writes).
+    /// `~/.claude.json`, or `$CLAUDE_CONFIG_DIR/.claude.json` when that is set (what
+    /// `claude mcp add --scope user` writes).
     Claude,
     /// OpenAI Codex (CLI, IDE extension and app): `[mcp_servers.<name>]` tables in
     /// `$CODEX_HOME/config.toml`, `~/.codex/config.toml` by default.
@@ -55,10 +56,13 @@ impl Client {
     /// An error of kind [`ErrorKind::NoHome`] when no home directory is known (neither `HOME`
     /// nor `USERPROFILE`, and for Codex no `CODEX_HOME`).
     pub fn config_path(self, env: &Env) -> Result<PathBuf, Error> {
-        if self == Client::Codex
-            && let Some(codex_home) = env.codex_home.as_ref().filter(|h| !h.is_empty())
-        {
-            return Ok(PathBuf::from(codex_home).join("config.toml"));
+        let relocated = match self {
+            Client::Claude => env.claude_config_dir.as_ref().map(|d| (d, ".claude.json")),
+            Client::Codex => env.codex_home.as_ref().map(|d| (d, "config.toml")),
+            Client::Cursor => None,
+        };
+        if let Some((dir, file)) = relocated.filter(|(d, _)| !d.is_empty()) {
+            return Ok(PathBuf::from(dir).join(file));
         }
         let home = env.home.as_ref().filter(|h| !h.is_empty()).ok_or_else(|| {
             Error::new(
@@ -107,6 +111,8 @@ impl FromStr for Client {
 pub struct Env {
     /// The user's home directory (`HOME`, or `USERPROFILE` on Windows).
     pub home: Option<OsString>,
+    /// `CLAUDE_CONFIG_DIR`: where Claude Code keeps `.claude.json` when set.
+    pub claude_config_dir: Option<OsString>,
     /// `CODEX_HOME`: where Codex keeps `config.toml` when set.
     pub codex_home: Option<OsString>,
     /// `GOLDFISH_HOME`: the goldfish store when set.
@@ -120,6 +126,7 @@ impl Env {
     pub fn from_process() -> Self {
         Env {
             home: std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")),
+            claude_config_dir: std::env::var_os("CLAUDE_CONFIG_DIR"),
             codex_home: std::env::var_os("CODEX_HOME"),
             goldfish_home: std::env::var_os(notes_core::fs::GOLDFISH_HOME_ENV),
             path: std::env::var_os("PATH"),
@@ -152,11 +159,25 @@ mod tests {
         }
         let env = Env {
             codex_home: Some("/opt/codex".into()),
+            claude_config_dir: Some("/opt/claude".into()),
             ..env
         };
         assert_eq!(
             Client::Codex.config_path(&env)?,
             PathBuf::from("/opt/codex/config.toml")
+        );
+        assert_eq!(
+            Client::Claude.config_path(&env)?,
+            PathBuf::from("/opt/claude/.claude.json")
+        );
+        let env = Env {
+            codex_home: Some("".into()),
+            ..env
+        };
+        assert_eq!(
+            Client::Codex.config_path(&env)?,
+            PathBuf::from("/home/u/.codex/config.toml"),
+            "an empty variable counts as unset"
         );
         Ok(())
     }

@@ -6,7 +6,7 @@
 //!
 //! | client | file | entry |
 //! |---|---|---|
-//! | Claude Code | `~/.claude.json` | `mcpServers.goldfish` (user scope) |
+//! | Claude Code | `~/.claude.json`, or `$CLAUDE_CONFIG_DIR/.claude.json` | top-level `mcpServers.goldfish` (user scope) |
 //! | Codex | `$CODEX_HOME/config.toml`, default `~/.codex/config.toml` | `[mcp_servers.goldfish]` |
 //! | Cursor | `~/.cursor/mcp.json` | `mcpServers.goldfish` |
 //!
