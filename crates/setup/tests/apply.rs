@@ -167,7 +167,7 @@ fn malformed_is_refused_with_the_line() -> Result {
 /// A read-only file is refused with a message saying so; it and its directory are untouched.
 #[test]
 fn read_only_is_refused() -> Result {
-    for client in [Client::Claude, Client::Codex] {
+    for client in Client::ALL {
         let dir = tempfile::tempdir()?;
         let config = dir.path().join("config");
         let original = match client {
