@@ -11,6 +11,7 @@ mod mcp_replies;
 mod mcp_conformance;
 mod notes;
 mod plan;
+mod plugin;
 mod recall;
 mod signals;
 mod thin;

@@ -1,0 +1,273 @@
+//! `goldfish doctor` as a library: checks that say what is wrong and what to do.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::apply::registration;
+use crate::client::{Client, Env};
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    /// Fine.
+    Ok,
+    /// Works, but something is worth doing (for example a client without goldfish).
+    Warn,
+    /// Broken: goldfish will not work until it is fixed.
+    Fail,
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Status::Ok => "ok",
+            Status::Warn => "warn",
+            Status::Fail => "FAIL",
+        })
+    }
+}
+
+/// The result of one check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// What was checked: `binary`, `store`, `claude`, `codex`, `cursor` or `git`.
+    pub check: &'static str,
+    /// How it came out.
+    pub status: Status,
+    /// What was found, with the path concerned.
+    pub detail: String,
+    /// What to do about it (`None` when nothing needs doing).
+    pub fix: Option<String>,
+}
+
+impl Finding {
+    fn new(check: &'static str, status: Status, detail: impl Into<String>) -> Self {
+        Finding {
+            check,
+            status,
+            detail: detail.into(),
+            fix: None,
+        }
+    }
+
+    fn fix(mut self, fix: impl Into<String>) -> Self {
+        self.fix = Some(fix.into());
+        self
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}: {}", self.status, self.check, self.detail)?;
+        if let Some(fix) = &self.fix {
+            write!(f, "\n       → {fix}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs every check in `env`: the `goldfish` binary on `PATH`, the store writable and
+/// private, each client's registration, and `git` available. Never fails: a check that
+/// cannot run is itself a finding.
+pub fn doctor(env: &Env) -> Vec<Finding> {
+    let mut findings = vec![check_binary(env), check_store(env)];
+    findings.extend(Client::ALL.iter().map(|&c| check_client(c, env)));
+    findings.push(check_git(env));
+    findings
+}
+
+/// The first `name` (with the platform's executable suffix) in the directories of `path`.
+pub fn find_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
+    let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
+    std::env::split_paths(path?)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(&file))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    match fs::metadata(path) {
+        #[cfg(unix)]
+        Ok(meta) => {
+            use std::os::unix::fs::PermissionsExt;
+            meta.is_file() && meta.permissions().mode() & 0o111 != 0
+        }
+        #[cfg(not(unix))]
+        Ok(meta) => meta.is_file(),
+        Err(_) => false,
+    }
+}
+
+fn check_binary(env: &Env) -> Finding {
+    match find_on_path("goldfish", env.path.as_deref()) {
+        Some(found) => Finding::new(
+            "binary",
+            Status::Ok,
+            format!("goldfish is {}", found.display()),
+        ),
+        None => Finding::new(
+            "binary",
+            Status::Fail,
+            "goldfish is not on PATH, so clients cannot start `goldfish mcp`",
+        )
+        .fix(
+            "install it (cargo install goldfish-cli puts it in ~/.cargo/bin) and add that \
+             directory to PATH, or register the binary by its absolute path",
+        ),
+    }
+}
+
+fn check_store(env: &Env) -> Finding {
+    let Some(store) =
+        notes_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())
+    else {
+        return Finding::new(
+            "store",
+            Status::Fail,
+            "neither GOLDFISH_HOME nor HOME is set",
+        )
+        .fix("set GOLDFISH_HOME to the directory goldfish should keep its memory in");
+    };
+    let shown = store.display();
+    let meta = match fs::metadata(&store) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Finding::new(
+                "store",
+                Status::Ok,
+                format!("{shown} does not exist yet; the first checkpoint creates it (mode 0700)"),
+            );
+        }
+        Err(e) => {
+            return Finding::new("store", Status::Fail, format!("cannot read {shown}: {e}"))
+                .fix("check the permissions of its parent directory, or set GOLDFISH_HOME");
+        }
+    };
+    if !meta.is_dir() {
+        return Finding::new("store", Status::Fail, format!("{shown} is not a directory"))
+            .fix("move that file aside, or set GOLDFISH_HOME to a directory");
+    }
+    // A file named like the atomic writer's temporaries, which every reader skips.
+    let probe = store.join(format!(".doctor-{}.tmp", std::process::id()));
+    if let Err(e) = fs::write(&probe, b"") {
+        return Finding::new(
+            "store",
+            Status::Fail,
+            format!("{shown} is not writable: {e}"),
+        )
+        .fix(format!("make it writable: chmod u+rwx {shown}"));
+    }
+    let _ = fs::remove_file(&probe);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Finding::new(
+                "store",
+                Status::Warn,
+                format!("{shown} is writable but others can read it (mode {mode:04o})"),
+            )
+            .fix(format!("make it private: chmod 700 {shown}"));
+        }
+    }
+    Finding::new(
+        "store",
+        Status::Ok,
+        format!("{shown} is writable and private"),
+    )
+}
+
+fn check_client(client: Client, env: &Env) -> Finding {
+    let name = client.name();
+    let path = match client.config_path(env) {
+        Ok(path) => path,
+        Err(e) => return Finding::new(name, Status::Warn, e.to_string()),
+    };
+    let shown = path.display();
+    let text = match notes_core::fs::read_utf8_opt(&path) {
+        Ok(Some(text)) => text,
+        Ok(None) => {
+            return Finding::new(
+                name,
+                Status::Warn,
+                format!("no {shown}: goldfish is not registered"),
+            )
+            .fix(format!(
+                "goldfish setup {name} (skip this if you do not use {name})"
+            ));
+        }
+        Err(e) => return Finding::new(name, Status::Fail, e.to_string()),
+    };
+    match registration(client, &text) {
+        Ok(Some(server)) => {
+            let mut finding = Finding::new(
+                name,
+                Status::Ok,
+                format!(
+                    "registered in {shown}: {} {}",
+                    server.command,
+                    server.args.join(" ")
+                ),
+            );
+            let command = Path::new(&server.command);
+            if command.is_absolute() && !is_executable(command) {
+                finding.status = Status::Fail;
+                finding.detail = format!(
+                    "{shown} starts {}, which is not an executable file",
+                    server.command
+                );
+                finding.fix = Some(format!(
+                    "goldfish setup {name} (registers the binary again)"
+                ));
+            }
+            finding
+        }
+        Ok(None) => Finding::new(
+            name,
+            Status::Warn,
+            format!("goldfish is not registered in {shown}"),
+        )
+        .fix(format!("goldfish setup {name}")),
+        Err(e) => Finding::new(name, Status::Fail, e.with_path(&path).to_string())
+            .fix("fix the file at that line; setup refuses to edit a file it cannot parse"),
+    }
+}
+
+fn check_git(env: &Env) -> Finding {
+    let Some(git) = find_on_path("git", env.path.as_deref()) else {
+        return Finding::new(
+            "git",
+            Status::Warn,
+            "git is not on PATH: checkpoints will have no branch, commit or changed files",
+        )
+        .fix("install git");
+    };
+    match Command::new(&git).arg("--version").output() {
+        Ok(out) if out.status.success() => Finding::new(
+            "git",
+            Status::Ok,
+            String::from_utf8_lossy(&out.stdout).trim().to_owned(),
+        ),
+        Ok(out) => Finding::new(
+            "git",
+            Status::Warn,
+            format!(
+                "{} --version failed: {}",
+                git.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        )
+        .fix("repair the git installation"),
+        Err(e) => Finding::new(
+            "git",
+            Status::Warn,
+            format!("cannot run {}: {e}", git.display()),
+        )
+        .fix("repair the git installation"),
+    }
+}

@@ -1,0 +1,72 @@
+//! What setup registers: the command that starts the goldfish MCP server.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+/// The name the server is registered under in every client.
+pub const SERVER_NAME: &str = "goldfish";
+
+/// How a client starts the goldfish MCP server: a command and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Server {
+    /// The program: `goldfish` (found on `PATH`) or an absolute path to the binary.
+    pub command: String,
+    /// Its arguments: `["mcp"]`.
+    pub args: Vec<String>,
+}
+
+impl Default for Server {
+    /// `goldfish mcp`, with `goldfish` looked up on `PATH` by the client.
+    fn default() -> Self {
+        Server {
+            command: SERVER_NAME.to_owned(),
+            args: vec!["mcp".to_owned()],
+        }
+    }
+}
+
+impl Server {
+    /// `<binary> mcp`: the server started from an absolute path, for clients whose `PATH`
+    /// does not include the binary's directory (GUI apps often start with a short one).
+    pub fn at(binary: &Path) -> Self {
+        Server {
+            command: binary.to_string_lossy().into_owned(),
+            ..Server::default()
+        }
+    }
+
+    /// Reads `{"command": …, "args": […]}`; `None` without a `command` string. Missing or
+    /// non-string arguments count as none.
+    pub(crate) fn from_json(value: &Value) -> Option<Server> {
+        let command = value.get("command")?.as_str()?.to_owned();
+        let args = value
+            .get("args")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(Server { command, args })
+    }
+}
+
+/// The JSON to paste into any client that reads the common `mcpServers` format (Claude
+/// Desktop, Windsurf, VS Code's `servers` after renaming the key, and others):
+///
+/// ```json
+/// {
+///   "mcpServers": {
+///     "goldfish": {
+///       "command": "goldfish",
+///       "args": ["mcp"]
+///     }
+///   }
+/// }
+/// ```
+pub fn print_snippet(server: &Server) -> String {
+    crate::json::register("", server).expect("registering into an empty document cannot fail")
+}

@@ -1,0 +1,5 @@
+//! Integration tests: setup and doctor on real files in temporary directories.
+
+mod apply;
+mod doctor;
+mod properties;
