@@ -21,8 +21,10 @@ use crate::merge::{MergeOutcome, merge_file};
 /// file. Goldfish never reads a merged file that way: sync aborts such a merge.
 ///
 /// A missing `base` reads as empty (a file added on both sides). For `.active-plan`, the
-/// plans' `updated` times are read from `plans/` beside `path_name`, relative to the current
-/// directory (git runs drivers at the top of the work tree).
+/// plans' `updated` times are read from `plans/` beside `path_name`: our version in the work
+/// tree (git runs drivers at its top), and theirs from the commit named by
+/// `$GOLDFISH_MERGE_THEIRS` when set (sync sets it to the remote branch it merges); the later
+/// of the two counts.
 ///
 /// Errors: a file that cannot be read or written ([`ErrorKind::Io`]); for the fallback, a
 /// `git` that cannot be run ([`ErrorKind::GitMissing`]). `ours` is untouched on error.
@@ -74,15 +76,26 @@ pub fn run_merge_driver(
     Ok(outcome)
 }
 
-/// When plan `id` in `plans_dir` was last updated, if it is there and parses.
+/// The environment variable naming the commit being merged in (theirs), which the merge
+/// driver reads plans from when choosing the newer `.active-plan`. Set by [`sync`](crate::sync)
+/// on the `git merge` it runs.
+pub const MERGE_THEIRS_ENV: &str = "GOLDFISH_MERGE_THEIRS";
+
+/// When plan `id` in `plans_dir` was last updated: the later of the work tree's version and
+/// theirs (see [`run_merge_driver`]), if either is there and parses.
 fn plan_updated_in(plans_dir: &Path, id: &str) -> Option<DateTime<Utc>> {
     if id.contains(['/', '\\', '\0']) || id.contains("..") {
         return None;
     }
-    let text = std::fs::read_to_string(plans_dir.join(format!("{id}.md"))).ok()?;
-    goldfish_store::parse_plan(&text, "", id)
-        .ok()
-        .map(|p| p.updated)
+    let file = plans_dir.join(format!("{id}.md"));
+    let parse = |text: &str| goldfish_store::parse_plan(text, "", id).ok().map(|p| p.updated);
+    let here = std::fs::read_to_string(&file).ok().and_then(|t| parse(&t));
+    let theirs = std::env::var(MERGE_THEIRS_ENV).ok().and_then(|commit| {
+        let spec = format!("{commit}:{}", file.to_string_lossy().replace('\\', "/"));
+        let ran = Git::new(Path::new(".")).run(&["show", spec.as_str()]).ok()?;
+        if ran.ok { parse(&ran.stdout) } else { None }
+    });
+    here.max(theirs)
 }
 
 /// git's line merge of the three files with conflict markers, as bytes.

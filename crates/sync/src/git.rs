@@ -60,7 +60,13 @@ impl Git {
     /// Runs git and returns what it printed, whatever its exit status; only a git that cannot
     /// be started is an error.
     pub(crate) fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Ran> {
-        let output: Output = self.command(args).output().map_err(|e| {
+        self.run_env(args, &[])
+    }
+
+    fn run_env<S: AsRef<OsStr>>(&self, args: &[S], env: &[(&str, &str)]) -> Result<Ran> {
+        let mut cmd = self.command(args);
+        cmd.envs(env.iter().copied());
+        let output: Output = cmd.output().map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 git_missing().with_source(e)
             } else {
@@ -91,13 +97,22 @@ impl Git {
 
     /// Runs a command that writes commits (commit, merge), with the fallback identity.
     pub(crate) fn commit_cmd<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Ran> {
+        self.commit_cmd_env(args, &[])
+    }
+
+    /// [`commit_cmd`](Self::commit_cmd) with extra environment variables.
+    pub(crate) fn commit_cmd_env<S: AsRef<OsStr>>(
+        &self,
+        args: &[S],
+        env: &[(&str, &str)],
+    ) -> Result<Ran> {
         let mut all: Vec<&OsStr> = Vec::new();
         for c in &self.commit_config {
             all.push(OsStr::new("-c"));
             all.push(OsStr::new(c));
         }
         all.extend(args.iter().map(AsRef::as_ref));
-        self.run(&all)
+        self.run_env(&all, env)
     }
 
     /// Gives commits an identity when git has none configured (a fresh machine or CI), so a

@@ -82,7 +82,7 @@ mod git;
 mod merge;
 mod sync;
 
-pub use driver::run_merge_driver;
+pub use driver::{MERGE_THEIRS_ENV, run_merge_driver};
 pub use error::{Error, ErrorKind, Result};
 pub use merge::{
     FileKind, MERGE_CONFLICT_KEY, MERGE_CONFLICT_TAG, MergeOutcome, Merged, PLAN_CONFLICT_BEGIN,

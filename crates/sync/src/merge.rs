@@ -501,9 +501,9 @@ fn push_lines(out: &mut String, text: &str) {
 ///
 /// When only one side changed the choice, that side wins. When both did: a choice beats
 /// none (clearing the active plan never hides the other side's new choice); between two
-/// plans, the one whose plan was updated later wins, as `plan_updated` reports it — a plan it
-/// does not know (`None`: made on the other side since, not yet here) counts as the newest;
-/// ours on a tie.
+/// plans, the one whose plan was updated later wins, as `plan_updated` reports it (choosing
+/// or saving a plan with `activate` updates it). A plan it does not know (`None`) counts as
+/// the oldest; ours wins a tie.
 pub fn merge_active_plan(
     base: &str,
     ours: &str,
@@ -518,7 +518,7 @@ pub fn merge_active_plan(
     } else if t.is_empty() {
         o
     } else {
-        let rank = |id: &str| plan_updated(id).unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let rank = |id: &str| plan_updated(id);
         if rank(t) > rank(o) { t } else { o }
     };
     if choice.is_empty() {
@@ -797,6 +797,8 @@ mod tests {
         assert_eq!(text(merge_active_plan("a\n", "b\n", "", &none)), "b\n");
         assert_eq!(text(merge_active_plan("a\n", "old\n", "new\n", &dated)), "new\n");
         assert_eq!(text(merge_active_plan("a\n", "new\n", "old\n", &dated)), "new\n");
-        assert_eq!(text(merge_active_plan("a\n", "old\n", "unknown\n", &dated)), "unknown\n");
+        assert_eq!(text(merge_active_plan("a\n", "old\n", "unknown\n", &dated)), "old\n");
+        assert_eq!(text(merge_active_plan("a\n", "unknown\n", "old\n", &dated)), "old\n");
+        assert_eq!(text(merge_active_plan("", "x\n", "y\n", &none)), "x\n");
     }
 }

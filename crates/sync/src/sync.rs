@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use notes_core::fs::{FileLock, WriteOptions, create_dir_all, lock_exclusive, write_atomic};
 
+use crate::driver::MERGE_THEIRS_ENV;
 use crate::error::{Error, ErrorKind, Result};
 use crate::git::{Git, is_non_fast_forward, shell_quote, split_z};
 use crate::merge::{FileKind, classify, has_merge_conflict_text};
@@ -530,7 +531,7 @@ fn merge_remote(git: &Git, home: &Path, remote_ref: &str, report: &mut SyncRepor
         message.as_str(),
         remote_ref,
     ];
-    let ran = git.commit_cmd(&args)?;
+    let ran = git.commit_cmd_env(&args, &[(MERGE_THEIRS_ENV, remote_ref)])?;
     if !ran.ok {
         let conflicted = git
             .run(&["diff", "--name-only", "--diff-filter=U", "-z"])
