@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use goldfish_store::chrono::{DateTime, NaiveDate, Utc};
 use goldfish_store::{Checkpoint, Store, parse_day_file};
@@ -21,7 +21,24 @@ pub(crate) fn tool() -> PathBuf {
     let tool = debug
         .join("examples")
         .join(format!("sync_tool{}", std::env::consts::EXE_SUFFIX));
-    assert!(tool.exists(), "{} not built: run `cargo test`", tool.display());
+    // `cargo test` builds examples, `cargo test --test all` does not: build it once then.
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        if tool.exists() {
+            return;
+        }
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let target = debug.parent().expect("target directory");
+        let status = Command::new(cargo)
+            .args(["build", "-q", "-p", "goldfish-sync", "--example", "sync_tool"])
+            .arg("--target-dir")
+            .arg(target)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the sync_tool example failed");
+    });
+    assert!(tool.exists(), "{} not built", tool.display());
     tool
 }
 
