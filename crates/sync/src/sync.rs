@@ -2,6 +2,7 @@
 //! setup, all by driving the `git` executable.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use notes_core::fs::{FileLock, WriteOptions, create_dir_all, lock_exclusive, write_atomic};
 
@@ -221,14 +222,19 @@ pub fn init_in_repo(repo_dir: &Path, workspace: &str, goldfish_binary: &Path) ->
 /// on and lands in the next sync. No save ever writes into a half-merged file, and no merge
 /// overwrites a save.
 ///
-/// **Failures leave the store as it was**: git missing, not a repository, no remote, remote
-/// unreachable, authentication refused, push rejected, or a file that cannot be merged by
-/// meaning (the merge is aborted; the error names the files). The only trace is the local
-/// commit of local changes, which changes no file. A sync killed at any instant is recovered
-/// by the next one (an unfinished merge is aborted, git's stale `index.lock` removed).
+/// **Merging never tears a file.** The merge is computed apart from the work tree (`git
+/// merge-tree`, which runs the goldfish merge driver); each file it changed is then replaced
+/// atomically, and only then does the branch move. A sync killed at any instant leaves every
+/// file old or merged, and the next sync (which first removes git's stale lock files)
+/// commits what is there and merges again, losing nothing, since merges are unions.
+///
+/// **Failures leave the store as it was**: git missing (or older than 2.38), not a
+/// repository, no remote, remote unreachable, authentication refused, push rejected, or a
+/// file that cannot be merged by meaning ([`ErrorKind::Conflict`], naming the files; nothing
+/// is merged). The only trace is the local commit of local changes, which changes no file.
 pub fn sync(home: &Path, options: &SyncOptions) -> Result<SyncReport> {
     let mut git = Git::new(home);
-    git.run(&["--version"])?;
+    check_git_version(&git)?;
     if !is_top_of_repository(&git)? {
         return Err(not_a_store_repo(home));
     }
@@ -346,6 +352,29 @@ pub fn status(home: &Path) -> Result<SyncStatus> {
 
 // ----- steps ---------------------------------------------------------------------------------
 
+/// Sync merges with `git merge-tree --write-tree` (git 2.38, 2022): refuse older gits with a
+/// clear message rather than fail in the middle.
+fn check_git_version(git: &Git) -> Result<()> {
+    let version = git.ok(&["--version"])?;
+    let numbers: Vec<u32> = version
+        .split_whitespace()
+        .nth(2)
+        .unwrap_or("")
+        .split('.')
+        .map_while(|n| n.parse().ok())
+        .collect();
+    match numbers.as_slice() {
+        [major, minor, ..] if (*major, *minor) < (2, 38) => Err(Error::new(
+            ErrorKind::GitMissing,
+            format!(
+                "goldfish sync needs git 2.38 or newer, and this is {}; upgrade git and run again",
+                version.trim()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn not_a_store_repo(home: &Path) -> Error {
     Error::new(
         ErrorKind::NotARepository,
@@ -398,32 +427,71 @@ fn is_ancestor(git: &Git, ancestor: &str, of: &str) -> Result<bool> {
     }
 }
 
-/// Undoes what a sync killed halfway left: an unfinished merge, git's index lock. Runs under
-/// the sync lock, so no other sync of this store is running.
+/// How old a lock file in `.git` must be before it is taken as left by a killed git: a
+/// younger one may belong to a git still finishing (an orphan of a killed sync).
+const STALE_GIT_LOCK: Duration = Duration::from_secs(5);
+
+/// Undoes what a sync killed halfway left: git's lock files (`index.lock`, ref locks). Runs
+/// under the sync lock, so no other sync of this store is running; a lock younger than
+/// [`STALE_GIT_LOCK`] is given that long to go away first. Merges never leave a half-merged
+/// work tree (see [`merge_remote`]); a merge someone started by hand in the store is aborted.
 fn recover(git: &Git) -> Result<()> {
     let git_dir = git.dir().join(".git");
-    let index_lock = git_dir.join("index.lock");
-    if index_lock.exists() {
-        // Only a git command killed while it held the index leaves this; every git command
-        // sync runs has finished, and people do not run git in the store by hand.
-        std::fs::remove_file(&index_lock).map_err(|e| {
-            Error::new(
-                ErrorKind::Io,
-                format!("cannot remove git's stale index lock: {e}; remove it by hand"),
-            )
-            .with_path(&index_lock)
-        })?;
+    let mut locks = Vec::new();
+    collect_locks(&git_dir, &mut locks, 0);
+    for lock in locks {
+        loop {
+            let age = std::fs::metadata(&lock)
+                .and_then(|m| m.modified())
+                .ok()
+                .map(|t| SystemTime::now().duration_since(t).unwrap_or_default());
+            match age {
+                None => break,
+                Some(age) if age < STALE_GIT_LOCK => {
+                    // A deadline, not a synchronisation: a live git releases its lock in
+                    // milliseconds; past the deadline the lock is stale.
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Some(_) => {
+                    match std::fs::remove_file(&lock) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => {
+                            return Err(Error::new(
+                                ErrorKind::Io,
+                                format!("cannot remove git's stale lock: {e}; remove it by hand"),
+                            )
+                            .with_path(&lock)
+                            .with_source(e));
+                        }
+                    }
+                    break;
+                }
+            }
+        }
     }
     if git_dir.join("MERGE_HEAD").exists() {
-        abort_merge(git);
+        let aborted = git.run(&["merge", "--abort"]).map(|r| r.ok).unwrap_or(false);
+        if !aborted {
+            let _ = git.run(&["reset", "--merge"]);
+        }
     }
     Ok(())
 }
 
-fn abort_merge(git: &Git) {
-    let aborted = git.run(&["merge", "--abort"]).map(|r| r.ok).unwrap_or(false);
-    if !aborted {
-        let _ = git.run(&["reset", "--merge"]);
+/// The `*.lock` files of `.git` itself and under `.git/refs` (not the objects).
+fn collect_locks(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".lock") && path.is_file() {
+            out.push(path);
+        } else if path.is_dir() && (name == "refs" || depth > 0) && depth < 8 {
+            collect_locks(&path, out, depth + 1);
+        }
     }
 }
 
@@ -502,6 +570,13 @@ fn fetch(git: &Git, remote: &str, branch: &str, remote_ref: &str) -> Result<bool
 }
 
 /// Merges `remote_ref` into HEAD under the store locks of every file the merge may write.
+///
+/// The merge is computed apart from the work tree (`git merge-tree --write-tree`, which runs
+/// the merge driver), so a file that cannot be merged leaves every file untouched. A clean
+/// result is committed (`commit-tree`), each changed file is replaced atomically in the work
+/// tree, and only then does the branch move: a sync killed at any instant leaves each file
+/// old or merged, never torn, and the next sync commits what is there and merges again,
+/// which loses nothing because merges are unions.
 fn merge_remote(git: &Git, home: &Path, remote_ref: &str, report: &mut SyncReport) -> Result<()> {
     let range = format!("HEAD...{remote_ref}");
     let changed = git.run(&["diff", "--name-only", "--no-renames", "-z", &range])?;
@@ -511,62 +586,126 @@ fn merge_remote(git: &Git, home: &Path, remote_ref: &str, report: &mut SyncRepor
         // No common ancestor (two machines that each ran `sync init`): every file of theirs.
         split_z(&git.ok(&["ls-tree", "-r", "--name-only", "-z", remote_ref])?)
     };
-    let mut sorted = files.clone();
+    let mut sorted = files;
     sorted.sort();
+    sorted.dedup();
     let mut locks: Vec<FileLock> = Vec::with_capacity(sorted.len());
     for file in &sorted {
         locks.push(lock_exclusive(&home.join(file), &WriteOptions::private())?);
     }
     report.committed += commit_local(git)?;
-    let message = format!("goldfish sync: merge {remote_ref}");
+    let head = rev(git, "HEAD")?.ok_or_else(|| {
+        Error::new(
+            ErrorKind::Git,
+            "the store's repository has no commit yet: run `goldfish sync init`",
+        )
+        .with_path(home)
+    })?;
+    let message = format!("goldfish sync: merge {remote_ref} from {}", host_name());
+    let merge = if is_ancestor(git, &head, remote_ref)? {
+        // Nothing here the remote lacks: fast-forward to its commit.
+        rev(git, remote_ref)?.unwrap_or_default()
+    } else {
+        merge_commit(git, home, &head, remote_ref, &message)?
+    };
+    // The files the merge changed, written atomically before the branch moves.
+    let diff = git.ok(&[
+        "diff-tree",
+        "-r",
+        "--no-renames",
+        "--name-status",
+        "-z",
+        &head,
+        &merge,
+    ])?;
+    let mut fields = split_z(&diff).into_iter();
+    while let (Some(status), Some(file)) = (fields.next(), fields.next()) {
+        let path = home.join(&file);
+        if status == "D" {
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(Error::new(ErrorKind::Io, format!("cannot remove it: {e}"))
+                        .with_path(path)
+                        .with_source(e));
+                }
+            }
+            continue;
+        }
+        let spec = format!("{merge}:{file}");
+        let blob = git.run(&["cat-file", "blob", &spec])?;
+        if !blob.ok {
+            return Err(git.failure(&["cat-file", "blob", &spec], &blob));
+        }
+        write_atomic(&path, &blob.stdout_bytes, &WriteOptions::private())?;
+        if matches!(classify(&file), FileKind::Plan { .. })
+            && has_merge_conflict_text(&String::from_utf8_lossy(&blob.stdout_bytes))
+        {
+            report.plan_conflicts.push(PathBuf::from(&file));
+        }
+    }
+    git.ok(&["update-ref", "-m", &message, "HEAD", &merge, &head])?;
+    // The index follows the new commit; the work tree already does.
+    git.ok(&["reset", "-q"])?;
+    report.merged = true;
+    drop(locks);
+    Ok(())
+}
+
+/// A merge commit of `head` and `remote_ref`, made without touching the work tree (`git
+/// merge-tree --write-tree`, which runs the goldfish merge driver, then `commit-tree`).
+fn merge_commit(
+    git: &Git,
+    home: &Path,
+    head: &str,
+    remote_ref: &str,
+    message: &str,
+) -> Result<String> {
     let args = [
-        "-c",
-        "commit.gpgsign=false",
-        "merge",
-        "-q",
-        "--no-edit",
-        "--no-verify",
+        "merge-tree",
+        "--write-tree",
         "--allow-unrelated-histories",
-        "-m",
-        message.as_str(),
+        "--name-only",
+        "--no-messages",
+        "-z",
+        head,
         remote_ref,
     ];
     let ran = git.commit_cmd_env(&args, &[(MERGE_THEIRS_ENV, remote_ref)])?;
+    let mut out = split_z(&ran.stdout).into_iter();
+    let tree = out.next().unwrap_or_default();
+    match ran.code {
+        Some(0) => {}
+        Some(1) => {
+            let conflicted: Vec<String> = out.collect();
+            return Err(Error::new(
+                ErrorKind::Conflict,
+                format!(
+                    "could not merge {} by meaning, so nothing was merged and the store is as it was; fix or remove the unreadable text on one side (`goldfish doctor` names problems) and run sync again",
+                    conflicted.join(", "),
+                ),
+            )
+            .with_path(home)
+            .with_files(conflicted.into_iter().map(PathBuf::from).collect()));
+        }
+        _ => return Err(git.failure(&args, &ran)),
+    }
+    let commit_args = [
+        "commit-tree",
+        tree.trim(),
+        "-p",
+        head,
+        "-p",
+        remote_ref,
+        "-m",
+        message,
+    ];
+    let ran = git.commit_cmd(&commit_args)?;
     if !ran.ok {
-        let conflicted = git
-            .run(&["diff", "--name-only", "--diff-filter=U", "-z"])
-            .map(|r| split_z(&r.stdout))
-            .unwrap_or_default();
-        abort_merge(git);
-        if conflicted.is_empty() {
-            return Err(git.failure(&args, &ran));
-        }
-        return Err(Error::new(
-            ErrorKind::Conflict,
-            format!(
-                "could not merge {} by meaning, so the merge was undone and the store is as it was; fix or remove the unreadable file on one side (`goldfish doctor` names problems), commit, and run sync again\n{}",
-                conflicted.join(", "),
-                ran.stdout.trim()
-            ),
-        )
-        .with_path(home)
-        .with_files(conflicted.into_iter().map(PathBuf::from).collect()));
+        return Err(git.failure(&commit_args, &ran));
     }
-    report.merged = true;
-    for file in &sorted {
-        if matches!(classify(file), FileKind::Plan { .. })
-            && std::fs::read_to_string(home.join(file))
-                .map(|t| has_merge_conflict_text(&t))
-                .unwrap_or(false)
-        {
-            let path = PathBuf::from(file);
-            if !report.plan_conflicts.contains(&path) {
-                report.plan_conflicts.push(path);
-            }
-        }
-    }
-    drop(locks);
-    Ok(())
+    Ok(ran.stdout.trim().to_string())
 }
 
 /// Adds the missing `lines` to the text file at `path` (creating it), keeping what is there.
