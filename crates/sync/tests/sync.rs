@@ -229,3 +229,63 @@ fn status_shows_unsynced_files() -> TestResult {
     assert!(all_checkpoints(&b, WS).contains_key(&saved.id));
     Ok(())
 }
+
+/// SIGKILL of a sync (and of its git processes) at spread-out instants: the store stays
+/// readable with every local entry, and a later sync completes and loses nothing.
+#[cfg(unix)]
+#[test]
+fn a_killed_sync_loses_nothing() -> TestResult {
+    use std::os::unix::process::CommandExt;
+    const ROUNDS: u64 = 20;
+    let dir = tempfile::tempdir()?;
+    let (a, b) = homes(dir.path())?;
+    // The remote's receive-pack runs in a session of its own, so killing the sync's process
+    // group kills the client side only, as when the machine running sync dies.
+    git(&a, &["config", "remote.origin.receivepack", "setsid git-receive-pack"]);
+    let mut expected = BTreeSet::new();
+    let save = |home: &Path, text: String, expected: &mut BTreeSet<String>| -> TestResult {
+        let mut input = CheckpointInput::new(text.clone());
+        input.workspace = Some(WS.into());
+        Store::open(home)?.save_checkpoint(input)?;
+        expected.insert(text);
+        Ok(())
+    };
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    for round in 0..ROUNDS {
+        save(&b, format!("b {round}"), &mut expected)?;
+        sync_ok(&b)?;
+        save(&a, format!("a {round} one"), &mut expected)?;
+        save(&a, format!("a {round} two"), &mut expected)?;
+        let mut child = Command::new(tool())
+            .arg("sync")
+            .arg(&a)
+            .process_group(0)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        // Where the kill lands: spread over a sync's run (not a synchronisation; every
+        // instant must be safe).
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        std::thread::sleep(std::time::Duration::from_millis((seed >> 33) % 150));
+        let pgid = format!("-{}", child.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &pgid]).status()?;
+        let _ = child.wait()?;
+        // Readable, and every entry saved here is still here.
+        let here: BTreeSet<String> = all_checkpoints(&a, WS)
+            .into_values()
+            .map(|c| c.description)
+            .collect();
+        for text in expected.iter().filter(|t| t.starts_with("a ")) {
+            assert!(here.contains(text), "round {round}: {text} lost");
+        }
+    }
+    converge(&a, &b)?;
+    for home in [&a, &b] {
+        let all: BTreeSet<String> = all_checkpoints(home, WS)
+            .into_values()
+            .map(|c| c.description)
+            .collect();
+        assert_eq!(all, expected, "{}", home.display());
+    }
+    Ok(())
+}
