@@ -88,11 +88,17 @@ fn plan_updated_in(plans_dir: &Path, id: &str) -> Option<DateTime<Utc>> {
         return None;
     }
     let file = plans_dir.join(format!("{id}.md"));
-    let parse = |text: &str| goldfish_store::parse_plan(text, "", id).ok().map(|p| p.updated);
+    let parse = |text: &str| {
+        goldfish_store::parse_plan(text, "", id)
+            .ok()
+            .map(|p| p.updated)
+    };
     let here = std::fs::read_to_string(&file).ok().and_then(|t| parse(&t));
     let theirs = std::env::var(MERGE_THEIRS_ENV).ok().and_then(|commit| {
         let spec = format!("{commit}:{}", file.to_string_lossy().replace('\\', "/"));
-        let ran = Git::new(Path::new(".")).run(&["show", spec.as_str()]).ok()?;
+        let ran = Git::new(Path::new("."))
+            .run(&["show", spec.as_str()])
+            .ok()?;
         if ran.ok { parse(&ran.stdout) } else { None }
     });
     here.max(theirs)

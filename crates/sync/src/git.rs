@@ -119,7 +119,10 @@ impl Git {
     /// sync never fails on "Please tell me who you are".
     pub(crate) fn ensure_identity(&mut self) -> Result<()> {
         self.commit_config.clear();
-        for (key, fallback) in [("user.name", "goldfish"), ("user.email", "goldfish@localhost")] {
+        for (key, fallback) in [
+            ("user.name", "goldfish"),
+            ("user.email", "goldfish@localhost"),
+        ] {
             let ran = self.run(&["config", "--get", key])?;
             if !ran.ok || ran.stdout.trim().is_empty() {
                 self.commit_config.push(format!("{key}={fallback}"));

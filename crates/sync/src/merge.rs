@@ -186,7 +186,11 @@ pub fn merge_file(
             .map(str::to_owned)
             .map_err(|e| unmergeable(format!("{side} version of {path} is not valid UTF-8 ({e})")))
     };
-    let (base, ours, theirs) = (text("base", base)?, text("our", ours)?, text("their", theirs)?);
+    let (base, ours, theirs) = (
+        text("base", base)?,
+        text("our", ours)?,
+        text("their", theirs)?,
+    );
     match kind {
         FileKind::DayFile { workspace, date } => {
             merge_day_file(&base, &ours, &theirs, &workspace, date)
@@ -416,7 +420,12 @@ pub fn merge_plan(
     let mut plan = o.clone();
     plan.title = pick(b.as_ref().map(|b| &b.title), &o.title, &t.title, newer);
     plan.status = pick(b.as_ref().map(|b| &b.status), &o.status, &t.status, newer);
-    plan.created = pick(b.as_ref().map(|b| &b.created), &o.created, &t.created, newer);
+    plan.created = pick(
+        b.as_ref().map(|b| &b.created),
+        &o.created,
+        &t.created,
+        newer,
+    );
     plan.tags = pick(b.as_ref().map(|b| &b.tags), &o.tags, &t.tags, newer);
     plan.updated = o.updated.max(t.updated);
     let keys: BTreeSet<&String> = o.extra.keys().chain(t.extra.keys()).collect();
@@ -795,10 +804,22 @@ mod tests {
         assert_eq!(text(merge_active_plan("a\n", "a\n", "b\n", &none)), "b\n");
         assert_eq!(text(merge_active_plan("a\n", "", "b\n", &none)), "b\n");
         assert_eq!(text(merge_active_plan("a\n", "b\n", "", &none)), "b\n");
-        assert_eq!(text(merge_active_plan("a\n", "old\n", "new\n", &dated)), "new\n");
-        assert_eq!(text(merge_active_plan("a\n", "new\n", "old\n", &dated)), "new\n");
-        assert_eq!(text(merge_active_plan("a\n", "old\n", "unknown\n", &dated)), "old\n");
-        assert_eq!(text(merge_active_plan("a\n", "unknown\n", "old\n", &dated)), "old\n");
+        assert_eq!(
+            text(merge_active_plan("a\n", "old\n", "new\n", &dated)),
+            "new\n"
+        );
+        assert_eq!(
+            text(merge_active_plan("a\n", "new\n", "old\n", &dated)),
+            "new\n"
+        );
+        assert_eq!(
+            text(merge_active_plan("a\n", "old\n", "unknown\n", &dated)),
+            "old\n"
+        );
+        assert_eq!(
+            text(merge_active_plan("a\n", "unknown\n", "old\n", &dated)),
+            "old\n"
+        );
         assert_eq!(text(merge_active_plan("", "x\n", "y\n", &none)), "x\n");
     }
 }

@@ -161,7 +161,10 @@ pub fn fix_driver_config(repo: &Path, goldfish_binary: &Path) -> Result<bool> {
     let command = driver_command(goldfish_binary);
     let mut changed = false;
     for (key, value) in [
-        (format!("merge.{DRIVER_NAME}.name"), "goldfish memory (merges entries by meaning)".to_string()),
+        (
+            format!("merge.{DRIVER_NAME}.name"),
+            "goldfish memory (merges entries by meaning)".to_string(),
+        ),
         (format!("merge.{DRIVER_NAME}.driver"), command),
     ] {
         let current = git.run(&["config", "--local", "--get", &key])?;
@@ -188,9 +191,8 @@ pub fn driver_configured(repo: &Path) -> Result<bool> {
 /// commits just those two files; registers the merge driver in the repository's config.
 /// Idempotent. Returns the store root to open with `goldfish_store::Store::open`.
 pub fn init_in_repo(repo_dir: &Path, workspace: &str, goldfish_binary: &Path) -> Result<PathBuf> {
-    let workspace = goldfish_store::validate_workspace(workspace).map_err(|e| {
-        Error::new(ErrorKind::InvalidInput, e.to_string()).with_source(e)
-    })?;
+    let workspace = goldfish_store::validate_workspace(workspace)
+        .map_err(|e| Error::new(ErrorKind::InvalidInput, e.to_string()).with_source(e))?;
     let mut git = Git::new(repo_dir);
     let top = git.ok(&["rev-parse", "--show-toplevel"])?;
     let top = PathBuf::from(top.trim_end_matches('\n'));
@@ -300,9 +302,7 @@ pub fn status(home: &Path) -> Result<SyncStatus> {
     let remote_url = url.ok.then(|| url.stdout.trim().to_string());
     let remote_ref = format!("refs/remotes/origin/{branch}");
     let has_head = git.run(&["rev-parse", "--verify", "-q", "HEAD"])?.ok;
-    let has_remote = git
-        .run(&["rev-parse", "--verify", "-q", &remote_ref])?
-        .ok;
+    let has_remote = git.run(&["rev-parse", "--verify", "-q", &remote_ref])?.ok;
     let mut status = SyncStatus {
         branch,
         remote_url,
@@ -316,7 +316,9 @@ pub fn status(home: &Path) -> Result<SyncStatus> {
             "--count",
             &format!("HEAD...{remote_ref}"),
         ])?;
-        let mut it = counts.split_whitespace().map(|n| n.parse::<usize>().unwrap_or(0));
+        let mut it = counts
+            .split_whitespace()
+            .map(|n| n.parse::<usize>().unwrap_or(0));
         status.ahead = it.next().unwrap_or(0);
         status.behind = it.next().unwrap_or(0);
         files.extend(split_z(&git.ok(&[
@@ -331,7 +333,13 @@ pub fn status(home: &Path) -> Result<SyncStatus> {
             .trim()
             .parse()
             .unwrap_or(0);
-        files.extend(split_z(&git.ok(&["ls-tree", "-r", "--name-only", "-z", "HEAD"])?));
+        files.extend(split_z(&git.ok(&[
+            "ls-tree",
+            "-r",
+            "--name-only",
+            "-z",
+            "HEAD",
+        ])?));
     }
     let porcelain = git.ok(&["status", "--porcelain", "-z", "--untracked-files=all"])?;
     let mut entries = porcelain.split('\0').filter(|s| !s.is_empty());
@@ -471,7 +479,10 @@ fn recover(git: &Git) -> Result<()> {
         }
     }
     if git_dir.join("MERGE_HEAD").exists() {
-        let aborted = git.run(&["merge", "--abort"]).map(|r| r.ok).unwrap_or(false);
+        let aborted = git
+            .run(&["merge", "--abort"])
+            .map(|r| r.ok)
+            .unwrap_or(false);
         if !aborted {
             let _ = git.run(&["reset", "--merge"]);
         }

@@ -59,7 +59,11 @@ fn remote_unreachable_over_the_network() -> TestResult {
     let dir = tempfile::tempdir()?;
     // Port 9 on the loopback (discard): refused at once, nothing leaves the machine.
     init(dir.path(), Some("http://127.0.0.1:9/memory.git"), &tool())?;
-    fails_untouched(dir.path(), ErrorKind::RemoteUnreachable, "cannot be reached")
+    fails_untouched(
+        dir.path(),
+        ErrorKind::RemoteUnreachable,
+        "cannot be reached",
+    )
 }
 
 #[test]
@@ -67,7 +71,10 @@ fn push_rejected_by_a_hook() -> TestResult {
     let dir = tempfile::tempdir()?;
     let remote = bare_remote(dir.path());
     let hook = remote.join("hooks/pre-receive");
-    fs::write(&hook, "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n")?;
+    fs::write(
+        &hook,
+        "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n",
+    )?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -114,7 +121,10 @@ fn unmergeable_file_aborts_the_merge_and_names_it() -> TestResult {
     let day = "ws/checkpoints/2025-10-13.md";
     for (home, stray) in [(&a, "stray text from a\n"), (&b, "stray text from b\n")] {
         let text = fs::read_to_string(home.join(day))?;
-        fs::write(home.join(day), text.replacen('\n', &format!("\n{stray}"), 1))?;
+        fs::write(
+            home.join(day),
+            text.replacen('\n', &format!("\n{stray}"), 1),
+        )?;
     }
     sync(&a, &SyncOptions::default())?;
     let before = snapshot(&b);

@@ -36,7 +36,10 @@ fn branches_merge_checkpoints_and_plans_by_meaning() -> TestResult {
     let repo = new_repo(dir.path())?;
     let root = init_in_repo(&repo, "App", &tool())?;
     assert_eq!(root.canonicalize()?, repo.join(".goldfish").canonicalize()?);
-    assert!(git(&repo, &["status", "--porcelain"]).is_empty(), "setup is committed");
+    assert!(
+        git(&repo, &["status", "--porcelain"]).is_empty(),
+        "setup is committed"
+    );
     assert!(git(&repo, &["log", "--format=%s", "-1"]).contains(".goldfish"));
     // Idempotent: nothing new to commit the second time.
     let head = git(&repo, &["rev-parse", "HEAD"]);
@@ -71,7 +74,10 @@ fn branches_merge_checkpoints_and_plans_by_meaning() -> TestResult {
     let entries = all_checkpoints(&root, "app");
     let mut titles: Vec<String> = entries.values().map(|c| c.description.clone()).collect();
     titles.sort();
-    assert_eq!(titles, ["Base entry", "Feature one", "Feature two", "Main one"]);
+    assert_eq!(
+        titles,
+        ["Base entry", "Feature one", "Feature two", "Main one"]
+    );
     let plan = store.get_plan("app", "release")?;
     assert_eq!(plan.content, "- [x] one\n- [ ] two\n- [x] three\n");
     let plan_text = fs::read_to_string(root.join("app/plans/release.md"))?;
@@ -91,7 +97,10 @@ fn unreadable_files_fall_back_to_git_conflict_markers() -> TestResult {
     let day = root.join("app/checkpoints/2025-10-13.md");
     let base = fs::read_to_string(&day)?;
     git(&repo, &["checkout", "-q", "-b", "feature"]);
-    fs::write(&day, base.replacen('\n', "\nstray text from the feature\n", 1))?;
+    fs::write(
+        &day,
+        base.replacen('\n', "\nstray text from the feature\n", 1),
+    )?;
     commit_all(&repo, "feature garbage");
     git(&repo, &["checkout", "-q", "main"]);
     fs::write(&day, base.replacen('\n', "\nstray text from main\n", 1))?;
@@ -99,11 +108,22 @@ fn unreadable_files_fall_back_to_git_conflict_markers() -> TestResult {
     let out = Command::new("git")
         .arg("-C")
         .arg(&repo)
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "merge", "--no-edit", "feature"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "merge",
+            "--no-edit",
+            "feature",
+        ])
         .output()?;
     assert!(!out.status.success(), "an unreadable file is a conflict");
     let text = fs::read_to_string(&day)?;
-    assert!(text.contains("<<<<<<<") && text.contains(">>>>>>>"), "{text}");
+    assert!(
+        text.contains("<<<<<<<") && text.contains(">>>>>>>"),
+        "{text}"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("unreadable text"));
     Ok(())
 }
@@ -115,9 +135,17 @@ fn a_fresh_clone_gets_the_driver_config_back() -> TestResult {
     init_in_repo(&repo, "app", &tool())?;
     assert!(driver_configured(&repo)?);
     let clone = dir.path().join("clone");
-    let out = Command::new("git").arg("clone").arg("-q").arg(&repo).arg(&clone).output()?;
+    let out = Command::new("git")
+        .arg("clone")
+        .arg("-q")
+        .arg(&repo)
+        .arg(&clone)
+        .output()?;
     assert!(out.status.success());
-    assert!(clone.join(".goldfish/.gitattributes").exists(), "attributes travel");
+    assert!(
+        clone.join(".goldfish/.gitattributes").exists(),
+        "attributes travel"
+    );
     assert!(!driver_configured(&clone)?, "config does not travel");
     assert!(fix_driver_config(&clone, &tool())?);
     assert!(driver_configured(&clone)?);

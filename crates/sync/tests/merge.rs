@@ -110,8 +110,8 @@ proptest! {
                     }
                 }
                 // Deleted on one side: gone unless the other side edited it.
-                (true, true, false) => if oe.is_some() { expected.insert(id, o.description.clone()); },
-                (true, false, true) => if te.is_some() { expected.insert(id, t.description.clone()); },
+                (true, true, false) if oe.is_some() => { expected.insert(id, o.description.clone()); }
+                (true, false, true) if te.is_some() => { expected.insert(id, t.description.clone()); }
                 (false, true, false) => { expected.insert(id, o.description.clone()); }
                 (false, false, true) => { expected.insert(id, t.description.clone()); }
                 _ => {}
@@ -205,9 +205,11 @@ fn plan(now: &str, content: &str) -> Plan {
 
 #[test]
 fn plans_merge_per_key_and_body() -> TestResult {
-    let mut base = plan("2025-10-01T00:00:00Z", "- [ ] one\n- [ ] two\n- [ ] three\n");
-    base.extra
-        .insert("owner".into(), serde_json_value("ann"));
+    let mut base = plan(
+        "2025-10-01T00:00:00Z",
+        "- [ ] one\n- [ ] two\n- [ ] three\n",
+    );
+    base.extra.insert("owner".into(), serde_json_value("ann"));
     let mut ours = base.clone();
     ours.updated = at("2025-10-02T00:00:00Z");
     ours.content = "- [x] one\n- [ ] two\n- [ ] three\n".into();
@@ -219,23 +221,38 @@ fn plans_merge_per_key_and_body() -> TestResult {
     theirs.tags = vec!["theirs".into()];
     theirs.extra.remove("owner");
     theirs.extra.insert("yours".into(), serde_json_value("2"));
-    let merged = merge_plan(&format_plan(&base), &format_plan(&ours), &format_plan(&theirs), WS, "p")
-        .map_err(|e| e.reason)?;
+    let merged = merge_plan(
+        &format_plan(&base),
+        &format_plan(&ours),
+        &format_plan(&theirs),
+        WS,
+        "p",
+    )
+    .map_err(|e| e.reason)?;
     assert_eq!(merged.outcome, MergeOutcome::Clean);
     let got = parse_plan(std::str::from_utf8(&merged.text)?, WS, "p")?;
     assert_eq!(got.content, "- [x] one\n- [ ] two\n- [x] three\n");
     assert_eq!(got.title, "Ours renamed it");
     assert_eq!(got.tags, ["theirs"]);
     assert_eq!(got.updated, theirs.updated);
-    assert!(!got.extra.contains_key("owner"), "removed on one side, unchanged on the other");
+    assert!(
+        !got.extra.contains_key("owner"),
+        "removed on one side, unchanged on the other"
+    );
     assert!(got.extra.contains_key("mine") && got.extra.contains_key("yours"));
     assert!(!has_merge_conflict(&got));
 
     // Both renamed: the newer `updated` wins.
     let mut theirs2 = theirs.clone();
     theirs2.title = "Theirs renamed it".into();
-    let merged = merge_plan(&format_plan(&base), &format_plan(&ours), &format_plan(&theirs2), WS, "p")
-        .map_err(|e| e.reason)?;
+    let merged = merge_plan(
+        &format_plan(&base),
+        &format_plan(&ours),
+        &format_plan(&theirs2),
+        WS,
+        "p",
+    )
+    .map_err(|e| e.reason)?;
     let got = parse_plan(std::str::from_utf8(&merged.text)?, WS, "p")?;
     assert_eq!(got.title, "Theirs renamed it");
     Ok(())
@@ -250,8 +267,14 @@ fn plan_body_conflict_keeps_both_texts_and_reads() -> TestResult {
     let mut theirs = base.clone();
     theirs.content = "Intro\n\n- [ ] step, done their way\n".into();
     theirs.updated = at("2025-10-02T00:00:01Z");
-    let merged = merge_plan(&format_plan(&base), &format_plan(&ours), &format_plan(&theirs), WS, "p")
-        .map_err(|e| e.reason)?;
+    let merged = merge_plan(
+        &format_plan(&base),
+        &format_plan(&ours),
+        &format_plan(&theirs),
+        WS,
+        "p",
+    )
+    .map_err(|e| e.reason)?;
     assert_eq!(merged.outcome, MergeOutcome::PlanConflict);
     let text = String::from_utf8(merged.text)?;
     let got = parse_plan(&text, WS, "p")?;

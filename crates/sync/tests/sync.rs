@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use goldfish_store::{CheckpointInput, PlanInput, PlanUpdate, Store};
 use goldfish_sync::{ErrorKind, SyncOptions, has_merge_conflict, init, status, sync};
 
-use crate::util::{TestResult, all_checkpoints, assert_no_markers, bare_remote, git, store_at, tool};
+use crate::util::{
+    TestResult, all_checkpoints, assert_no_markers, bare_remote, git, store_at, tool,
+};
 
 const WS: &str = "shared";
 
@@ -37,10 +39,20 @@ fn converge(a: &Path, b: &Path) -> TestResult {
     sync_ok(a)?;
     sync_ok(b)?;
     sync_ok(a)?;
-    assert_eq!(git(a, &["rev-parse", "HEAD"]), git(b, &["rev-parse", "HEAD"]));
+    assert_eq!(
+        git(a, &["rev-parse", "HEAD"]),
+        git(b, &["rev-parse", "HEAD"])
+    );
     for home in [a, b] {
-        assert!(git(home, &["status", "--porcelain"]).is_empty(), "{}", home.display());
-        assert!(git(home, &["ls-files", "-u"]).is_empty(), "no unmerged files");
+        assert!(
+            git(home, &["status", "--porcelain"]).is_empty(),
+            "{}",
+            home.display()
+        );
+        assert!(
+            git(home, &["ls-files", "-u"]).is_empty(),
+            "no unmerged files"
+        );
         assert!(!home.join(".git/MERGE_HEAD").exists());
         let st = status(home)?;
         assert_eq!((st.ahead, st.behind), (0, 0));
@@ -122,7 +134,10 @@ fn concurrent_saves_and_syncs_on_two_homes_converge() -> TestResult {
     let in_b = all_checkpoints(&b, WS);
     assert_eq!(in_a, in_b, "both homes hold the same checkpoints");
     let descriptions: BTreeSet<String> = in_a.values().map(|c| c.description.clone()).collect();
-    assert_eq!(in_a.len(), 2 * (PROCESSES * PER_PROCESS + THREADS * PER_THREAD));
+    assert_eq!(
+        in_a.len(),
+        2 * (PROCESSES * PER_PROCESS + THREADS * PER_THREAD)
+    );
     assert_eq!(descriptions, expected, "every save is there, exactly once");
     Ok(())
 }
@@ -153,7 +168,10 @@ fn plans_edited_on_both_homes_keep_every_edit() -> TestResult {
     converge(&a, &b)?;
     for home in [&a, &b] {
         let plan = Store::open(home)?.get_plan(WS, "roadmap")?;
-        assert_eq!(plan.content, "- [x] one\n- [ ] two\n- [ ] three\n- [x] four\n");
+        assert_eq!(
+            plan.content,
+            "- [x] one\n- [ ] two\n- [ ] three\n- [x] four\n"
+        );
         assert_eq!(plan.tags, ["q4"]);
         assert!(!has_merge_conflict(&plan));
     }
@@ -168,7 +186,10 @@ fn plans_edited_on_both_homes_keep_every_edit() -> TestResult {
     store_at(&b, "2025-10-13T12:30:00Z")?.update_plan(WS, "roadmap", edit)?;
     assert!(sync_ok(&a)?.plan_conflicts.is_empty());
     let report = sync_ok(&b)?;
-    assert_eq!(report.plan_conflicts, [PathBuf::from("shared/plans/roadmap.md")]);
+    assert_eq!(
+        report.plan_conflicts,
+        [PathBuf::from("shared/plans/roadmap.md")]
+    );
     converge(&a, &b)?;
     for home in [&a, &b] {
         let plan = Store::open(home)?.get_plan(WS, "roadmap")?;
@@ -217,7 +238,10 @@ fn status_shows_unsynced_files() -> TestResult {
     input.workspace = Some(WS.into());
     let saved = store_at(&a, "2025-10-13T09:00:00Z")?.save_checkpoint(input)?;
     let st = status(&a)?;
-    let day = PathBuf::from(format!("{WS}/checkpoints/{}.md", saved.timestamp.date_naive()));
+    let day = PathBuf::from(format!(
+        "{WS}/checkpoints/{}.md",
+        saved.timestamp.date_naive()
+    ));
     assert_eq!(st.unsynced, [day]);
     assert_eq!(st.branch, "main");
     assert!(st.remote_url.is_some());
@@ -241,7 +265,14 @@ fn a_killed_sync_loses_nothing() -> TestResult {
     let (a, b) = homes(dir.path())?;
     // The remote's receive-pack runs in a session of its own, so killing the sync's process
     // group kills the client side only, as when the machine running sync dies.
-    git(&a, &["config", "remote.origin.receivepack", "setsid git-receive-pack"]);
+    git(
+        &a,
+        &[
+            "config",
+            "remote.origin.receivepack",
+            "setsid git-receive-pack",
+        ],
+    );
     let mut expected = BTreeSet::new();
     let save = |home: &Path, text: String, expected: &mut BTreeSet<String>| -> TestResult {
         let mut input = CheckpointInput::new(text.clone());

@@ -30,7 +30,14 @@ pub(crate) fn tool() -> PathBuf {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let target = debug.parent().expect("target directory");
         let status = Command::new(cargo)
-            .args(["build", "-q", "-p", "goldfish-sync", "--example", "sync_tool"])
+            .args([
+                "build",
+                "-q",
+                "-p",
+                "goldfish-sync",
+                "--example",
+                "sync_tool",
+            ])
             .arg("--target-dir")
             .arg(target)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -141,7 +148,10 @@ pub(crate) fn all_checkpoints(root: &Path, workspace: &str) -> BTreeMap<String, 
         assert_eq!(times, sorted, "{name}: entries in time order");
         times.clear();
         for c in day.checkpoints {
-            assert!(out.insert(c.id.clone(), c).is_none(), "{name}: duplicate id");
+            assert!(
+                out.insert(c.id.clone(), c).is_none(),
+                "{name}: duplicate id"
+            );
         }
     }
     out
