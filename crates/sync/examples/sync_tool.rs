@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! sync_tool merge-driver %O %A %B %P   # the merge driver git runs
+//! sync_tool init HOME REMOTE           # goldfish sync init --remote REMOTE
 //! sync_tool sync HOME                  # goldfish sync
 //! sync_tool save HOME WORKSPACE COUNT PREFIX
 //!                                      # saves COUNT checkpoints "PREFIX i"
@@ -39,6 +40,11 @@ fn run(args: &[&str]) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::from(u8::from(outcome.is_conflict())))
         }
+        ["init", home, remote] => {
+            let me = std::env::current_exe().map_err(|e| e.to_string())?;
+            goldfish_sync::init(Path::new(home), Some(remote), &me).map_err(|e| e.to_string())?;
+            Ok(ExitCode::SUCCESS)
+        }
         ["sync", home] => {
             let report = goldfish_sync::sync(Path::new(home), &goldfish_sync::SyncOptions::default())
                 .map_err(|e| format!("{e} ({:?})", e.kind()))?;
@@ -56,7 +62,7 @@ fn run(args: &[&str]) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         _ => Err(
-            "usage: sync_tool merge-driver %O %A %B %P | sync HOME | save HOME WORKSPACE COUNT PREFIX"
+            "usage: sync_tool merge-driver %O %A %B %P | init HOME REMOTE | sync HOME | save HOME WORKSPACE COUNT PREFIX"
                 .to_string(),
         ),
     }
