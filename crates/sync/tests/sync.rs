@@ -203,28 +203,45 @@ fn plans_edited_on_both_homes_keep_every_edit() -> TestResult {
 fn the_newer_active_plan_wins_on_both_homes() -> TestResult {
     let dir = tempfile::tempdir()?;
     let (a, b) = homes(dir.path())?;
-    let save = |home: &Path, now: &str, title: &str| -> TestResult {
+    let choose = |home: &Path, now: &str, title: &str| -> TestResult {
         let mut plan = PlanInput::new(title, "- [ ] start\n");
         plan.workspace = Some(WS.into());
         plan.activate = true;
         store_at(home, now)?.save_plan(plan)?;
         Ok(())
     };
-    save(&a, "2025-10-13T09:00:00Z", "Alpha")?;
-    save(&b, "2025-10-13T10:00:00Z", "Beta")?;
-    converge(&a, &b)?;
-    for home in [&a, &b] {
-        let active = Store::open(home)?.active_plan(WS)?.map(|p| p.id);
-        assert_eq!(active.as_deref(), Some("beta"), "{}", home.display());
-    }
-    // A chooses Alpha again later (saving it with `activate`), B meanwhile re-saves Beta
-    // earlier: Alpha is the newer choice.
-    save(&b, "2025-10-13T10:30:00Z", "Beta")?;
-    save(&a, "2025-10-13T11:00:00Z", "Alpha")?;
-    converge(&b, &a)?;
-    for home in [&a, &b] {
-        let active = Store::open(home)?.active_plan(WS)?.map(|p| p.id);
-        assert_eq!(active.as_deref(), Some("alpha"), "{}", home.display());
+    let active = |home: &Path| -> TestResult<Option<String>> {
+        Ok(Store::open(home)?.active_plan(WS)?.map(|p| p.id))
+    };
+    // Each round: both homes choose (saving a plan with `activate` updates it), A syncs
+    // first, B merges A's choice into its own. The later choice must win on both.
+    let rounds = [
+        // Chosen on both sides with no common version.
+        (
+            ("2025-10-13T09:00:00Z", "Alpha"),
+            ("2025-10-13T10:00:00Z", "Beta"),
+            "beta",
+        ),
+        // B's own choice is newer: read from B's work tree.
+        (
+            ("2025-10-13T11:00:00Z", "Gamma"),
+            ("2025-10-13T12:00:00Z", "Alpha"),
+            "alpha",
+        ),
+        // A's choice is newer: read from the commit being merged in.
+        (
+            ("2025-10-13T14:00:00Z", "Delta"),
+            ("2025-10-13T13:00:00Z", "Gamma"),
+            "delta",
+        ),
+    ];
+    for ((a_time, a_title), (b_time, b_title), winner) in rounds {
+        choose(&a, a_time, a_title)?;
+        choose(&b, b_time, b_title)?;
+        converge(&a, &b)?;
+        for home in [&a, &b] {
+            assert_eq!(active(home)?.as_deref(), Some(winner), "{}", home.display());
+        }
     }
     Ok(())
 }
@@ -256,7 +273,8 @@ fn status_shows_unsynced_files() -> TestResult {
 
 /// SIGKILL of a sync (and of its git processes) at spread-out instants: the store stays
 /// readable with every local entry, and a later sync completes and loses nothing.
-#[cfg(unix)]
+// `setsid` (util-linux) runs the remote's side in a session of its own.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_killed_sync_loses_nothing() -> TestResult {
     use std::os::unix::process::CommandExt;

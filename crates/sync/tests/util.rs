@@ -21,12 +21,10 @@ pub(crate) fn tool() -> PathBuf {
     let tool = debug
         .join("examples")
         .join(format!("sync_tool{}", std::env::consts::EXE_SUFFIX));
-    // `cargo test` builds examples, `cargo test --test all` does not: build it once then.
+    // `cargo test --test all` does not build examples, and one left from an earlier build
+    // would test old code: build it (a no-op when it is fresh) once per test run.
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        if tool.exists() {
-            return;
-        }
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let target = debug.parent().expect("target directory");
         let status = Command::new(cargo)
