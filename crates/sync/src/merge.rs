@@ -197,7 +197,20 @@ pub fn merge_file(
         }
         FileKind::Plan { workspace, id } => merge_plan(&base, &ours, &theirs, &workspace, &id),
         FileKind::ActivePlan => Ok(merge_active_plan(&base, &ours, &theirs, plan_updated)),
-        FileKind::AppendOnly => Ok(Merged::clean(merge_append_only(&base, &ours, &theirs))),
+        FileKind::AppendOnly => {
+            let merged = merge_append_only(&base, &ours, &theirs);
+            // GOBLIN_NOTES.md has a structure of its own: never make a readable one unreadable.
+            let notes = path.ends_with("GOBLIN_NOTES.md");
+            if notes
+                && notes_core::Notes::parse(&ours).is_ok()
+                && notes_core::Notes::parse(&merged).is_err()
+            {
+                return Err(unmergeable(format!(
+                    "the union of both versions of {path} would not read as notes"
+                )));
+            }
+            Ok(Merged::clean(merged))
+        }
         FileKind::Other => Err(unmergeable(format!("{path} is not a goldfish file"))),
     }
 }

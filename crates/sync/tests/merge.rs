@@ -303,3 +303,38 @@ fn plan_added_on_both_sides_without_base() -> TestResult {
 fn serde_json_value(s: &str) -> serde_json::Value {
     serde_json::Value::String(s.to_string())
 }
+
+#[test]
+fn goblin_notes_changed_on_both_sides_still_read() -> TestResult {
+    use notes_core::{Notes, Stage};
+    let mut base = Notes::new("#7", Stage::Build, "Ship sync", at("2025-10-13T09:00:00Z"));
+    base.add_completed_step("Wrote the driver");
+    let mut ours = base.clone();
+    ours.add_completed_step("Ours: tests");
+    ours.add_decision("Use merge-tree", "no half-merged work tree");
+    ours.touch(at("2025-10-13T10:00:00Z"));
+    let mut theirs = base.clone();
+    theirs.add_completed_step("Theirs: docs");
+    theirs.set_stage(Stage::Review);
+    theirs.touch(at("2025-10-13T11:00:00Z"));
+    let (b, o, t) = (base.format(), ours.format(), theirs.format());
+    let merged = merge_file(
+        ".goblin/GOBLIN_NOTES.md",
+        b.as_bytes(),
+        o.as_bytes(),
+        t.as_bytes(),
+        &|_| None,
+    )
+    .map_err(|e| e.reason)?;
+    let text = String::from_utf8(merged.text)?;
+    let notes = Notes::parse(&text)?;
+    let steps: Vec<&str> = notes.completed_steps().collect();
+    for step in ["Wrote the driver", "Ours: tests", "Theirs: docs"] {
+        assert!(
+            steps.iter().any(|s| s.contains(step)) || text.contains(step),
+            "{step}\n{text}"
+        );
+    }
+    assert!(text.contains("Use merge-tree"));
+    Ok(())
+}
