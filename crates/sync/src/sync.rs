@@ -34,6 +34,12 @@ const ATTRIBUTE_LINES: [&str; 7] = [
     ".gitattributes merge=union",
 ];
 
+/// What [`init_in_repo`] adds to the repository's own `.gitattributes`: the worktree's logs.
+const REPO_ATTRIBUTE_LINES: [&str; 2] = [
+    "JOURNAL.md merge=goldfish",
+    "GOBLIN_NOTES.md merge=goldfish",
+];
+
 /// The branch a new store repository starts on.
 const DEFAULT_BRANCH: &str = "main";
 
@@ -187,8 +193,10 @@ pub fn driver_configured(repo: &Path) -> Result<bool> {
 /// Keeps a workspace's memory in the repository at (or above) `repo_dir`, under
 /// `{repo}/.goldfish/` (a store root: `.goldfish/{workspace}/checkpoints/…`, `plans/…`), so it
 /// is committed with the code and travels with branches. Writes `.goldfish/.gitignore` and
-/// `.goldfish/.gitattributes` (the same rules as [`init`], for that directory only) and
-/// commits just those two files; registers the merge driver in the repository's config.
+/// `.goldfish/.gitattributes` (the same rules as [`init`], for that directory only), adds
+/// `JOURNAL.md` and `GOBLIN_NOTES.md` to the repository's `.gitattributes` (so the worktree's
+/// logs, when committed, merge as append-only unions), commits just those files, and
+/// registers the merge driver in the repository's config.
 /// Idempotent. Returns the store root to open with `goldfish_store::Store::open`.
 pub fn init_in_repo(repo_dir: &Path, workspace: &str, goldfish_binary: &Path) -> Result<PathBuf> {
     let workspace = goldfish_store::validate_workspace(workspace)
@@ -201,11 +209,17 @@ pub fn init_in_repo(repo_dir: &Path, workspace: &str, goldfish_binary: &Path) ->
     create_dir_all(&root.join(&workspace), None)?;
     ensure_lines(&root.join(".gitignore"), &IGNORE_LINES)?;
     ensure_lines(&root.join(".gitattributes"), &ATTRIBUTE_LINES)?;
+    // The worktree's own logs, when a project commits them, merge the same way.
+    ensure_lines(&top.join(".gitattributes"), &REPO_ATTRIBUTE_LINES)?;
     fix_driver_config(&top, goldfish_binary)?;
     git.ensure_identity()?;
     commit_paths(
         &git,
-        &[".goldfish/.gitignore", ".goldfish/.gitattributes"],
+        &[
+            ".goldfish/.gitignore",
+            ".goldfish/.gitattributes",
+            ".gitattributes",
+        ],
         "goldfish: keep this repository's memory in .goldfish/, merged by meaning",
     )?;
     Ok(root)

@@ -53,7 +53,14 @@ fn branches_merge_checkpoints_and_plans_by_meaning() -> TestResult {
     store.save_plan(plan)?;
     commit_all(&repo, "base memory");
 
+    fs::write(repo.join("JOURNAL.md"), "# Journal\n\n")?;
+    commit_all(&repo, "journal");
+
     git(&repo, &["checkout", "-q", "-b", "feature"]);
+    fs::write(
+        repo.join("JOURNAL.md"),
+        "# Journal\n\n- feature: found the bug\n",
+    )?;
     let store = store_at(&root, "2025-10-13T10:00:00Z")?;
     save(&store, "Feature one")?;
     save(&store, "Feature two")?;
@@ -63,6 +70,10 @@ fn branches_merge_checkpoints_and_plans_by_meaning() -> TestResult {
     commit_all(&repo, "feature work");
 
     git(&repo, &["checkout", "-q", "main"]);
+    fs::write(
+        repo.join("JOURNAL.md"),
+        "# Journal\n\n- main: fixed the build\n",
+    )?;
     let store = store_at(&root, "2025-10-13T11:00:00Z")?;
     save(&store, "Main one")?;
     let mut update = PlanUpdate::default();
@@ -82,6 +93,10 @@ fn branches_merge_checkpoints_and_plans_by_meaning() -> TestResult {
     assert_eq!(plan.content, "- [x] one\n- [ ] two\n- [x] three\n");
     let plan_text = fs::read_to_string(root.join("app/plans/release.md"))?;
     assert_no_markers(&plan_text, Path::new("release.md"));
+    assert_eq!(
+        fs::read_to_string(repo.join("JOURNAL.md"))?,
+        "# Journal\n\n- main: fixed the build\n- feature: found the bug\n"
+    );
     assert!(git(&repo, &["status", "--porcelain"]).is_empty());
     Ok(())
 }
