@@ -21,8 +21,8 @@ pub enum ErrorKind {
     /// The remote refused the push (a hook or a protected branch), or it kept moving ahead
     /// faster than the bounded retries could follow.
     PushRejected,
-    /// A file could not be merged by meaning: git's conflict markers were left in the merge
-    /// (which sync then aborts). [`Error::files`] names the files.
+    /// A file could not be merged by meaning, so sync merged nothing and left the store as it
+    /// was. [`Error::files`] names the files.
     Conflict,
     /// A git command failed for another reason; the message holds its output.
     Git,
@@ -110,7 +110,7 @@ impl Error {
         self.kind == ErrorKind::GitMissing
     }
 
-    /// True when a file could not be merged and the merge was aborted.
+    /// True when a file could not be merged by meaning (nothing was merged).
     pub fn is_conflict(&self) -> bool {
         self.kind == ErrorKind::Conflict
     }

@@ -7,7 +7,7 @@
 //! as the union of their entries by id, plans per frontmatter key and by three-way body merge,
 //! `.active-plan` to the newer choice, `JOURNAL.md` and `GOBLIN_NOTES.md` as the union of what
 //! both sides appended. A file it cannot parse falls back to git's conflict markers, and sync
-//! then aborts the merge, leaving the store as it was.
+//! then merges nothing, names the file, and leaves the store as it was.
 //!
 //! # Example
 //!
@@ -64,7 +64,7 @@
 //!   entry of its own tagged `merge-conflict` ([`merge_day_file`]).
 //! - **Always readable**: every merged day file and plan is read back with the store's parser
 //!   before it is written; what cannot be merged by meaning is a conflict, and [`sync`]
-//!   aborts such a merge rather than leave markers in the store.
+//!   merges nothing rather than leave markers in the store.
 //! - **Concurrent saves are safe**: sync holds the store's lock of every file a merge writes
 //!   (see [`sync`]).
 //! - **Failures change nothing**: every error of [`sync`] leaves the store's files as they were.
