@@ -18,7 +18,7 @@ use crate::merge::{MergeOutcome, merge_file};
 /// file), git's own line merge with conflict markers is written instead (`git merge-file`)
 /// and the outcome is [`MergeOutcome::Conflict`]: exit with
 /// [`MergeOutcome::exit_code`] (1) so that git records a conflict and sync stops, naming the
-/// file. Goldfish never reads a merged file that way: sync aborts such a merge.
+/// file. Sync never writes such a result into the store: it merges nothing and names the file.
 ///
 /// A missing `base` reads as empty (a file added on both sides). For `.active-plan`, the
 /// plans' `updated` times are read from `plans/` beside `path_name`: our version in the work

@@ -101,7 +101,7 @@ pub enum MergeOutcome {
     /// the plan between markers ([`has_merge_conflict`]); the file still reads.
     PlanConflict,
     /// Could not merge by meaning; git's conflict markers were written and the merge must be
-    /// resolved by hand (the driver exits non-zero, and sync aborts the merge).
+    /// resolved by hand (the driver exits non-zero, and sync merges nothing).
     Conflict {
         /// Why the file could not be merged by meaning.
         reason: String,
