@@ -1,0 +1,7 @@
+//! The crate's one integration-test binary.
+
+mod errors;
+mod in_repo;
+mod merge;
+mod sync;
+mod util;
