@@ -840,6 +840,10 @@ mod tests {
     #[test]
     fn plan_ids() {
         assert_eq!(validate_plan_id("Auth System").unwrap(), "auth-system");
+        assert_eq!(
+            validate_plan_id("Über café rewrite").unwrap(),
+            "uber-cafe-rewrite"
+        );
         for bad in ["..", "a/b", "a\\b", "x\0", "", "***"] {
             assert!(
                 validate_plan_id(bad).unwrap_err().is_invalid_input(),
