@@ -847,8 +847,8 @@ mod tests {
         let foreign = dir.path().join(".notes.tmp");
         fs::write(&foreign, b"mine").unwrap();
         // A live writer in the middle of its write (its temp file is locked).
-        let mut live = AtomicFile::create(dir.path().join("live.md"), &WriteOptions::default())
-            .unwrap();
+        let mut live =
+            AtomicFile::create(dir.path().join("live.md"), &WriteOptions::default()).unwrap();
         live.write_all(b"in progress").unwrap();
         let live_temp = live.temp.clone();
         update_locked::<_, FsError>(&target, &WriteOptions::default(), |_| {
@@ -860,7 +860,10 @@ mod tests {
         }
         assert!(foreign.exists() && live_temp.exists());
         live.commit().unwrap();
-        assert_eq!(fs::read_to_string(dir.path().join("live.md")).unwrap(), "in progress");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("live.md")).unwrap(),
+            "in progress"
+        );
         assert_eq!(fs::read_to_string(&target).unwrap(), "x");
         // The age-limited sweep keeps young abandoned files.
         let young = dir.path().join(".day.md.4-d-0.tmp");
@@ -877,7 +880,13 @@ mod tests {
     fn temp_names_are_recognised() {
         assert!(is_temp_file_name(".2025-01-01.md.123-abc-0.tmp"));
         assert!(is_own_temp_name(".2025-01-01.md.123-abc-0.tmp"));
-        for foreign in [".notes.tmp", ".a.1-2.tmp", ".a.1-xyz-0.tmp", "..1-a-0.tmp", "a.1-a-0.tmp"] {
+        for foreign in [
+            ".notes.tmp",
+            ".a.1-2.tmp",
+            ".a.1-xyz-0.tmp",
+            "..1-a-0.tmp",
+            "a.1-a-0.tmp",
+        ] {
             assert!(!is_own_temp_name(foreign), "{foreign}");
         }
         assert!(!is_temp_file_name("2025-01-01.md"));

@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 
 use notes_core::fs::{
-    AtomicFile, WriteOptions, is_temp_file_name, lock_exclusive, try_lock_exclusive,
-    write_atomic,
+    AtomicFile, WriteOptions, is_temp_file_name, lock_exclusive, try_lock_exclusive, write_atomic,
 };
 
 use crate::TestResult;
@@ -187,7 +186,10 @@ fn temp_files_of_killed_writers_go_on_the_next_write_live_ones_stay() -> TestRes
     assert_eq!((killed_temps.len(), live_temps.len()), (1, 1));
     killed.0.kill()?; // SIGKILL
     killed.0.wait()?;
-    assert!(killed_temps[0].exists(), "a killed writer leaves its temp file");
+    assert!(
+        killed_temps[0].exists(),
+        "a killed writer leaves its temp file"
+    );
 
     write_atomic(&path.join("day.md"), b"second\n", &WriteOptions::private())?;
     for p in planted.iter().chain(&killed_temps) {

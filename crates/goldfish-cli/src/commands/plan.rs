@@ -118,7 +118,7 @@ pub(crate) fn run(ctx: &Context, cmd: PlanCommand) -> anyhow::Result<Report> {
         }
         PlanCommand::List => {
             let list = store.list_plans(&ws)?;
-            let active = store.active_plan(&ws)?.map(|p| p.id);
+            let active = list.active.clone();
             let skipped: Vec<String> = list.skipped.iter().map(ToString::to_string).collect();
             let mut text = list_markdown(&list.plans, active.as_deref(), &ws);
             for s in &skipped {
@@ -220,7 +220,7 @@ pub(crate) fn mcp(ctx: &Context, p: PlanParams) -> anyhow::Result<String> {
         }
         PlanAction::List => {
             let list = store.list_plans(&ws)?;
-            let active = store.active_plan(&ws)?.map(|p| p.id);
+            let active = list.active.clone();
             let mut s = list_markdown(&list.plans, active.as_deref(), &ws);
             for k in &list.skipped {
                 let _ = writeln!(s, "(skipped {k})");
