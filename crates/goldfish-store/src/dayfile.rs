@@ -845,7 +845,7 @@ mod tests {
             - **Tags**: docs, design\n\
             - **Branch**: main\n\
             - **Commit**: abc1234\n\
-            - **Files**: DESIGN.md\n\
+            - **Files**: docs/design.md\n\
             ## 10:00 - next\n\
             - **Tags**: only this\n\
             ## 11:00 - last\n\
@@ -863,7 +863,7 @@ mod tests {
         assert_eq!(cps[0].tags, ["docs", "design"]);
         assert_eq!(cps[0].branch.as_deref(), Some("main"));
         assert_eq!(cps[0].commit.as_deref(), Some("abc1234"));
-        assert_eq!(cps[0].files, ["DESIGN.md"]);
+        assert_eq!(cps[0].files, ["docs/design.md"]);
         assert_eq!(cps[1].tags, ["only this"]);
         assert_eq!(cps[2].description, "last\n- **Tags**: x\ntext after");
         assert!(cps[2].tags.is_empty());

@@ -112,7 +112,7 @@ pub(crate) fn reject_escapes(what: &str, name: &str) -> Result<(), Error> {
 /// ```
 pub fn validate_workspace(name: &str) -> Result<String, Error> {
     // A scoped package name (`@scope/pkg`) is a name, not a path: its one `/` is allowed and
-    // becomes `-` (`scope-pkg`), as DESIGN.md specifies. Everything else that could escape the
+    // becomes `-` (`scope-pkg`), as workspace names always have. Everything else that could escape the
     // store directory is refused.
     match scoped_package_parts(name) {
         Some((scope, package)) => {

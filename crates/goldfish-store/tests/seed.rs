@@ -1,4 +1,4 @@
-//! Seed 002, phases 1–3, translated test by test.
+//! Goldfish v4's own tests for workspaces, checkpoints and plans, translated test by test.
 
 use std::path::Path;
 

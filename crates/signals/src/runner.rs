@@ -31,7 +31,7 @@ const MAX_REASON_CHARS: usize = 200;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct RunnerOptions {
-    /// How often to look for signals (default 5 s, the seed's `POLL_INTERVAL_SECONDS`).
+    /// How often to look for signals (default 5 s, the protocol's `POLL_INTERVAL_SECONDS`).
     pub poll_interval: Duration,
     /// The retry limit of a new pipeline (default 3). A resumed pipeline keeps its own.
     pub max_retries: u32,
