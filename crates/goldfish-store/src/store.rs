@@ -418,9 +418,7 @@ impl Store {
                         DayFileName::NotADate => range.skipped.push(Skipped {
                             path: dir.join(&name),
                             line: None,
-                            message: format!(
-                                "{name:?} is named like a day file but is not a real date, so its checkpoints cannot be placed in time; rename it to the UTC date of its entries (YYYY-MM-DD.md)"
-                            ),
+                            message: "not a real date: this day file's checkpoints cannot be placed in time; rename it to the UTC date of its entries (YYYY-MM-DD.md)".to_string(),
                         }),
                     }
                 }
