@@ -705,7 +705,7 @@ fn remove_temps(dir: &Path, max_age: Option<Duration>) -> Result<usize, FsError>
                 .and_then(|m| m.modified())
                 .ok()
                 .and_then(|m| now.duration_since(m).ok());
-            if !age.is_some_and(|a| a >= max_age) {
+            if age.is_none_or(|a| a < max_age) {
                 continue;
             }
         }
