@@ -1,7 +1,7 @@
 //! Benches for the `goldfish` binary, measured as whole processes (start-up included).
 //!
 //! `cli/recall_100`: `goldfish recall` over a workspace of 100 checkpoints. Target 100 ms
-//! (seed 002: "Recall (7 days, single workspace): < 100ms").
+//! (the original target: recall over 7 days of one workspace in under 100 ms).
 //!
 //! The bench runs the optimised binary. It first runs `cargo build --profile bench -p
 //! goldfish-cli` (the bench profile shares the dependencies `cargo bench` has just built, and

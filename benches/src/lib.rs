@@ -124,7 +124,8 @@ mod tests {
 
     #[test]
     fn targets_and_check() {
-        let rows = parse_targets("# c\nfast/one 1ms seed\n\nslow/two 10us issue 2 # x\n").unwrap();
+        let rows =
+            parse_targets("# c\nfast/one 1ms original\n\nslow/two 10us issue 2 # x\n").unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[1].source, "issue 2");
         assert!(parse_targets("lonely\n").unwrap_err().contains("line 1"));

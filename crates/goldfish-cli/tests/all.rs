@@ -5,6 +5,7 @@ mod util;
 mod checkpoint;
 mod concurrency;
 mod errors;
+mod faults;
 mod journal;
 mod mcp;
 mod mcp_replies;

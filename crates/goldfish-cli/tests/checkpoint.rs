@@ -57,7 +57,7 @@ fn workspace_flag_and_env() -> TestResult {
     let env = Env::new()?;
     env.ok(&["checkpoint", "in other", "--workspace", "Other Project"])?;
     env.ok(&["-w", "scope-pkg", "checkpoint", "in scoped"])?;
-    // A scoped package name is a name, normalised like the seed's `@coa/goldfish-mcp`.
+    // A scoped package name is a name, normalised like Goldfish v4's `@coa/goldfish-mcp`.
     env.ok(&["-w", "@scope/pkg", "checkpoint", "x"])?;
     env.fails(&["-w", "a/b", "checkpoint", "x"], 1, "contains `/`")?;
     let v = env.json(&["recall", "--workspace", "all"])?;

@@ -422,8 +422,16 @@ pub fn parse_day_file(text: &str, workspace: &str, date: NaiveDate) -> ParsedDay
     }
     let mut v4_ids: HashMap<String, usize> = HashMap::new();
     while i < lines.len() {
+        // Our entries escape every description line that starts with `#`, so any `## ` line
+        // ends one. Goldfish v4 wrote descriptions verbatim: inside its entries (no id line)
+        // only the `## HH:MM - title` shape starts the next entry, and a `## heading` of the
+        // description is text.
+        let ours = lines.get(i + 1).is_some_and(|l| is_meta_line(l.text));
         let end = (i + 1..lines.len())
-            .find(|&j| lines[j].text.starts_with("## "))
+            .find(|&j| {
+                let text = lines[j].text;
+                text.starts_with("## ") && (ours || parse_header(text).is_some())
+            })
             .unwrap_or(lines.len());
         match parse_entry(&lines[i..end], workspace, date) {
             Ok((mut checkpoint, problems)) => {
@@ -465,10 +473,15 @@ fn parse_entry(
         body = &body[1..];
     }
     let ours = meta.is_some();
-    let bullets_at = body
-        .iter()
-        .position(|l| parse_bullet(l.text).is_some())
-        .unwrap_or(body.len());
+    let bullets_at = if ours {
+        // Our writer escapes description lines that look like bullets: the first one starts
+        // the metadata.
+        body.iter()
+            .position(|l| parse_bullet(l.text).is_some())
+            .unwrap_or(body.len())
+    } else {
+        v4_bullets_start(body)
+    };
     let mut problems = Vec::new();
     let mut checkpoint = Checkpoint::new("", date.and_time(header.time).and_utc(), workspace, "");
     let mut seen_other_text = false;
@@ -507,6 +520,21 @@ fn parse_entry(
         checkpoint.timestamp = at;
     }
     Ok((checkpoint, problems))
+}
+
+/// Where the metadata of a Goldfish v4 entry starts: the final run of consecutive
+/// `- **Key**: value` lines (trailing blank lines aside). v4 wrote the description verbatim
+/// and its bullets after it, so a bullet-like line followed by more text is description.
+fn v4_bullets_start(body: &[Line<'_>]) -> usize {
+    let end = body
+        .iter()
+        .rposition(|l| !is_blank(l.text))
+        .map_or(0, |i| i + 1);
+    let mut start = end;
+    while start > 0 && parse_bullet(body[start - 1].text).is_some() {
+        start -= 1;
+    }
+    if start == end { body.len() } else { start }
 }
 
 fn apply_bullet(checkpoint: &mut Checkpoint, key: &str, value: &str, ours: bool) {
@@ -805,6 +833,46 @@ mod tests {
     }
 
     #[test]
+    fn v4_descriptions_that_look_like_structure() {
+        let text = "# Checkpoints for 2025-10-13\n\n\
+            ## 09:00 - Wrote the design notes\n\
+            ## Context\n\
+            Some text.\n\
+            - **Tags**: looks like tags\n\
+            - **Branch**: looks like a branch\n\
+            but the description goes on.\n\
+            ##no space\n\n\
+            - **Tags**: docs, design\n\
+            - **Branch**: main\n\
+            - **Commit**: abc1234\n\
+            - **Files**: docs/design.md\n\
+            ## 10:00 - next\n\
+            - **Tags**: only this\n\
+            ## 11:00 - last\n\
+            - **Tags**: x\n\
+            text after\n";
+        let day = parse_day_file(text, "ws", date());
+        assert_eq!(day.problems, []);
+        let cps = day.checkpoints;
+        assert_eq!(cps.len(), 3);
+        assert_eq!(
+            cps[0].description,
+            "Wrote the design notes\n## Context\nSome text.\n- **Tags**: looks like tags\n\
+             - **Branch**: looks like a branch\nbut the description goes on.\n##no space"
+        );
+        assert_eq!(cps[0].tags, ["docs", "design"]);
+        assert_eq!(cps[0].branch.as_deref(), Some("main"));
+        assert_eq!(cps[0].commit.as_deref(), Some("abc1234"));
+        assert_eq!(cps[0].files, ["docs/design.md"]);
+        assert_eq!(cps[1].tags, ["only this"]);
+        assert_eq!(cps[2].description, "last\n- **Tags**: x\ntext after");
+        assert!(cps[2].tags.is_empty());
+        // Written back in our format, every field survives.
+        let ours = format_day_file(date(), &cps);
+        assert_eq!(parse_checkpoint_file(&ours, "ws", date()).unwrap(), cps);
+    }
+
+    #[test]
     fn duplicate_v4_entries_get_distinct_ids() {
         let text = "## 09:00 - same\n## 09:00 - same\n";
         let cps = parse_checkpoint_file(text, "ws", date()).unwrap();
@@ -817,9 +885,9 @@ mod tests {
         let cases: [(&str, usize, usize); 5] = [
             ("# Checkpoints\n\nstray text\n## 09:00 - ok\n", 1, 3),
             (
-                "## 09:00 - ok\n## garbage here\nmore\n## 10:00 - ok2\n",
+                "## 09:00 - ok\n<!-- id: a at: 2025-10-13T09:00:00Z -->\n## garbage here\nmore\n## 10:00 - ok2\n",
                 2,
-                2,
+                3,
             ),
             (
                 "## 09:00 - ok\n<!-- id: x at: never -->\n## 10:00 - ok2\n",
@@ -827,9 +895,9 @@ mod tests {
                 2,
             ),
             (
-                "## 09:00 - ok\n\n- **Tags**: a\nloose text\n## 10:00 - ok2\n",
+                "## 09:00 - ok\n<!-- id: a at: 2025-10-13T09:00:00Z -->\n\n- **Tags**: a\nloose text\n## 10:00 - ok2\n",
                 2,
-                4,
+                5,
             ),
             ("## 9:00 - bad time\n## 10:00 - ok\n", 1, 1),
         ];

@@ -33,7 +33,7 @@
 //! ```text
 //! $GOLDFISH_HOME (default ~/.goldfish)
 //!   {workspace}/checkpoints/YYYY-MM-DD.md    one file per UTC day, entries in time order
-//!   {workspace}/plans/{id}.md                YAML frontmatter + `# Title` + markdown body
+//!   {workspace}/plans/{id}.md                YAML frontmatter + markdown body
 //!   {workspace}/.active-plan                 the active plan's id, nothing else
 //! ```
 //!
@@ -76,19 +76,32 @@
 //! Files written by Goldfish v4 read too: entries without the id comment (their `HH:MM`
 //! gives the time, the file name the date), no blank line between entries, the
 //! `<!-- summary: … charCount: N -->` block after long descriptions, and unescaped
-//! `", "`-separated lists. Such entries get a stable id derived from the workspace,
+//! `", "`-separated lists. v4 wrote descriptions verbatim, so inside its entries only a
+//! `## HH:MM - title` line starts the next entry (a `## heading` is description), and only
+//! the final run of `- **Key**:` bullets is metadata (a bullet-like line followed by more text
+//! is description). Such entries get a stable id derived from the workspace,
 //! timestamp and content (`v4-20251013T0930-1a2b3c4d`), the same on every read and unique
 //! within the workspace.
 //!
 //! Parsing is lenient ([`parse_day_file`]): a block that is not an entry, an entry whose id
 //! line is broken, text after the bullets and invalid UTF-8 are reported by line, and every
-//! other entry is still returned. [`parse_checkpoint_file`] is the strict form.
+//! other entry is still returned. [`parse_checkpoint_file`] is the strict form. A file in
+//! `checkpoints/` named like a day file whose date does not exist (`2025-02-30.md`) is
+//! reported by [`Store::checkpoints_between`]; other names (lock and temp files) are not
+//! day files and are ignored.
+//!
+//! # Plan file format
+//!
+//! YAML frontmatter (`id, title, status, created, updated, tags`, other keys kept), a blank
+//! line, then the content byte for byte, as Goldfish v4 wrote and read it: a `# Title` heading
+//! that the content opens with is part of the content. See [`parse_plan`].
 //!
 //! # Guarantees
 //!
 //! - **Atomic**: every file is replaced through a temporary file, `fsync` and rename
 //!   (`notes_core::fs`), so readers (which never lock) see the old or the new file, never a
-//!   torn one, even when a writer is killed.
+//!   torn one, even when a writer is killed. Temp files a killed writer leaves are never read
+//!   as data and are removed by the next write in their directory.
 //! - **Durable**: a save returns after the file and its directory are fsynced.
 //! - **Concurrent**: saves to one day file (or plan) serialise on an exclusive lock on a
 //!   sidecar `.{name}.lock` file, and each re-reads the file under the lock, so any number of

@@ -1,9 +1,10 @@
 //! Plans: the value, and pure parsing and formatting of `plans/{id}.md`.
 //!
-//! A plan file is YAML frontmatter, a blank line, a `# Title` heading, a blank line and the
-//! markdown content. When reading, the first `# ` line is taken as that title heading only
-//! if its text equals the frontmatter `title` (or there is no `title:` key, and the heading
-//! supplies the title); any other first heading is part of the content and is kept.
+//! A plan file is YAML frontmatter, a blank line and the markdown content, exactly as
+//! Goldfish v4 wrote and read it: the content is everything after that blank line, byte for
+//! byte, so a `# Title` heading that the content opens with (as v4 plans usually do) is part
+//! of the content, as v4 showed it. The title lives in the frontmatter; a file without a
+//! `title:` key takes its title from a leading `# heading` (which stays in the content).
 //!
 //! Frontmatter is rewritten from its parsed values on every save: YAML comments (`# …`
 //! lines) in the frontmatter, key order and quoting style are **not** preserved. Unknown keys
@@ -65,7 +66,7 @@ impl FromStr for PlanStatus {
 }
 
 /// A plan: YAML frontmatter (`id, title, status, created, updated, tags`, other keys kept)
-/// followed by `# Title` and a markdown body.
+/// followed by a blank line and the markdown content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Plan {
@@ -81,9 +82,8 @@ pub struct Plan {
     pub updated: DateTime<Utc>,
     /// Tags.
     pub tags: Vec<String>,
-    /// The markdown body after the `# Title` heading, exactly as saved. A hand-written first
-    /// heading that is not the title heading (`# Phase 1` under `title: My plan`) belongs
-    /// to the content.
+    /// The markdown body after the frontmatter and its blank line, exactly as saved. A
+    /// leading `# Title` heading is part of it (Goldfish v4 showed it so).
     pub content: String,
     /// The workspace the plan belongs to.
     pub workspace: String,
@@ -201,14 +201,9 @@ struct FrontOut<'a> {
     extra: BTreeMap<&'a str, &'a serde_json::Value>,
 }
 
-/// The text of the `# Title` heading written for `title`: line breaks become spaces.
-fn title_heading(title: &str) -> String {
-    title.replace(['\n', '\r'], " ")
-}
-
-/// Formats a plan file: frontmatter, a blank line, `# Title`, a blank line, then the content
-/// exactly as it is. The frontmatter is written from the plan's fields, so comments that a
-/// parsed file's frontmatter had are not written back.
+/// Formats a plan file: frontmatter, a blank line, then the content exactly as it is (the
+/// layout Goldfish v4 wrote). The frontmatter is written from the plan's fields, so comments
+/// that a parsed file's frontmatter had are not written back.
 pub fn format_plan(plan: &Plan) -> String {
     let front = FrontOut {
         id: &plan.id,
@@ -228,16 +223,13 @@ pub fn format_plan(plan: &Plan) -> String {
     // minimal frontmatter rather than panic if it ever did.
     let yaml = serde_saphyr::to_string(&front)
         .unwrap_or_else(|_| format!("id: {}\nstatus: {}\n", plan.id, plan.status.as_str()));
-    let heading = title_heading(&plan.title);
-    let mut out = String::with_capacity(yaml.len() + heading.len() + plan.content.len() + 16);
+    let mut out = String::with_capacity(yaml.len() + plan.content.len() + 16);
     out.push_str("---\n");
     out.push_str(&yaml);
     if !yaml.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str("---\n\n# ");
-    out.push_str(&heading);
-    out.push_str("\n\n");
+    out.push_str("---\n\n");
     out.push_str(&plan.content);
     out
 }
@@ -245,10 +237,10 @@ pub fn format_plan(plan: &Plan) -> String {
 /// Parses a plan file. `id` (the file name without `.md`) is used when the frontmatter has
 /// none; `workspace` fills in [`Plan::workspace`].
 ///
-/// A leading `# heading` line is removed from the content only when it is the title heading
-/// (its text equals the frontmatter `title` with line breaks as spaces, or there is no
-/// `title:` key and it supplies the title); otherwise it stays in [`Plan::content`].
-/// Frontmatter comments are read past and are not kept.
+/// The content is everything after the closing `---` line and one blank line, byte for byte
+/// (a leading `# Title` heading included, as Goldfish v4 read it back). Without a `title:`
+/// key, the text of a leading `# heading` is the title, else the id. Frontmatter comments are
+/// read past and are not kept.
 ///
 /// Errors name the line: a missing or unclosed frontmatter, YAML that does not parse, an
 /// unknown status, or a missing or malformed `created`/`updated` timestamp.
@@ -336,40 +328,25 @@ pub fn parse_plan(text: &str, workspace: &str, id: &str) -> Result<Plan, Error> 
             ));
         }
     };
-    // The body: one blank line, the `# Title` heading, one blank line, then the content.
+    // The body: one blank line, then the content, kept whole.
     let mut body = &after_open[body_start..];
     body = body
         .strip_prefix("\r\n")
         .or_else(|| body.strip_prefix('\n'))
         .unwrap_or(body);
-    // The leading `# heading` is dropped only when it is the one `format_plan` writes for
-    // this title, or when there is no `title:` key and the heading supplies the title. Any
-    // other first heading (`# Phase 1` under `title: My plan`) is a line a person wrote and
-    // stays in the content, so parse → format → parse never loses it.
-    let mut heading = None;
-    if let Some(rest) = body.strip_prefix("# ") {
-        let (line, after) = match rest.find('\n') {
-            Some(n) => (&rest[..n], &rest[n + 1..]),
-            None => (rest, ""),
-        };
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let is_title_heading = match &front.title {
-            Some(title) => line == title_heading(title),
-            None => true,
-        };
-        if is_title_heading {
-            heading = Some(line.to_string());
-            body = after
-                .strip_prefix("\r\n")
-                .or_else(|| after.strip_prefix('\n'))
-                .unwrap_or(after);
-        }
-    }
+    // A file without `title:` (as in hand-written plans) is titled by its first heading.
+    let heading = body.strip_prefix("# ").map(|rest| {
+        let line = rest.split('\n').next().unwrap_or("");
+        line.strip_suffix('\r').unwrap_or(line).trim().to_string()
+    });
     // The file name is the id: it is what `get_plan` looks up, so a hand-edited `id:` that
     // disagrees with it cannot make the plan unreachable.
     let _ = front.id;
     let id = id.to_string();
-    let title = front.title.or(heading).unwrap_or_else(|| id.clone());
+    let title = front
+        .title
+        .or(heading.filter(|h| !h.is_empty()))
+        .unwrap_or_else(|| id.clone());
     Ok(Plan {
         id,
         title,
@@ -422,7 +399,7 @@ mod tests {
             format_plan(&plan()),
             "---\nid: auth-system\ntitle: Authentication System Redesign\nstatus: active\n\
              created: \"2025-10-13T09:00:00.000Z\"\nupdated: \"2025-10-13T09:00:00.000Z\"\n\
-             tags: [backend, high-priority]\n---\n\n# Authentication System Redesign\n\n## Goals\n- JWT\n"
+             tags: [backend, high-priority]\n---\n\n## Goals\n- JWT\n"
         );
     }
 
@@ -467,13 +444,16 @@ mod tests {
                     # Authentication System Redesign\n\n## Goals\n- Implement JWT\n";
         let p = parse_plan(text, "ws", "auth-system").unwrap();
         assert_eq!(p.title, "Authentication System Redesign");
-        assert_eq!(p.content, "## Goals\n- Implement JWT\n");
+        assert_eq!(
+            p.content,
+            "# Authentication System Redesign\n\n## Goals\n- Implement JWT\n"
+        );
         assert_eq!(p.tags, ["backend", "security", "high-priority"]);
         assert_eq!(format_utc(&p.updated), "2025-10-13T16:45:00.000Z");
     }
 
     #[test]
-    fn title_heading_is_stripped_only_when_it_is_the_title() {
+    fn content_is_the_whole_body_as_v4_read_it() {
         let front = "---\nid: p\ntitle: My plan\ncreated: 2025-10-13T09:00:00Z\n---\n";
         let untitled = "---\nid: p\ncreated: 2025-10-13T09:00:00Z\n---\n";
         let empty_title = "---\nid: p\ntitle: \"\"\ncreated: 2025-10-13T09:00:00Z\n---\n";
@@ -489,20 +469,32 @@ mod tests {
                 front,
                 "\n# My plan\n\n# Phase 1\n",
                 "My plan",
-                "# Phase 1\n",
+                "# My plan\n\n# Phase 1\n",
             ),
-            (front, "\n# My plan\n- x", "My plan", "- x"),
-            (front, "\r\n# My plan\r\n\r\nx\r\n", "My plan", "x\r\n"),
-            (front, "\n# My plan", "My plan", ""),
-            (front, "\n# my plan\n", "My plan", "# my plan\n"),
-            (front, "\n#  My plan\n", "My plan", "#  My plan\n"),
-            (front, "\n# My plan \n", "My plan", "# My plan \n"),
-            (front, "\n## My plan\n", "My plan", "## My plan\n"),
+            (front, "\n# My plan\n- x", "My plan", "# My plan\n- x"),
+            (
+                front,
+                "\r\n# My plan\r\n\r\nx\r\n",
+                "My plan",
+                "# My plan\r\n\r\nx\r\n",
+            ),
             (front, "# Phase 1\n", "My plan", "# Phase 1\n"),
+            (front, "\n\nx", "My plan", "\nx"),
             (front, "", "My plan", ""),
-            (untitled, "\n# Heading\n\nx\n", "Heading", "x\n"),
+            (
+                untitled,
+                "\n# Heading\n\nx\n",
+                "Heading",
+                "# Heading\n\nx\n",
+            ),
+            (
+                untitled,
+                "\n# Heading \r\nx\n",
+                "Heading",
+                "# Heading \r\nx\n",
+            ),
             (untitled, "\nx\n", "p", "x\n"),
-            (empty_title, "\n# \n\nx", "", "x"),
+            (untitled, "\n# \nx\n", "p", "# \nx\n"),
             (empty_title, "\n# Phase 1\n", "", "# Phase 1\n"),
         ];
         for (front, body, title, content) in cases {
@@ -513,12 +505,6 @@ mod tests {
             let again = format_plan(&p);
             assert_eq!(parse_plan(&again, "ws", "p").expect(&again), p, "{again:?}");
         }
-        // A title with a line break is written as a one-line heading and still recognised.
-        let mut p = plan();
-        p.title = "two\nlines".into();
-        p.content = "# two lines\n".into();
-        let text = format_plan(&p);
-        assert_eq!(parse_plan(&text, "ws", "auth-system").expect(&text), p);
     }
 
     #[test]

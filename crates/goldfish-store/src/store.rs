@@ -156,6 +156,10 @@ pub struct PlanList {
     pub plans: Vec<Plan>,
     /// Plan files whose frontmatter is broken, with path and line.
     pub skipped: Vec<Skipped>,
+    /// The id of the workspace's active plan, when it is one of [`plans`](Self::plans) and
+    /// its status is `active` (the same rule as [`Store::active_plan`]). A broken active plan
+    /// file is not an error here: it is in [`skipped`](Self::skipped), and this is `None`.
+    pub active: Option<String>,
 }
 
 /// The goldfish store: `{root}/{workspace}/checkpoints/YYYY-MM-DD.md`,
@@ -175,9 +179,6 @@ struct Inner {
     /// The workspace list, with the root directory's modification time when it was read.
     workspaces: Mutex<Option<(Option<SystemTime>, Vec<String>)>>,
 }
-
-/// Day windows longer than this list the directory instead of probing each date.
-const PROBE_DAYS_MAX: i64 = 62;
 
 impl Store {
     /// A store rooted at `root`. Does not create anything: the first save does, with
@@ -414,21 +415,36 @@ impl Store {
         }
         let dir = self.inner.root.join(&workspace).join("checkpoints");
         let (first, last) = (from.date_naive(), to.date_naive());
-        let dates: Vec<NaiveDate> = if (last - first).num_days() <= PROBE_DAYS_MAX {
-            first.iter_days().take_while(|d| *d <= last).collect()
-        } else {
-            let mut dates: Vec<NaiveDate> = match fs::read_dir(&dir) {
-                Ok(entries) => entries
+        // One listing finds the day files of the window and the files named like a day file
+        // whose name is not a real date (`2025-02-30.md`): those cannot be placed in any
+        // window, so they are reported on every read instead of vanishing without a word.
+        let mut dates = Vec::new();
+        match fs::read_dir(&dir) {
+            Ok(entries) => {
+                for name in entries
                     .flatten()
                     .filter_map(|e| e.file_name().into_string().ok())
-                    .filter_map(|n| date_of_file_name(&n))
-                    .filter(|d| *d >= first && *d <= last)
-                    .collect(),
-                Err(_) => Vec::new(),
-            };
-            dates.sort();
-            dates
-        };
+                {
+                    match day_file_date(&name) {
+                        DayFileName::Date(d) if d >= first && d <= last => dates.push(d),
+                        DayFileName::Date(_) | DayFileName::Other => {}
+                        DayFileName::NotADate => range.skipped.push(Skipped {
+                            path: dir.join(&name),
+                            line: None,
+                            message: "not a real date: this day file's checkpoints cannot be placed in time; rename it to the UTC date of its entries (YYYY-MM-DD.md)".to_string(),
+                        }),
+                    }
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => range.skipped.push(Skipped {
+                path: dir.clone(),
+                line: None,
+                message: format!("cannot list this checkpoints directory: {e}"),
+            }),
+        }
+        range.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        dates.sort();
         for date in dates {
             read_day_into(&dir.join(day_file_name(date)), &workspace, date, &mut range);
         }
@@ -581,6 +597,22 @@ impl Store {
         list.plans
             .sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.id.cmp(&b.id)));
         list.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        let active_id = match read_utf8_opt(&self.active_path(&workspace)) {
+            Ok(text) => text.map(|t| t.trim().to_string()),
+            Err(e) => {
+                list.skipped.push(Skipped {
+                    path: e.path().to_path_buf(),
+                    line: e.line(),
+                    message: format!("cannot read the active plan's id: {}", e.io_error()),
+                });
+                None
+            }
+        };
+        list.active = active_id.filter(|id| {
+            list.plans
+                .iter()
+                .any(|p| p.id == *id && p.status == PlanStatus::Active)
+        });
         Ok(list)
     }
 
@@ -735,12 +767,33 @@ fn day_file_name(date: NaiveDate) -> String {
     format!("{}.md", date.format("%Y-%m-%d"))
 }
 
-fn date_of_file_name(name: &str) -> Option<NaiveDate> {
-    let stem = name.strip_suffix(".md")?;
-    if stem.len() != 10 {
-        return None;
+/// What a file name in `checkpoints/` is.
+#[derive(Debug, PartialEq, Eq)]
+enum DayFileName {
+    /// `YYYY-MM-DD.md` with a real date.
+    Date(NaiveDate),
+    /// The `YYYY-MM-DD.md` shape, but no such date (`2025-13-45.md`, `2025-02-30.md`).
+    NotADate,
+    /// Anything else (lock and temp files, notes a person keeps there): not a day file.
+    Other,
+}
+
+fn day_file_date(name: &str) -> DayFileName {
+    let Some(stem) = name.strip_suffix(".md") else {
+        return DayFileName::Other;
+    };
+    let shaped = stem.len() == 10
+        && stem.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        });
+    if !shaped {
+        return DayFileName::Other;
     }
-    NaiveDate::parse_from_str(stem, "%Y-%m-%d").ok()
+    match NaiveDate::parse_from_str(stem, "%Y-%m-%d") {
+        Ok(date) => DayFileName::Date(date),
+        Err(_) => DayFileName::NotADate,
+    }
 }
 
 /// Reads one day file into `range`: checkpoints appended, problems reported as skipped.
@@ -838,21 +891,33 @@ mod tests {
 
     #[test]
     fn date_file_names() {
+        let date = |y, m, d| DayFileName::Date(NaiveDate::from_ymd_opt(y, m, d).unwrap());
         let cases = [
-            ("2025-10-13.md", true),
-            ("2025-1-3.md", false),
-            ("2025-10-13.md.lock", false),
-            (".2025-10-13.md.123.tmp", false),
-            ("notes.md", false),
+            ("2025-10-13.md", date(2025, 10, 13)),
+            ("2024-02-29.md", date(2024, 2, 29)),
+            ("2025-13-45.md", DayFileName::NotADate),
+            ("2025-02-30.md", DayFileName::NotADate),
+            ("2025-00-01.md", DayFileName::NotADate),
+            ("2025-1-3.md", DayFileName::Other),
+            ("2025-10-13.md.lock", DayFileName::Other),
+            (".2025-10-13.md.lock", DayFileName::Other),
+            (".2025-10-13.md.123-a-0.tmp", DayFileName::Other),
+            ("2025-10-13.md.tmp.1700000000", DayFileName::Other),
+            ("+2025-10-1.md", DayFileName::Other),
+            ("notes.md", DayFileName::Other),
         ];
-        for (name, ok) in cases {
-            assert_eq!(date_of_file_name(name).is_some(), ok, "{name}");
+        for (name, want) in cases {
+            assert_eq!(day_file_date(name), want, "{name}");
         }
     }
 
     #[test]
     fn plan_ids() {
         assert_eq!(validate_plan_id("Auth System").unwrap(), "auth-system");
+        assert_eq!(
+            validate_plan_id("Über café rewrite").unwrap(),
+            "uber-cafe-rewrite"
+        );
         for bad in ["..", "a/b", "a\\b", "x\0", "", "***"] {
             assert!(
                 validate_plan_id(bad).unwrap_err().is_invalid_input(),

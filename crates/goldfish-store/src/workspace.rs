@@ -48,14 +48,28 @@ fn slug_of_workspace(name_or_path: &str) -> String {
     slugify(&base)
 }
 
-/// Lower-cases ASCII letters, keeps digits, turns everything else into single `-`s, trims `-`.
+/// Transliterates other scripts to ASCII (`Über café` → `Uber cafe`), lower-cases ASCII
+/// letters, keeps digits, turns everything else into single `-`s and trims `-`. ASCII input is
+/// slugged exactly as it always was, so existing names keep their slug.
 pub(crate) fn slugify(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    let mut push = |c: char| {
         if c.is_ascii_alphanumeric() {
             out.push(c.to_ascii_lowercase());
         } else if !out.is_empty() && !out.ends_with('-') {
             out.push('-');
+        }
+    };
+    for c in text.chars() {
+        if c.is_ascii() {
+            push(c);
+        } else {
+            // Letters of other scripts become their ASCII spelling; what has none (and
+            // symbols spelled as words, such as emoji) separates words like punctuation.
+            match deunicode::deunicode_char(c) {
+                Some(ascii) if c.is_alphanumeric() => ascii.chars().for_each(&mut push),
+                _ => push('-'),
+            }
         }
     }
     while out.ends_with('-') {
@@ -98,7 +112,7 @@ pub(crate) fn reject_escapes(what: &str, name: &str) -> Result<(), Error> {
 /// ```
 pub fn validate_workspace(name: &str) -> Result<String, Error> {
     // A scoped package name (`@scope/pkg`) is a name, not a path: its one `/` is allowed and
-    // becomes `-` (`scope-pkg`), as DESIGN.md specifies. Everything else that could escape the
+    // becomes `-` (`scope-pkg`), as workspace names always have. Everything else that could escape the
     // store directory is refused.
     match scoped_package_parts(name) {
         Some((scope, package)) => {
@@ -245,12 +259,60 @@ mod tests {
             ("/home/me/My Project/", "my-project"),
             ("Hello_World!!", "hello-world"),
             ("--a--b--", "a-b"),
-            ("café", "caf"),
-            ("日本", "default"),
+            ("café", "cafe"),
+            ("/home/me/Mon Projet Été", "mon-projet-ete"),
+            ("日本", "ri-ben"),
+            ("🦀", "default"),
             ("repo.v2", "repo-v2"),
         ];
         for (input, want) in cases {
             assert_eq!(normalize_workspace(input), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn slugs_transliterate_other_scripts() {
+        let cases = [
+            ("Über café rewrite", "uber-cafe-rewrite"),
+            ("Mon Projet Été", "mon-projet-ete"),
+            ("Straße", "strasse"),
+            ("Øresund bridge", "oresund-bridge"),
+            ("naïve façade", "naive-facade"),
+            ("Crème brûlée ½", "creme-brulee-1-2"),
+            ("Привет мир", "privet-mir"),
+            ("a—b", "a-b"),
+            ("ship it 🚀 now", "ship-it-now"),
+            ("日本", "ri-ben"),
+            // ASCII names slug exactly as before.
+            ("Auth System", "auth-system"),
+            ("my-project", "my-project"),
+            ("Hello_World!!", "hello-world"),
+            ("v2.0 (draft)", "v2-0-draft"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(slugify(input), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_slugs_are_unchanged_by_transliteration() {
+        // Every printable ASCII string slugs as the ASCII-only rule always did.
+        let old = |text: &str| {
+            let mut out = String::new();
+            for c in text.chars() {
+                if c.is_ascii_alphanumeric() {
+                    out.push(c.to_ascii_lowercase());
+                } else if !out.is_empty() && !out.ends_with('-') {
+                    out.push('-');
+                }
+            }
+            out.trim_end_matches('-').to_string()
+        };
+        for a in 0x20u8..0x7f {
+            for b in [b'a', b'-', b' ', b'Z', b'9', b'_'] {
+                let text = format!("{}x{}{}", a as char, b as char, a as char);
+                assert_eq!(slugify(&text), old(&text), "{text:?}");
+            }
         }
     }
 

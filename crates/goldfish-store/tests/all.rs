@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod concurrency;
+mod faults;
 mod git;
 mod plan_action;
 mod plan_heading;
@@ -20,7 +21,7 @@ use notes_core::time::ManualClock;
 /// The result type of every test.
 pub type TestResult = Result<(), Box<dyn std::error::Error>>;
 
-/// The seed's day: 2025-10-13, 09:30 UTC.
+/// The day of the examples: 2025-10-13, 09:30 UTC.
 pub fn seed_time() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2025, 10, 13, 9, 30, 0)
         .single()

@@ -133,12 +133,13 @@ fn invalid_utf8_and_garbage_are_reported_and_the_rest_stays_readable() -> TestRe
     input.workspace = Some("ws".into());
     let good = store.save_checkpoint(input.clone())?;
     let day_dir = dir.path().join("ws/checkpoints");
-    // Another day with invalid UTF-8 in its second entry and a garbage block in its third.
+    // Another day with a garbage block before its first entry and invalid UTF-8 in its second
+    // entry. (Inside an entry written by Goldfish v4, a `## nonsense` line would be part of the
+    // description.)
     let bad_day = day_dir.join("2025-10-12.md");
-    let mut bytes =
-        b"# Checkpoints for 2025-10-12\n\n## 08:00 - readable\n\n## 09:00 - broken \xff\xfe\n\n"
-            .to_vec();
-    bytes.extend_from_slice(b"## nonsense\nrandom junk\n\n## 10:00 - also readable\n");
+    let mut bytes = b"# Checkpoints for 2025-10-12\n\n## nonsense\nrandom junk\n\n".to_vec();
+    bytes.extend_from_slice(b"## 08:00 - readable\n\n## 09:00 - broken \xff\xfe\n\n");
+    bytes.extend_from_slice(b"## 10:00 - also readable\n");
     std::fs::write(&bad_day, &bytes)?;
     let from = seed_time() - chrono::TimeDelta::days(2);
     let range = store.checkpoints_between("ws", from, seed_time())?;
@@ -151,12 +152,12 @@ fn invalid_utf8_and_garbage_are_reported_and_the_rest_stays_readable() -> TestRe
         .collect();
     assert_eq!(
         lines,
-        [(bad_day.clone(), Some(5)), (bad_day.clone(), Some(7))],
+        [(bad_day.clone(), Some(3)), (bad_day.clone(), Some(8))],
         "{:?}",
         range.skipped
     );
-    assert!(range.skipped[0].message.contains("UTF-8"));
-    assert!(range.skipped[0].to_string().contains("2025-10-12.md:5"));
+    assert!(range.skipped[1].message.contains("UTF-8"));
+    assert!(range.skipped[1].to_string().contains("2025-10-12.md:8"));
 
     // Saving into the broken day keeps its bytes and adds the entry.
     clock.set(seed_time() - chrono::TimeDelta::days(1));

@@ -1,4 +1,5 @@
-//! Plan title headings: a hand-written first heading that is not the title survives rewrites.
+//! Plan bodies as Goldfish v4 wrote and read them: the content is the whole body after the
+//! frontmatter, a leading `# Title` heading included, and rewrites keep it byte for byte.
 
 use chrono::{TimeZone, Utc};
 use goldfish_store::{Plan, PlanStatus, PlanUpdate, format_plan, parse_plan};
@@ -41,11 +42,7 @@ fn hand_written_first_heading_survives_update_complete_activate() -> TestResult 
         assert_eq!(plan.title, "My plan", "{step}");
         assert_eq!(plan.content, content, "{step}");
         let text = std::fs::read_to_string(&path)?;
-        assert_eq!(
-            body_of(&text),
-            format!("\n# My plan\n\n{content}"),
-            "{step}: {text}"
-        );
+        assert_eq!(body_of(&text), format!("\n{content}"), "{step}: {text}");
         assert_eq!(store.get_plan("t", "p")?, plan, "{step}");
     }
     assert_eq!(store.get_plan("t", "p")?.status, PlanStatus::Active);
@@ -67,7 +64,10 @@ fn title_heading_body_is_rewritten_byte_for_byte() -> TestResult {
         ),
     )?;
     let plan = store.complete_plan("t", "p")?;
-    assert_eq!(plan.content, "# Phase 1\n- [ ] do x\n\n# Phase 2\n");
+    assert_eq!(
+        plan.content,
+        "# My plan\n\n# Phase 1\n- [ ] do x\n\n# Phase 2\n"
+    );
     let text = std::fs::read_to_string(&path)?;
     assert_eq!(body_of(&text), body, "{text}");
     // Documented: frontmatter comments are not preserved on rewrite.
@@ -91,10 +91,11 @@ fn title() -> impl Strategy<Value = String> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
-    /// A file written by hand as frontmatter + `# heading` + content: the heading is dropped
-    /// only when it is the title's, and parse → format → parse loses nothing.
+    /// A file written by hand (or by v4) as frontmatter + `# heading` + content: the content
+    /// is all of it, heading included, whatever the heading says, and parse → format → parse
+    /// loses nothing.
     #[test]
-    fn first_heading_is_stripped_only_when_it_is_the_title(
+    fn the_body_is_the_content_heading_included(
         t in title(),
         other in title(),
         same in any::<bool>(),
@@ -110,13 +111,9 @@ proptest! {
         prop_assert!(parsed.is_ok(), "{text}\n{parsed:?}");
         let Ok(parsed) = parsed else { return Ok(()) };
         prop_assert_eq!(&parsed.title, &t);
-        let expected = if heading == t {
-            content.strip_prefix("\r\n").or_else(|| content.strip_prefix('\n')).unwrap_or(&content).to_string()
-        } else {
-            format!("# {heading}\n{content}")
-        };
-        prop_assert_eq!(&parsed.content, &expected, "{}", text);
+        prop_assert_eq!(&parsed.content, &format!("# {heading}\n{content}"), "{}", text);
         let again = format_plan(&parsed);
+        prop_assert_eq!(body_of(&again), format!("\n# {heading}\n{content}"));
         let back = parse_plan(&again, "ws", "p");
         prop_assert_eq!(back.ok(), Some(parsed), "{}", again);
     }

@@ -11,6 +11,13 @@ fn tricky_line() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("## 10:00 - looks like a header".to_string()),
         Just("- **Tags**: not, tags".to_string()),
+        Just("- **Branch**: not-a-branch".to_string()),
+        Just("- **Files**: a.rs, b.rs".to_string()),
+        Just("- **More files**: 3".to_string()),
+        Just("- **Session**: x".to_string()),
+        Just("## some heading".to_string()),
+        Just("## Context".to_string()),
+        Just("##no space".to_string()),
         Just("<!-- id: fake at: 2020-01-01T00:00:00Z -->".to_string()),
         Just("<!--".to_string()),
         Just("summary: x".to_string()),
@@ -22,6 +29,19 @@ fn tricky_line() -> impl Strategy<Value = String> {
         "\\PC*",
         any::<String>().prop_map(|s| s.replace('\n', " ")),
     ]
+}
+
+/// A line Goldfish v4 could have written inside a description (it wrote them verbatim), except
+/// the two shapes that are ambiguous in its format: an entry header `## HH:MM - …` and the
+/// id line of our own entries.
+fn v4_body_line() -> impl Strategy<Value = String> {
+    tricky_line().prop_filter("not an entry header or an id line", |l| {
+        let header = l.starts_with("## ")
+            && l.as_bytes()
+                .get(3..8)
+                .is_some_and(|t| t[0].is_ascii_digit() && t[1].is_ascii_digit() && t[2] == b':');
+        !header && !l.starts_with("<!-- id:") && !l.contains(['\n', '\r'])
+    })
 }
 
 fn description() -> impl Strategy<Value = String> {
@@ -85,6 +105,41 @@ proptest! {
         let back = parse_checkpoint_file(&text, "ws", date);
         prop_assert!(back.is_ok(), "{text}\n{back:?}");
         prop_assert_eq!(back.ok(), Some(same_day), "{}", text);
+    }
+
+    /// Goldfish v4 wrote descriptions verbatim: heading-like and bullet-like lines inside
+    /// them are description, and only the final run of bullets is the entry's metadata.
+    #[test]
+    fn v4_entries_keep_structure_lookalikes_in_the_description(
+        body in prop::collection::vec(v4_body_line(), 0..8),
+        tags in prop::collection::vec("[a-z]{1,8}", 1..4),
+        second in any::<bool>(),
+    ) {
+        let date = chrono::NaiveDate::from_ymd_opt(2025, 10, 13).expect("valid date");
+        let mut description = String::from("title");
+        for line in &body {
+            description.push('\n');
+            description.push_str(line);
+        }
+        description.push_str("\nend");
+        let mut text = format!(
+            "# Checkpoints for 2025-10-13\n\n## 09:00 - {description}\n\n- **Tags**: {}\n- **Branch**: main\n- **Commit**: abc1234\n",
+            tags.join(", ")
+        );
+        if second {
+            text.push_str("## 10:00 - second\n\n- **Tags**: z\n");
+        }
+        let day = parse_day_file(&text, "ws", date);
+        prop_assert_eq!(&day.problems, &vec![], "{}", text);
+        prop_assert_eq!(day.checkpoints.len(), 1 + usize::from(second), "{}", text);
+        let cp = &day.checkpoints[0];
+        prop_assert_eq!(&cp.description, &description, "{}", text);
+        prop_assert_eq!(&cp.tags, &tags);
+        prop_assert_eq!(cp.branch.as_deref(), Some("main"));
+        prop_assert_eq!(cp.commit.as_deref(), Some("abc1234"));
+        // Our writer keeps it unambiguous: it reads back whole in our format.
+        let ours = format_day_file(date, &day.checkpoints);
+        prop_assert_eq!(parse_checkpoint_file(&ours, "ws", date).ok(), Some(day.checkpoints), "{}", ours);
     }
 
     #[test]

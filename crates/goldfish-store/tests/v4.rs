@@ -101,3 +101,69 @@ fn whole_eval_store_reads_when_present() -> TestResult {
     assert_eq!(total, corpus.lines().count());
     Ok(())
 }
+
+/// `tests/fixtures/v4-shapes` holds files as Goldfish v4 wrote them when descriptions and
+/// plans contained lines that look like structure: `## heading` lines and bullet-like lines
+/// inside a description, and a plan whose content opens with its `# Title`. They read as v4
+/// meant (`expected.json`), the store reads them the same, and writing them back in our format
+/// keeps every field.
+#[test]
+fn v4_structure_lookalikes_read_as_v4_meant() -> TestResult {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v4-shapes");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json"))?)?;
+    let date = chrono::NaiveDate::from_ymd_opt(2025, 10, 14).ok_or("date")?;
+    let path = dir.join("store/shapes/checkpoints/2025-10-14.md");
+    let text = std::fs::read_to_string(&path)?;
+    let checkpoints = parse_checkpoint_file(&text, "shapes", date)?;
+    let want = expected["checkpoints"].as_array().ok_or("checkpoints")?;
+    assert_eq!(checkpoints.len(), want.len());
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    for (cp, want) in checkpoints.iter().zip(want) {
+        let title = cp.title();
+        assert_eq!(
+            Some(cp.description.as_str()),
+            want["description"].as_str(),
+            "{title}"
+        );
+        assert_eq!(cp.tags, strings(&want["tags"]), "{title}");
+        assert_eq!(cp.files, strings(&want["files"]), "{title}");
+        assert_eq!(cp.branch.as_deref(), want["branch"].as_str(), "{title}");
+        assert_eq!(cp.commit.as_deref(), want["commit"].as_str(), "{title}");
+        assert_eq!(
+            Some(notes_core::time::format_utc(&cp.timestamp).as_str()),
+            want["time"].as_str(),
+            "{title}"
+        );
+    }
+    let ours = goldfish_store::format_day_file(date, &checkpoints);
+    assert_eq!(parse_checkpoint_file(&ours, "shapes", date)?, checkpoints);
+
+    let store = Store::open(dir.join("store"))?;
+    let range = store.read_day("shapes", date)?;
+    assert!(range.skipped.is_empty(), "{:?}", range.skipped);
+    assert_eq!(range.checkpoints, checkpoints);
+
+    let want = &expected["plan"];
+    let plan = store.get_plan("shapes", "retry-backoff")?;
+    assert_eq!(Some(plan.title.as_str()), want["title"].as_str());
+    assert_eq!(Some(plan.content.as_str()), want["content"].as_str());
+    assert_eq!(plan.tags, strings(&want["tags"]));
+    let list = store.list_plans("shapes")?;
+    assert_eq!(list.active.as_deref(), want["id"].as_str());
+    let again = goldfish_store::parse_plan(
+        &goldfish_store::format_plan(&plan),
+        "shapes",
+        "retry-backoff",
+    )?;
+    assert_eq!(again, plan);
+    Ok(())
+}

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::status::{Status, StatusBuilder};
 
-/// How many lines of tail the hand-over shows by default (the seed's mandatory read).
+/// How many lines of tail the hand-over shows by default (the read every resuming agent must do).
 pub const HANDOVER_LINES: usize = 50;
 
 /// Options of [`Journal::handover_with`](crate::Journal::handover_with).

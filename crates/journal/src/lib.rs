@@ -70,10 +70,10 @@
 //! - Entries: `Decision:`, `Found:` (or `Finding:`), `❌ Failed:`, `✅`, `→`,
 //!   `Current state:`, `Note:`; one line, plus at most one indented continuation line.
 //! - **Which approach a failure or success belongs to**: `❌ Failed [approach]: what` and
-//!   `✅ Worked [approach]: what` name it; the seed's plain forms `❌ Failed: what` and
+//!   `✅ Worked [approach]: what` name it; the original plain forms `❌ Failed: what` and
 //!   `✅ what` belong to the *approach in force*: the last `Approach:` line or, after a
 //!   mutation, its `Switching to:` line. The writer uses the plain form whenever the approach
-//!   is the one in force, so journals read like the seed's. Approaches are compared ignoring
+//!   is the one in force, so journals read like the original format's. Approaches are compared ignoring
 //!   case and repeated spaces.
 //! - A **streak** is the failures of one approach since its last success or mutation;
 //!   failures of other approaches in between neither add to it nor break it. At

@@ -1,4 +1,4 @@
-//! Golden files: the seed's examples parse to the expected values and format back byte for
+//! Golden files: the Cognitive Journals examples parse to the expected values and format back byte for
 //! byte; the writer produces them exactly.
 
 use chrono::{TimeZone, Utc};

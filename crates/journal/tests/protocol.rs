@@ -233,7 +233,7 @@ fn state_is_derived_from_hand_edits_too() -> TestResult {
     let j = journal(dir.path(), "t", &clock(2026, 1, 2, 3, 4))?;
     j.boot("i", "alpha", "s")?;
     j.fail("alpha", "1")?;
-    // A person appends two failures by hand, in the seed's plain form, without a final newline.
+    // A person appends two failures by hand, in the original plain form, without a final newline.
     let mut text = fs::read_to_string(j.path())?;
     text.push_str("some prose a person wrote\n❌ Failed: 2\n❌ Failed: 3");
     fs::write(j.path(), &text)?;

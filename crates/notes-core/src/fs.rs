@@ -12,8 +12,19 @@
 //!   because a rename swaps the inode and a lock on the old inode would protect nothing.
 //!
 //! Temporary files are named `.{target}.{unique}.tmp` ([`is_temp_file_name`]); readers that
-//! list directories skip them, and [`update_locked`] removes stale ones left by killed
-//! processes.
+//! list directories skip them. A writer holds an exclusive lock on its own temporary file for
+//! as long as the file exists, so a temporary file nobody holds locked belongs to a writer that
+//! was killed: the next [`AtomicFile`] created in that directory removes it
+//! ([`remove_abandoned_temp_files`]).
+//!
+//! # Locks and child processes
+//!
+//! `flock` locks belong to an *open file description*, which a child process shares with its
+//! parent from `fork` until it `exec`s or exits (or for its whole life, when it inherits the
+//! descriptor). Every lock in this module is therefore released with an explicit unlock before
+//! its descriptor is closed: that frees the lock at once, even while a child spawned by another
+//! thread still holds a copy of the descriptor. The descriptors are opened close-on-exec (what
+//! `std` always does), so no program a child runs keeps them.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -205,13 +216,40 @@ pub fn goldfish_home_from(
 /// Suffix of every temporary file this module creates.
 const TEMP_SUFFIX: &str = ".tmp";
 
-/// Temporary files older than this are considered abandoned by a killed process.
-const STALE_TEMP_AGE: Duration = Duration::from_secs(120);
+/// How many times [`AtomicFile::create`] tries a new temporary name when a sweep removed the
+/// file it had just created (only possible in the instant between creating and locking it).
+const TEMP_ATTEMPTS: usize = 16;
 
 /// True for names of temporary files made by [`AtomicFile`] (`.{target}.{unique}.tmp`).
 /// Readers listing a directory must skip these.
 pub fn is_temp_file_name(name: &str) -> bool {
     name.starts_with('.') && name.ends_with(TEMP_SUFFIX)
+}
+
+/// True for names made by [`AtomicFile`] exactly: `.{target}.{pid}-{hex}-{n}.tmp`. Only such
+/// files are ever removed by [`remove_abandoned_temp_files`], so a person's own `.notes.tmp`
+/// in a worktree is never touched.
+fn is_own_temp_name(name: &str) -> bool {
+    let Some(inner) = name
+        .strip_prefix('.')
+        .and_then(|n| n.strip_suffix(TEMP_SUFFIX))
+    else {
+        return false;
+    };
+    let Some((target, unique)) = inner.rsplit_once('.') else {
+        return false;
+    };
+    let mut parts = unique.split('-');
+    let (Some(pid), Some(nanos), Some(n), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    let all = |s: &str, f: fn(&u8) -> bool| !s.is_empty() && s.bytes().all(|b| f(&b));
+    !target.is_empty()
+        && all(pid, u8::is_ascii_digit)
+        && all(nanos, u8::is_ascii_hexdigit)
+        && all(n, u8::is_ascii_digit)
 }
 
 /// True for names of sidecar lock files made by [`lock_exclusive`] (`.{target}.lock`).
@@ -315,23 +353,41 @@ impl AtomicFile {
         if options.create_parents && !dir.exists() {
             create_dir_all(&dir, options.dir_mode)?;
         }
-        let temp = dir.join(format!(".{name}.{}{TEMP_SUFFIX}", unique_suffix()));
-        let mut open = OpenOptions::new();
-        open.write(true).create_new(true);
-        #[cfg(unix)]
-        if let Some(mode) = options.file_mode {
-            use std::os::unix::fs::OpenOptionsExt;
-            open.mode(mode);
+        // Best effort: temp files of killed writers are harmless to readers, so a failed sweep
+        // must not fail the write.
+        let _ = remove_abandoned_temp_files(&dir);
+        let mut attempts = 0;
+        loop {
+            let temp = dir.join(format!(".{name}.{}{TEMP_SUFFIX}", unique_suffix()));
+            let mut open = OpenOptions::new();
+            open.write(true).create_new(true);
+            #[cfg(unix)]
+            if let Some(mode) = options.file_mode {
+                use std::os::unix::fs::OpenOptionsExt;
+                open.mode(mode);
+            }
+            let file = open
+                .open(&temp)
+                .map_err(|e| FsError::new(FsOp::Write, &target, e))?;
+            if hold_temp(&file, &temp).map_err(|e| FsError::new(FsOp::Lock, &temp, e))? {
+                return Ok(AtomicFile {
+                    target,
+                    temp,
+                    file: Some(file),
+                    options: *options,
+                });
+            }
+            // A sweep took the file between its creation and our lock: it is gone, try a
+            // new name.
+            attempts += 1;
+            if attempts >= TEMP_ATTEMPTS {
+                return Err(FsError::new(
+                    FsOp::Write,
+                    &target,
+                    io::Error::other("temporary files keep disappearing from this directory"),
+                ));
+            }
         }
-        let file = open
-            .open(&temp)
-            .map_err(|e| FsError::new(FsOp::Write, &target, e))?;
-        Ok(AtomicFile {
-            target,
-            temp,
-            file: Some(file),
-            options: *options,
-        })
     }
 
     /// The file this will replace.
@@ -378,9 +434,15 @@ impl AtomicFile {
             file.sync_all()
                 .map_err(|e| FsError::new(FsOp::Sync, &self.target, e))?;
         }
-        drop(file);
-        fs::rename(&self.temp, &self.target)
-            .map_err(|e| FsError::new(FsOp::Rename, &self.target, e))?;
+        // The temp file stays open (and locked) until it has its new name, so a sweep never
+        // sees it unlocked under its temporary name.
+        #[cfg(not(unix))]
+        drop_temp(file);
+        let renamed = fs::rename(&self.temp, &self.target)
+            .map_err(|e| FsError::new(FsOp::Rename, &self.target, e));
+        #[cfg(unix)]
+        drop_temp(file);
+        renamed?;
         if self.options.durable {
             sync_dir(parent_of(&self.target))?;
         }
@@ -406,10 +468,46 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
+        if let Some(file) = self.file.take() {
+            // Removed while still locked, so no sweep can see it abandoned first.
             let _ = fs::remove_file(&self.temp);
+            drop_temp(file);
         }
     }
+}
+
+/// Locks a freshly created temp file and checks that `path` still names it. `Ok(false)` when a
+/// sweep removed it before the lock was taken (the caller tries another name).
+#[cfg(unix)]
+fn hold_temp(file: &File, path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    if file.lock().is_err() {
+        // A file system without locks: no sweep can lock the file either, so none removes it.
+        return Ok(true);
+    }
+    let ours = file.metadata()?;
+    let same = match fs::symlink_metadata(path) {
+        Ok(named) => named.dev() == ours.dev() && named.ino() == ours.ino(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(e) => return Err(e),
+    };
+    if !same {
+        let _ = file.unlock();
+    }
+    Ok(same)
+}
+
+/// Off Unix an open file cannot be removed, so no sweep can take it: nothing to hold.
+#[cfg(not(unix))]
+fn hold_temp(_file: &File, _path: &Path) -> io::Result<bool> {
+    Ok(true)
+}
+
+/// Releases a temp file's lock explicitly (see "Locks and child processes") and closes it.
+fn drop_temp(file: File) {
+    #[cfg(unix)]
+    let _ = file.unlock();
+    drop(file);
 }
 
 /// Replaces `path` with `contents` atomically (see [`AtomicFile`]).
@@ -464,6 +562,10 @@ pub fn lock_path_for(target: &Path) -> PathBuf {
 }
 
 /// An exclusive lock on a sidecar lock file, released when dropped.
+///
+/// Dropping unlocks explicitly before closing the descriptor. Closing alone would not be
+/// enough: while a child process forked by another thread still shares the descriptor (until
+/// it `exec`s), the lock would stay held and every other locker would wait for the child.
 #[derive(Debug)]
 pub struct FileLock {
     file: File,
@@ -477,17 +579,24 @@ impl FileLock {
     }
 }
 
+#[cfg(unix)]
+impl std::os::fd::AsFd for FileLock {
+    /// The lock file's descriptor (opened close-on-exec), for inspection; the lock still ends
+    /// when this guard is dropped, whoever holds a copy of the descriptor.
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.file.as_fd()
+    }
+}
+
 impl Drop for FileLock {
     fn drop(&mut self) {
-        // Closing the descriptor releases the lock too; unlocking first is just explicit.
+        // The explicit unlock releases the lock of the whole open file description, including
+        // copies that forked children still hold; closing our descriptor would not.
         let _ = self.file.unlock();
     }
 }
 
-/// Takes an exclusive lock guarding `target` (on its sidecar lock file, see [`lock_path_for`]),
-/// blocking until other holders release it. Creates the lock file (and missing parents when the
-/// options say so). A directory that cannot be written fails at once, without waiting.
-pub fn lock_exclusive(target: &Path, options: &WriteOptions) -> Result<FileLock, FsError> {
+fn open_lock_file(target: &Path, options: &WriteOptions) -> Result<(File, PathBuf), FsError> {
     let path = lock_path_for(target);
     let dir = parent_of(&path);
     if options.create_parents && !dir.exists() {
@@ -503,9 +612,30 @@ pub fn lock_exclusive(target: &Path, options: &WriteOptions) -> Result<FileLock,
     let file = open
         .open(&path)
         .map_err(|e| FsError::new(FsOp::Lock, &path, e))?;
+    Ok((file, path))
+}
+
+/// Takes an exclusive lock guarding `target` (on its sidecar lock file, see [`lock_path_for`]),
+/// blocking until other holders release it. Creates the lock file (and missing parents when the
+/// options say so). A directory that cannot be written fails at once, without waiting.
+pub fn lock_exclusive(target: &Path, options: &WriteOptions) -> Result<FileLock, FsError> {
+    let (file, path) = open_lock_file(target, options)?;
     file.lock()
         .map_err(|e| FsError::new(FsOp::Lock, &path, e))?;
     Ok(FileLock { file, path })
+}
+
+/// Like [`lock_exclusive`], but without waiting: `Ok(None)` when another holder has the lock.
+pub fn try_lock_exclusive(
+    target: &Path,
+    options: &WriteOptions,
+) -> Result<Option<FileLock>, FsError> {
+    let (file, path) = open_lock_file(target, options)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(FileLock { file, path })),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(FsError::new(FsOp::Lock, &path, e)),
+    }
 }
 
 /// What an [`update_locked`] closure decided.
@@ -523,8 +653,8 @@ pub enum Update<T> {
 /// to replace them. Any number of threads and processes may call this on the same file at once:
 /// each sees the result of all the updates before it, so no update is lost. The replacement is
 /// atomic ([`AtomicFile`]), so a process killed at any instant leaves the old or the new file.
-/// If `f` fails, nothing is written. Stale temporary files of `target` left behind by killed
-/// processes are removed while the lock is held.
+/// If `f` fails, nothing is written. Temporary files left behind in the directory by killed
+/// writers are removed when the new contents are written ([`AtomicFile::create`]).
 pub fn update_locked<T, E>(
     target: &Path,
     options: &WriteOptions,
@@ -534,7 +664,6 @@ where
     E: From<FsError>,
 {
     let _lock = lock_exclusive(target, options)?;
-    remove_stale_temps_of(target);
     let current = read_utf8_opt(target)?;
     match f(current.as_deref())? {
         Update::Keep(value) => Ok(value),
@@ -545,52 +674,70 @@ where
     }
 }
 
-/// Best effort: removes temp files of `target` older than [`STALE_TEMP_AGE`]. Errors are ignored
-/// because a leftover temp file is harmless (readers skip it).
-fn remove_stale_temps_of(target: &Path) {
-    let Some(name) = target.file_name().and_then(|n| n.to_str()) else {
-        return;
-    };
-    let prefix = format!(".{name}.");
-    let _ = remove_stale(parent_of(target), STALE_TEMP_AGE, |file| {
-        file.starts_with(&prefix)
-    });
-}
-
-/// Removes temporary files in `dir` older than `max_age` (left by killed processes); returns
+/// Removes the temporary files in `dir` that writers killed mid-write left behind; returns
 /// how many were removed.
-pub fn remove_stale_temp_files(dir: &Path, max_age: Duration) -> Result<usize, FsError> {
-    remove_stale(dir, max_age, |_| true)
+///
+/// A writer holds an exclusive lock on its temporary file from just after creating it until
+/// it is renamed or removed, so a temporary file that can be locked belongs to no live
+/// writer. Files of a writer still at work are never touched, however old. Only names made by
+/// [`AtomicFile`] (`.{target}.{pid}-{hex}-{n}.tmp`) are considered. [`AtomicFile::create`]
+/// calls this for its directory, so strays are cleaned by the next write there. Off Unix this
+/// removes nothing (an open file cannot be removed there, and no lock is held on temp files).
+pub fn remove_abandoned_temp_files(dir: &Path) -> Result<usize, FsError> {
+    remove_temps(dir, None)
 }
 
-/// Removes the temp files in `dir` whose names pass `select` and that are at least `max_age`
-/// old; returns how many were removed.
-fn remove_stale(
-    dir: &Path,
-    max_age: Duration,
-    select: impl Fn(&str) -> bool,
-) -> Result<usize, FsError> {
+/// Removes the abandoned temporary files in `dir` (see [`remove_abandoned_temp_files`]) that
+/// are also at least `max_age` old; returns how many were removed.
+pub fn remove_stale_temp_files(dir: &Path, max_age: Duration) -> Result<usize, FsError> {
+    remove_temps(dir, Some(max_age))
+}
+
+fn remove_temps(dir: &Path, max_age: Option<Duration>) -> Result<usize, FsError> {
     let entries = fs::read_dir(dir).map_err(|e| FsError::new(FsOp::ListDir, dir, e))?;
     let now = SystemTime::now();
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if !name
-            .to_str()
-            .is_some_and(|n| is_temp_file_name(n) && select(n))
-        {
+        if !name.to_str().is_some_and(is_own_temp_name) {
             continue;
         }
-        let age = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|m| now.duration_since(m).ok());
-        if age.is_some_and(|a| a >= max_age) && fs::remove_file(entry.path()).is_ok() {
+        if let Some(max_age) = max_age {
+            let age = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|m| now.duration_since(m).ok());
+            if age.is_none_or(|a| a < max_age) {
+                continue;
+            }
+        }
+        if remove_if_abandoned(&entry.path()) {
             removed += 1;
         }
     }
     Ok(removed)
+}
+
+/// Removes the temp file at `path` when no writer holds its lock. The lock is held while
+/// removing, so a writer that created the file but has not locked it yet finds it gone and
+/// picks another name ([`hold_temp`]).
+#[cfg(unix)]
+fn remove_if_abandoned(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    if file.try_lock().is_err() {
+        return false;
+    }
+    let removed = fs::remove_file(path).is_ok();
+    let _ = file.unlock();
+    removed
+}
+
+#[cfg(not(unix))]
+fn remove_if_abandoned(_path: &Path) -> bool {
+    false
 }
 
 #[cfg(test)]
@@ -689,41 +836,62 @@ mod tests {
     }
 
     #[test]
-    fn stale_temp_files_are_removed_fresh_ones_kept() {
+    fn abandoned_temp_files_are_removed_by_the_next_write_live_ones_kept() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("day.md");
-        let stale = dir.path().join(".day.md.1-a-0.tmp");
-        let fresh = dir.path().join(".day.md.2-b-0.tmp");
-        let other = dir.path().join(".other.md.3-c-0.tmp");
-        for p in [&stale, &fresh, &other] {
+        let abandoned = [
+            dir.path().join(".day.md.1-a-0.tmp"),
+            dir.path().join(".other.md.3-c-0.tmp"),
+        ];
+        for p in &abandoned {
             fs::write(p, b"partial").unwrap();
         }
-        let old = SystemTime::now() - Duration::from_secs(600);
-        for p in [&stale, &other] {
-            fs::File::options()
-                .write(true)
-                .open(p)
-                .unwrap()
-                .set_modified(old)
-                .unwrap();
-        }
-        // A locked update cleans only its own target's stale temps.
+        // Not a name this module makes: a person's file, never touched.
+        let foreign = dir.path().join(".notes.tmp");
+        fs::write(&foreign, b"mine").unwrap();
+        // A live writer in the middle of its write (its temp file is locked).
+        let mut live =
+            AtomicFile::create(dir.path().join("live.md"), &WriteOptions::default()).unwrap();
+        live.write_all(b"in progress").unwrap();
+        let live_temp = live.temp.clone();
         update_locked::<_, FsError>(&target, &WriteOptions::default(), |_| {
             Ok(Update::Write("x".into(), ()))
         })
         .unwrap();
-        assert!(!stale.exists() && fresh.exists() && other.exists());
-        // The directory-wide sweep takes every stale one.
+        for p in &abandoned {
+            assert!(!p.exists(), "{} was left", p.display());
+        }
+        assert!(foreign.exists() && live_temp.exists());
+        live.commit().unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("live.md")).unwrap(),
+            "in progress"
+        );
+        assert_eq!(fs::read_to_string(&target).unwrap(), "x");
+        // The age-limited sweep keeps young abandoned files.
+        let young = dir.path().join(".day.md.4-d-0.tmp");
+        fs::write(&young, b"partial").unwrap();
         assert_eq!(
             remove_stale_temp_files(dir.path(), Duration::from_secs(300)).unwrap(),
-            1
+            0
         );
-        assert!(!other.exists() && fresh.exists());
+        assert_eq!(remove_abandoned_temp_files(dir.path()).unwrap(), 1);
+        assert!(!young.exists() && foreign.exists());
     }
 
     #[test]
     fn temp_names_are_recognised() {
         assert!(is_temp_file_name(".2025-01-01.md.123-abc-0.tmp"));
+        assert!(is_own_temp_name(".2025-01-01.md.123-abc-0.tmp"));
+        for foreign in [
+            ".notes.tmp",
+            ".a.1-2.tmp",
+            ".a.1-xyz-0.tmp",
+            "..1-a-0.tmp",
+            "a.1-a-0.tmp",
+        ] {
+            assert!(!is_own_temp_name(foreign), "{foreign}");
+        }
         assert!(!is_temp_file_name("2025-01-01.md"));
         assert!(is_lock_file_name(".2025-01-01.md.lock"));
     }

@@ -11,7 +11,7 @@
 //!   read–modify–write on a sidecar lock file; the only module that does I/O.
 //! - [`time`]: RFC 3339 UTC timestamps with milliseconds and an injectable [`time::Clock`].
 //! - [`Notes`] and [`NotesManager`]: `{worktree}/.goblin/GOBLIN_NOTES.md`, parsed and
-//!   formatted losslessly, with the seed's limits (5 completed steps, 10 files, 5 decisions;
+//!   formatted losslessly, with the original format's limits (5 completed steps, 10 files, 5 decisions;
 //!   older entries are folded into the context, never dropped).
 //!
 //! # Example

@@ -127,7 +127,7 @@ impl fmt::Display for ParseWarning {
 /// markdown block that would hide or invent a section (`#`, `=`, `` ` ``, `~`, `<`, a line of
 /// only `-`) or that starts with `\`, and a blank first or last line, gets a `\` inserted
 /// after its indentation, which parsing removes. Text without such lines is written as is, so
-/// ordinary notes read exactly as the seed shows them.
+/// ordinary notes read exactly as the original format's examples show them.
 ///
 /// # Example
 ///
@@ -333,7 +333,7 @@ impl Notes {
     /// Entries kept in Key Decisions.
     pub const MAX_DECISIONS: usize = 5;
 
-    /// New notes in the seed's layout, with empty lists and context.
+    /// New notes in the original layout, with empty lists and context.
     pub fn new(
         issue: impl Into<String>,
         stage: Stage,

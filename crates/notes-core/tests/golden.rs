@@ -1,4 +1,4 @@
-//! The seed's examples and a hand-edited file: parse to the expected values, format back byte
+//! The original format's examples and a hand-edited file: parse to the expected values, format back byte
 //! for byte.
 
 use notes_core::{Decision, FileChange, Notes, NotesManager, Stage, Step, StepStatus};

@@ -1,4 +1,4 @@
-//! Seed 002, Phase 4 ("Recall with fuse.js search"), translated test by test.
+//! Goldfish v4's own recall tests (from its fuse.js days), translated test by test.
 
 use goldfish_recall::{RecallOptions, recall};
 use goldfish_store::PlanInput;
@@ -6,7 +6,7 @@ use notes_core::time::format_utc;
 
 use crate::util::{TestResult, TestStore, t};
 
-/// The seed's `beforeEach`: three checkpoints in workspace `test` on 2025-10-13.
+/// Those tests' `beforeEach`: three checkpoints in workspace `test` on 2025-10-13.
 fn seeded() -> Result<TestStore, Box<dyn std::error::Error>> {
     let s = TestStore::new("2025-10-13T09:00:00Z")?;
     s.save_at(

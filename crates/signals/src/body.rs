@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::{Error, ErrorKind, SignalKind};
 
 /// `completed_at` on the wire: RFC 3339, read with any offset and kept in UTC, written with `Z`
-/// and only as many fractional digits as it has (`2024-01-15T10:30:00Z`), so the seed's
+/// and only as many fractional digits as it has (`2024-01-15T10:30:00Z`), so the original
 /// examples round-trip unchanged.
 mod utc_opt {
     use chrono::{DateTime, SecondsFormat, Utc};
@@ -430,7 +430,7 @@ impl Signal {
     }
 
     /// The file contents for this signal: pretty-printed JSON with a final newline (the known
-    /// fields in the seed's order, then unknown ones by name), or the empty string for a
+    /// fields in the protocol's order, then unknown ones by name), or the empty string for a
     /// signal with no body.
     pub fn to_json(&self) -> String {
         match &self.body {

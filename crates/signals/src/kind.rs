@@ -26,7 +26,7 @@ pub enum SignalKind {
 }
 
 impl SignalKind {
-    /// Every kind, in pipeline order (the seed's `SIGNAL_FILES`).
+    /// Every kind, in pipeline order (the protocol's `SIGNAL_FILES`).
     pub const ALL: [SignalKind; 6] = [
         SignalKind::ScopeComplete,
         SignalKind::BuildComplete,

@@ -154,7 +154,7 @@ pub fn next_stage(stage: PipelineStage, signal: SignalKind) -> Option<(PipelineS
     }
 }
 
-/// The default limit on returns to an earlier stage (the seed's 3).
+/// The default limit on returns to an earlier stage (3, as the protocol has always had).
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
 
 /// One step of the pipeline's history.

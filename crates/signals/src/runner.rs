@@ -1,14 +1,16 @@
 //! `PipelineRunner`: drives one worktree's pipeline from its signal files, and survives restarts.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions, TryLockError};
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use notes_core::fs::{FsError, FsOp, WriteOptions, create_dir_all, lock_path_for, write_atomic};
+use notes_core::fs::{
+    FileLock, FsError, FsOp, WriteOptions, create_dir_all, try_lock_exclusive, write_atomic,
+};
 use notes_core::time::{SharedClock, now_millis, system_clock};
 
 use crate::dir::GOBLIN_DIR;
@@ -29,7 +31,7 @@ const MAX_REASON_CHARS: usize = 200;
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct RunnerOptions {
-    /// How often to look for signals (default 5 s, the seed's `POLL_INTERVAL_SECONDS`).
+    /// How often to look for signals (default 5 s, the protocol's `POLL_INTERVAL_SECONDS`).
     pub poll_interval: Duration,
     /// The retry limit of a new pipeline (default 3). A resumed pipeline keeps its own.
     pub max_retries: u32,
@@ -247,8 +249,11 @@ pub struct PipelineRunner {
     watcher: Option<notify::RecommendedWatcher>,
     settling: HashMap<SignalKind, (u64, Option<SystemTime>, Instant)>,
     scans: u64,
-    // Held for the runner's life: the exclusive lock that makes it the only runner.
-    _lock: File,
+    // Held for the runner's life: the exclusive lock that makes it the only runner. A
+    // `FileLock` unlocks explicitly when dropped, so a child process that another thread forked
+    // in the meantime (and that still shares the descriptor until it execs) cannot keep the
+    // worktree locked after the runner is gone.
+    _lock: FileLock,
 }
 
 fn goblin_dir(worktree: &Path) -> PathBuf {
@@ -260,30 +265,20 @@ fn state_path(worktree: &Path) -> PathBuf {
 }
 
 /// Takes the runner lock without waiting: `Ok(None)` when another runner holds it.
-fn try_lock(worktree: &Path) -> Result<Option<File>, Error> {
+fn try_lock(worktree: &Path) -> Result<Option<FileLock>, Error> {
     if !worktree.is_dir() {
         // A mistyped worktree must not be created on the way to `.goblin/`.
         let e = io::Error::new(io::ErrorKind::NotFound, "the worktree is not a directory");
         return Err(FsError::new(FsOp::CreateDir, worktree, e).into());
     }
-    let dir = goblin_dir(worktree);
-    create_dir_all(&dir, None)?;
-    let path = lock_path_for(&state_path(worktree));
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| FsError::new(FsOp::Lock, &path, e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(file)),
-        Err(TryLockError::WouldBlock) => Ok(None),
-        Err(TryLockError::Error(e)) => Err(FsError::new(FsOp::Lock, &path, e).into()),
-    }
+    create_dir_all(&goblin_dir(worktree), None)?;
+    Ok(try_lock_exclusive(
+        &state_path(worktree),
+        &WriteOptions::umask(),
+    )?)
 }
 
-fn lock_or_fail(worktree: &Path) -> Result<File, Error> {
+fn lock_or_fail(worktree: &Path) -> Result<FileLock, Error> {
     try_lock(worktree)?.ok_or_else(|| {
         Error::new(ErrorKind::Locked, "its lock file is held").with_path(goblin_dir(worktree))
     })
@@ -470,7 +465,7 @@ impl PipelineRunner {
         options: RunnerOptions,
         pipeline: Pipeline,
         resumed: bool,
-        lock: File,
+        lock: FileLock,
     ) -> Self {
         let (tx, rx) = mpsc::channel();
         let dir = SignalDir::new(worktree);

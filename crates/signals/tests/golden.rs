@@ -1,4 +1,4 @@
-//! Golden tests: the seed's JSON examples parse to the expected values, format byte for byte
+//! Golden tests: the protocol's JSON examples parse to the expected values, format byte for byte
 //! as `fixtures/formatted/`, and format back to an equivalent JSON document.
 
 use goldfish_signals::{
@@ -133,7 +133,7 @@ fn seed_examples_parse_format_and_round_trip() -> TestResult {
             "{name}: golden bytes"
         );
 
-        // An equivalent document: the same JSON value as the seed's.
+        // An equivalent document: the same JSON value as the example's.
         let original: Value = serde_json::from_str(&seed)?;
         let again: Value = serde_json::from_str(&formatted)?;
         assert_eq!(again, original, "{name}: equivalent document");
@@ -152,7 +152,7 @@ fn every_kind_has_a_seed_example() {
     for kind in SignalKind::ALL {
         assert!(
             names.contains(&kind.file_name()),
-            "no seed fixture for {kind}"
+            "no example fixture for {kind}"
         );
     }
 }

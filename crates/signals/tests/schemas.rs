@@ -1,5 +1,5 @@
 //! The shipped JSON Schemas: valid JSON, exactly the structs' fields, and they agree with the
-//! Rust parser on the seed's examples and on bad bodies (checked by a small hand validator, so
+//! Rust parser on the protocol's examples and on bad bodies (checked by a small hand validator, so
 //! no schema-validator dependency is needed).
 
 use std::collections::BTreeSet;
