@@ -108,6 +108,7 @@ mod checkpoint;
 mod dayfile;
 mod error;
 mod git;
+mod memory;
 mod plan;
 mod store;
 mod workspace;
@@ -123,6 +124,9 @@ pub use dayfile::{
 };
 pub use error::{Error, ErrorKind};
 pub use git::{GitContext, MAX_FILES, git_context, parse_porcelain_v2};
+pub use memory::{
+    MAX_CONFIDENCE, MIN_CONFIDENCE, MemoryType, Structured, parse_confidence, validate_confidence,
+};
 pub use plan::{Plan, PlanStatus, format_plan, parse_plan};
 pub use store::{
     CheckpointInput, CheckpointRange, HOME_ENV, PlanInput, PlanList, PlanUpdate, Skipped, Store,
