@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     assert!(!record.id.trim().is_empty(), "a checkpoint has an id");
     assert!(!record.description.contains("\r\n"), "CRLF is read as LF");
     let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
-    let (again, _) =
-        goldfish_import::parse_memory_file(&crlf).expect("the same file with CRLF line ends parses");
+    let (again, _) = goldfish_import::parse_memory_file(&crlf)
+        .expect("the same file with CRLF line ends parses");
     assert_eq!(again, record, "CRLF and LF read the same");
 });

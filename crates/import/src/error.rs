@@ -51,7 +51,11 @@ impl fmt::Display for Error {
 }
 
 impl Error {
-    pub(crate) fn new(kind: ErrorKind, path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        kind: ErrorKind,
+        path: impl Into<PathBuf>,
+        message: impl Into<String>,
+    ) -> Self {
         Error {
             kind,
             path: path.into(),
@@ -158,7 +162,10 @@ mod tests {
                 Error::new(ErrorKind::BadRow, "/t/journal.db", "bad tags").at_row("checkpoints", 7),
                 "/t/journal.db: table checkpoints, rowid 7: bad tags",
             ),
-            (Error::new(ErrorKind::NotSqlite, "/t/x.db", "no"), "/t/x.db: no"),
+            (
+                Error::new(ErrorKind::NotSqlite, "/t/x.db", "no"),
+                "/t/x.db: no",
+            ),
         ];
         for (err, want) in cases {
             assert_eq!(err.to_string(), want);

@@ -208,10 +208,7 @@ fn split(text: &str, min_yaml: usize) -> Option<(&str, &str)> {
 /// line 2), or line 1.
 fn key_line(yaml: &str, key: &str) -> usize {
     yaml.lines()
-        .position(|l| {
-            l.strip_prefix(key)
-                .is_some_and(|r| r.starts_with(':'))
-        })
+        .position(|l| l.strip_prefix(key).is_some_and(|r| r.starts_with(':')))
         .map_or(1, |i| i + 2)
 }
 
@@ -534,8 +531,7 @@ pub fn parse_brief_file(text: &str) -> Result<(Brief, Vec<Unmapped>), ParseError
                 .to_string(),
         });
     };
-    let front: BriefFront =
-        serde_saphyr::from_str(yaml).map_err(|e| yaml_error(&e, "brief's"))?;
+    let front: BriefFront = serde_saphyr::from_str(yaml).map_err(|e| yaml_error(&e, "brief's"))?;
     let mut unmapped = Vec::new();
     let id = nonempty(front.id).ok_or_else(|| ParseError {
         line: 1,
@@ -634,9 +630,9 @@ fn read_text(path: &Path) -> Result<String, Error> {
 }
 
 fn unmapped_errors(path: &Path, unmapped: Vec<Unmapped>) -> impl Iterator<Item = Error> + '_ {
-    unmapped.into_iter().map(move |u| {
-        Error::new(ErrorKind::Unmapped, path, u.message).at_line(Some(u.line))
-    })
+    unmapped
+        .into_iter()
+        .map(move |u| Error::new(ErrorKind::Unmapped, path, u.message).at_line(Some(u.line)))
 }
 
 /// Reads every checkpoint and brief of a Goldfish 5–8 project, without writing anything.
@@ -646,7 +642,11 @@ fn unmapped_errors(path: &Path, unmapped: Vec<Unmapped>) -> impl Iterator<Item =
 /// path and line, and the rest is read; only a `path` that is not a directory is an error.
 pub fn read_memories(path: &Path) -> Result<MemoriesDir, Error> {
     let nested = path.join(".memories");
-    let dir = if nested.is_dir() { nested } else { path.to_path_buf() };
+    let dir = if nested.is_dir() {
+        nested
+    } else {
+        path.to_path_buf()
+    };
     if !dir.is_dir() {
         return Err(Error::new(
             ErrorKind::Io,
@@ -774,13 +774,19 @@ pub fn read_memories(path: &Path) -> Result<MemoriesDir, Error> {
 mod tests {
     use super::*;
 
+    type SplitCase = (&'static str, usize, Option<(&'static str, &'static str)>);
+
     #[test]
     fn split_finds_the_first_closing_line() {
-        let cases: [(&str, usize, Option<(&str, &str)>); 7] = [
+        let cases: [SplitCase; 7] = [
             ("---\na: 1\n---\n\nbody", 0, Some(("a: 1", "\nbody"))),
             ("---\n\n---\nbody", 0, Some(("", "body"))),
             ("---\n\n---\nbody", 1, None),
-            ("---\na: |-\n  ---\n---\n\n---\nx\n---\n", 0, Some(("a: |-\n  ---", "\n---\nx\n---\n"))),
+            (
+                "---\na: |-\n  ---\n---\n\n---\nx\n---\n",
+                0,
+                Some(("a: |-\n  ---", "\n---\nx\n---\n")),
+            ),
             ("---\na: 1\n---", 0, None),
             ("a: 1\n---\n", 0, None),
             ("", 0, None),
@@ -802,7 +808,12 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(parse_confidence(&v), want, "{v:?}");
         }
-        for v in [Loose::Int(0), Loose::Int(7), Loose::Str("high".into()), Loose::Bool(true)] {
+        for v in [
+            Loose::Int(0),
+            Loose::Int(7),
+            Loose::Str("high".into()),
+            Loose::Bool(true),
+        ] {
             assert!(parse_confidence(&v).is_err(), "{v:?}");
         }
     }
@@ -811,8 +822,14 @@ mod tests {
     fn timestamps_in_every_accepted_form() {
         let want = |s: &str| DateTime::parse_from_rfc3339(s).map(|d| d.with_timezone(&Utc));
         let cases = [
-            (Loose::Str("2026-05-04T09:14:07.250Z".into()), "2026-05-04T09:14:07.250Z"),
-            (Loose::Str("2026-05-04T11:14:07+02:00".into()), "2026-05-04T09:14:07Z"),
+            (
+                Loose::Str("2026-05-04T09:14:07.250Z".into()),
+                "2026-05-04T09:14:07.250Z",
+            ),
+            (
+                Loose::Str("2026-05-04T11:14:07+02:00".into()),
+                "2026-05-04T09:14:07Z",
+            ),
             (Loose::Str("2026-05-04".into()), "2026-05-04T00:00:00Z"),
             (Loose::Int(1_777_886_047), "2026-05-04T09:14:07Z"),
             (Loose::Int(1_777_886_047_250), "2026-05-04T09:14:07.250Z"),
@@ -820,7 +837,12 @@ mod tests {
         for (v, s) in cases {
             assert_eq!(parse_timestamp(&v).ok(), want(s).ok(), "{v:?}");
         }
-        for v in [Loose::Null, Loose::Str(String::new()), Loose::Str("soon".into()), Loose::Float(f64::INFINITY)] {
+        for v in [
+            Loose::Null,
+            Loose::Str(String::new()),
+            Loose::Str("soon".into()),
+            Loose::Float(f64::INFINITY),
+        ] {
             assert!(parse_timestamp(&v).is_err(), "{v:?}");
         }
     }

@@ -40,7 +40,8 @@ pub fn parse_registry(text: &str) -> Result<Registry, (usize, String)> {
 
 /// Reads a `registry.json`.
 pub fn read_registry(path: &Path) -> Result<Registry, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the registry", e))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the registry", e))?;
     parse_registry(&text).map_err(|(line, message)| {
         Error::new(ErrorKind::Malformed, path, message).at_line(Some(line))
     })
@@ -50,9 +51,7 @@ pub fn read_registry(path: &Path) -> Result<Registry, Error> {
 ///
 /// A project whose directory is gone or unreadable is left out of the list and reported in
 /// the second value; the others are read.
-pub fn read_registered(
-    registry: &Registry,
-) -> (Vec<(RegisteredProject, MemoriesDir)>, Vec<Error>) {
+pub fn read_registered(registry: &Registry) -> (Vec<(RegisteredProject, MemoriesDir)>, Vec<Error>) {
     let mut read = Vec::new();
     let mut problems = Vec::new();
     for project in &registry.projects {

@@ -678,7 +678,14 @@ pub fn read_tusk(path: &Path) -> Result<TuskJournal, Error> {
         ))
     })?;
     let mut problems = Vec::new();
-    let checkpoints = read_rows(conn, path, "checkpoints", &sql, checkpoint_row, &mut problems)?;
+    let checkpoints = read_rows(
+        conn,
+        path,
+        "checkpoints",
+        &sql,
+        checkpoint_row,
+        &mut problems,
+    )?;
 
     // The first Tusk versions had no plans: a journal without the table has none.
     let plans = match columns(conn, path, "plans")? {
@@ -729,13 +736,20 @@ mod tests {
 
     #[test]
     fn select_fills_missing_optional_columns_with_null() {
-        let have: Vec<String> = ["id", "workspace_id", "title", "content", "created_at", "updated_at"]
-            .map(String::from)
-            .to_vec();
+        let have: Vec<String> = [
+            "id",
+            "workspace_id",
+            "title",
+            "content",
+            "created_at",
+            "updated_at",
+        ]
+        .map(String::from)
+        .to_vec();
         let sql = select("plans", &have, &PLAN_COLUMNS, PLAN_REQUIRED, "rowid").expect("ok");
         assert!(sql.contains("NULL AS \"sub_tasks\""), "{sql}");
-        let missing = select("plans", &have[1..], &PLAN_COLUMNS, PLAN_REQUIRED, "rowid")
-            .expect_err("no id");
+        let missing =
+            select("plans", &have[1..], &PLAN_COLUMNS, PLAN_REQUIRED, "rowid").expect_err("no id");
         assert_eq!(missing, ["id"]);
     }
 }

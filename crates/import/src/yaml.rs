@@ -334,8 +334,9 @@ mod tests {
 
     #[test]
     fn lists_keep_items_as_text_and_report_non_lists() {
-        let p: Probe = serde_saphyr::from_str("list:\n  - yes\n  - \" padded \"\n  - \"\"\n  - ~\n  - 12")
-            .expect("list");
+        let p: Probe =
+            serde_saphyr::from_str("list:\n  - yes\n  - \" padded \"\n  - \"\"\n  - ~\n  - 12")
+                .expect("list");
         assert_eq!(p.list.normalized(), ["yes", "padded", "null", "12"]);
         assert_eq!(p.list.verbatim(), ["yes", " padded ", "", "null", "12"]);
         let p: Probe = serde_saphyr::from_str("list: '[\"a\"]'").expect("string");

@@ -37,7 +37,10 @@ fn manifest_view(record: &MemoryRecord, base: &Path) -> Value {
         o.insert("git".into(), Value::Object(g));
     }
     if let Some(actor) = &record.actor {
-        o.insert("actor".into(), serde_json::to_value(actor).unwrap_or_default());
+        o.insert(
+            "actor".into(),
+            serde_json::to_value(actor).unwrap_or_default(),
+        );
     }
     text(&mut o, "summary", &record.summary);
     text(&mut o, "briefId", &record.brief_id);
@@ -98,8 +101,11 @@ fn every_checkpoint_and_brief_matches_the_manifest() -> TestResult {
                 read.checkpoints.len()
             ));
         }
-        let got: BTreeMap<&str, &MemoryRecord> =
-            read.checkpoints.iter().map(|c| (c.id.as_str(), c)).collect();
+        let got: BTreeMap<&str, &MemoryRecord> = read
+            .checkpoints
+            .iter()
+            .map(|c| (c.id.as_str(), c))
+            .collect();
         assert_eq!(got.len(), read.checkpoints.len(), "{name}: ids are unique");
         for w in want {
             let id = w["id"].as_str().ok_or("id")?;
@@ -116,7 +122,10 @@ fn every_checkpoint_and_brief_matches_the_manifest() -> TestResult {
         }
         // Newest first, as Goldfish lists them (ties have no defined order).
         let times: Vec<_> = read.checkpoints.iter().map(|c| c.timestamp).collect();
-        assert!(times.windows(2).all(|w| w[0] >= w[1]), "{name}: newest first");
+        assert!(
+            times.windows(2).all(|w| w[0] >= w[1]),
+            "{name}: newest first"
+        );
 
         let want_briefs = project["briefs"].as_array().ok_or("briefs")?;
         if want_briefs.len() != read.briefs.len() {
@@ -129,7 +138,9 @@ fn every_checkpoint_and_brief_matches_the_manifest() -> TestResult {
         for w in want_briefs {
             let id = w["id"].as_str().ok_or("brief id")?;
             match read.briefs.iter().find(|b| b.id == id) {
-                Some(b) => diff_fields(&format!("{name}/brief {id}"), w, &brief_view(b), &mut diffs),
+                Some(b) => {
+                    diff_fields(&format!("{name}/brief {id}"), w, &brief_view(b), &mut diffs)
+                }
                 None => diffs.push(format!("{name}/brief {id}: not read")),
             }
         }
@@ -183,7 +194,9 @@ fn the_registry_finds_both_projects() -> TestResult {
 
     let (read, problems) = read_registered(&registry);
     assert!(problems.is_empty(), "{problems:?}");
-    let workspaces = manifest["recallAll"]["workspaces"].as_array().ok_or("workspaces")?;
+    let workspaces = manifest["recallAll"]["workspaces"]
+        .as_array()
+        .ok_or("workspaces")?;
     for w in workspaces {
         let name = w["name"].as_str().ok_or("name")?;
         let Some((project, memories)) = read.iter().find(|(p, _)| p.name == name) else {
@@ -199,7 +212,9 @@ fn the_registry_finds_both_projects() -> TestResult {
         diff_fields(&format!("recallAll/{name}"), w, &got, &mut diffs);
     }
     // The cross-project view: every checkpoint with its workspace and type.
-    let all = manifest["recallAll"]["checkpoints"].as_array().ok_or("checkpoints")?;
+    let all = manifest["recallAll"]["checkpoints"]
+        .as_array()
+        .ok_or("checkpoints")?;
     assert_eq!(all.len(), 40);
     for c in all {
         let (ws, id) = (c["workspace"].as_str(), c["id"].as_str());

@@ -22,22 +22,35 @@ fn a_broken_checkpoint_file_is_reported_with_path_and_line_and_the_rest_read() -
          git:\n  branch: main\n---\n\nBroken frontmatter.\n",
     )?;
     let unclosed = day.join("120100_bad1.md");
-    std::fs::write(&unclosed, "---\nid: checkpoint_bad1\ntimestamp: 2026-05-06T12:01:00Z\n\nNo closing line.\n")?;
+    std::fs::write(
+        &unclosed,
+        "---\nid: checkpoint_bad1\ntimestamp: 2026-05-06T12:01:00Z\n\nNo closing line.\n",
+    )?;
     let bad_time = day.join("120200_bad2.md");
-    std::fs::write(&bad_time, "---\nid: checkpoint_bad2\ntags:\n  - x\ntimestamp: last tuesday\n---\n\nb\n")?;
+    std::fs::write(
+        &bad_time,
+        "---\nid: checkpoint_bad2\ntags:\n  - x\ntimestamp: last tuesday\n---\n\nb\n",
+    )?;
     let not_utf8 = day.join("120300_bad3.md");
     std::fs::write(&not_utf8, b"---\nid: checkpoint_bad3\n---\n\n\xff\xfe\n")?;
     let bad_brief = project.join(".memories/briefs/broken.md");
     std::fs::write(&bad_brief, "---\nid: broken\ntitle: [x\n---\n\nbody\n")?;
 
     let read = read_memories(&project)?;
-    assert_eq!(read.checkpoints.len(), 25, "every good checkpoint is still read");
+    assert_eq!(
+        read.checkpoints.len(),
+        25,
+        "every good checkpoint is still read"
+    );
     assert_eq!(read.briefs.len(), 3, "every good brief is still read");
     let mut got: Vec<(String, Option<usize>, ErrorKind)> = read
         .problems
         .iter()
         .map(|e| {
-            let name = e.path().file_name().map(|n| n.to_string_lossy().into_owned());
+            let name = e
+                .path()
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
             (name.unwrap_or_default(), e.line(), e.kind())
         })
         .collect();
@@ -56,9 +69,16 @@ fn a_broken_checkpoint_file_is_reported_with_path_and_line_and_the_rest_read() -
     );
     for e in &read.problems {
         let shown = e.to_string();
-        assert!(shown.starts_with(&e.path().display().to_string()), "{shown}");
+        assert!(
+            shown.starts_with(&e.path().display().to_string()),
+            "{shown}"
+        );
     }
-    assert!(read.problems[0].to_string().contains("skipped"), "{}", read.problems[0]);
+    assert!(
+        read.problems[0].to_string().contains("skipped"),
+        "{}",
+        read.problems[0]
+    );
     Ok(())
 }
 
@@ -102,7 +122,10 @@ fn a_text_file_named_journal_db_is_not_sqlite() -> TestResult {
         let err = read_tusk(&path).expect_err("not SQLite");
         assert!(err.is_not_sqlite(), "{name}: {err}");
         assert_eq!(err.path(), path);
-        assert!(err.to_string().contains(&path.display().to_string()), "{err}");
+        assert!(
+            err.to_string().contains(&path.display().to_string()),
+            "{err}"
+        );
     }
     let missing = tmp.path().join("none/journal.db");
     let err = read_tusk(&missing).expect_err("missing");
@@ -120,7 +143,11 @@ fn make_db(path: &Path, sql: &str) -> rusqlite::Result<()> {
 fn an_sqlite_database_with_a_foreign_schema_is_refused_by_name() -> TestResult {
     let tmp = tempfile::tempdir()?;
     let cases = [
-        ("notes.db", "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);", "no `checkpoints` table"),
+        (
+            "notes.db",
+            "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);",
+            "no `checkpoints` table",
+        ),
         ("empty.db", "PRAGMA user_version = 1;", "tables: none"),
         (
             "old.db",
@@ -169,8 +196,14 @@ fn a_bad_row_is_reported_with_table_and_rowid_and_the_rest_read() -> TestResult 
         let a = row("SELECT rowid FROM checkpoints WHERE id = '20260410090000_oza609'")?;
         let b = row("SELECT rowid FROM checkpoints WHERE id = '20260406090000_vcvj0q'")?;
         let c = row("SELECT rowid FROM plans WHERE title = 'Migrate to Postgres 16'")?;
-        conn.execute("UPDATE checkpoints SET tags = '[\"a\",' WHERE rowid = ?1", [a])?;
-        conn.execute("UPDATE checkpoints SET timestamp = 'yesterday' WHERE rowid = ?1", [b])?;
+        conn.execute(
+            "UPDATE checkpoints SET tags = '[\"a\",' WHERE rowid = ?1",
+            [a],
+        )?;
+        conn.execute(
+            "UPDATE checkpoints SET timestamp = 'yesterday' WHERE rowid = ?1",
+            [b],
+        )?;
         conn.execute("UPDATE plans SET sub_tasks = '{oops' WHERE rowid = ?1", [c])?;
         (a, b, c)
     };
@@ -179,7 +212,11 @@ fn a_bad_row_is_reported_with_table_and_rowid_and_the_rest_read() -> TestResult 
     assert_eq!(journal.plans.len(), 4);
     let mut got: Vec<(&str, i64)> = journal.problems.iter().filter_map(|e| e.row()).collect();
     got.sort();
-    let mut want = vec![("checkpoints", bad_checkpoint), ("checkpoints", bad_time), ("plans", bad_plan)];
+    let mut want = vec![
+        ("checkpoints", bad_checkpoint),
+        ("checkpoints", bad_time),
+        ("plans", bad_plan),
+    ];
     want.sort();
     assert_eq!(got, want, "{:#?}", journal.problems);
     for e in &journal.problems {
@@ -187,9 +224,20 @@ fn a_bad_row_is_reported_with_table_and_rowid_and_the_rest_read() -> TestResult 
         assert_eq!(e.path(), path);
     }
     let shown: Vec<String> = journal.problems.iter().map(ToString::to_string).collect();
-    assert!(shown.iter().any(|s| s.contains(&format!("table checkpoints, rowid {bad_checkpoint}: column tags"))), "{shown:#?}");
-    assert!(shown.iter().any(|s| s.contains("column timestamp")), "{shown:#?}");
-    assert!(shown.iter().any(|s| s.contains("column sub_tasks")), "{shown:#?}");
+    assert!(
+        shown.iter().any(|s| s.contains(&format!(
+            "table checkpoints, rowid {bad_checkpoint}: column tags"
+        ))),
+        "{shown:#?}"
+    );
+    assert!(
+        shown.iter().any(|s| s.contains("column timestamp")),
+        "{shown:#?}"
+    );
+    assert!(
+        shown.iter().any(|s| s.contains("column sub_tasks")),
+        "{shown:#?}"
+    );
     Ok(())
 }
 
@@ -197,7 +245,10 @@ fn a_bad_row_is_reported_with_table_and_rowid_and_the_rest_read() -> TestResult 
 fn a_broken_registry_names_its_line() -> TestResult {
     let tmp = tempfile::tempdir()?;
     let path = tmp.path().join("registry.json");
-    std::fs::write(&path, "{\n  \"projects\": [\n    {\"path\": \"/p\", \"name\": 3}\n  ]\n}\n")?;
+    std::fs::write(
+        &path,
+        "{\n  \"projects\": [\n    {\"path\": \"/p\", \"name\": 3}\n  ]\n}\n",
+    )?;
     let err = read_registry(&path).expect_err("name is not text");
     assert_eq!(err.kind(), ErrorKind::Malformed);
     assert_eq!(err.line(), Some(3));
@@ -216,6 +267,10 @@ fn a_broken_registry_names_its_line() -> TestResult {
     assert_eq!(read.len(), 1);
     assert_eq!(read[0].1.checkpoints.len(), 25);
     assert_eq!(problems.len(), 1);
-    assert!(problems[0].to_string().contains("\"gone\""), "{}", problems[0]);
+    assert!(
+        problems[0].to_string().contains("\"gone\""),
+        "{}",
+        problems[0]
+    );
     Ok(())
 }

@@ -97,7 +97,12 @@ fn every_checkpoint_and_plan_matches_the_manifest() -> TestResult {
             w["id"].as_str().ok_or("id")?,
         );
         match got.get(&key) {
-            Some(c) => diff_fields(&format!("checkpoint {}", key.1), w, &checkpoint_view(c), &mut diffs),
+            Some(c) => diff_fields(
+                &format!("checkpoint {}", key.1),
+                w,
+                &checkpoint_view(c),
+                &mut diffs,
+            ),
             None => diffs.push(format!("checkpoint {key:?}: not read")),
         }
     }
@@ -139,7 +144,9 @@ fn every_checkpoint_and_plan_matches_the_manifest() -> TestResult {
         want_ids.sort_unstable();
         got_ids.sort_unstable();
         if want_ids != got_ids {
-            diffs.push(format!("workspace {id}: checkpoint ids {want_ids:?} / read {got_ids:?}"));
+            diffs.push(format!(
+                "workspace {id}: checkpoint ids {want_ids:?} / read {got_ids:?}"
+            ));
         }
         for p in w["plans"].as_array().ok_or("plans")? {
             plan_count += 1;
@@ -173,7 +180,11 @@ fn every_checkpoint_and_plan_matches_the_manifest() -> TestResult {
         .map(|n| (n.at.as_ref().map(iso).unwrap_or_default(), n.text.as_str()))
         .collect();
     assert_eq!(notes.len(), 2, "{notes:?}");
-    assert!(notes.iter().any(|(at, text)| at == "2026-04-10T09:30:00.000Z"
-        && text.ends_with("\n\nMulti-line progress note with a `code` span.")));
+    assert!(
+        notes
+            .iter()
+            .any(|(at, text)| at == "2026-04-10T09:30:00.000Z"
+                && text.ends_with("\n\nMulti-line progress note with a `code` span."))
+    );
     Ok(())
 }

@@ -24,7 +24,10 @@ fn snapshot(dir: &Path) -> std::io::Result<Snapshot> {
                 stack.push(entry.path());
                 out.insert(entry.path(), (Vec::new(), meta.modified()?));
             } else {
-                out.insert(entry.path(), (std::fs::read(entry.path())?, meta.modified()?));
+                out.insert(
+                    entry.path(),
+                    (std::fs::read(entry.path())?, meta.modified()?),
+                );
             }
         }
     }
@@ -47,10 +50,16 @@ fn reading_goldfish_memories_changes_nothing() -> TestResult {
     copy_tree(&fixture("goldfish-v7"), &base)?;
     let registry = base.join("goldfish-home/registry.json");
     let text = std::fs::read_to_string(&registry)?;
-    std::fs::write(&registry, text.replace("{{FIXTURE_DIR}}", &base.to_string_lossy()))?;
+    std::fs::write(
+        &registry,
+        text.replace("{{FIXTURE_DIR}}", &base.to_string_lossy()),
+    )?;
 
     let before = snapshot(&base)?;
-    assert!(before.len() > 50, "the snapshot sees the hidden .memories files");
+    assert!(
+        before.len() > 50,
+        "the snapshot sees the hidden .memories files"
+    );
     let read = read_memories(&base.join("tidepool"))?;
     assert_eq!(read.checkpoints.len(), 25);
     let (projects, problems) = read_registered(&read_registry(&registry)?);
