@@ -861,6 +861,18 @@ mod tests {
     }
 
     #[test]
+    fn crlf_is_replaced_once_as_goldfish_does() {
+        // Found by the fuzzer: `\r\r\n` becomes `\r\n`, not `\n` (one non-overlapping pass,
+        // like JavaScript's `replace(/\r\n/g, "\n")`).
+        let text =
+            "---\r\nid: c1\r\ntimestamp: 2026-05-05T15:02:11.000Z\r\n---\r\n\r\na\r\r\nb\r\n";
+        let (record, _) = parse_memory_file(text).expect("readable");
+        assert_eq!(record.description, "a\r\nb");
+        let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
+        assert_eq!(parse_memory_file(&crlf).expect("readable").0, record);
+    }
+
+    #[test]
     fn unknown_values_are_kept_and_reported() {
         let text = "---\nid: c1\ntimestamp: 2026-05-04T09:14:07.250Z\ntype: musing\nconfidence: 9\nmood: yes\n---\n\nbody";
         let (record, unmapped) = parse_memory_file(text).expect("readable");

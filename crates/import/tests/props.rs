@@ -30,6 +30,35 @@ struct Front {
     confidence: Option<u8>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     symbols: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    impact: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    evidence: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unknowns: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    git: Option<Git>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    actor: Option<Actor>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+struct Git {
+    branch: String,
+    commit: String,
+    worktree: String,
+    files: Vec<String>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+struct Actor {
+    harness: String,
+    model: String,
+    git_email: String,
 }
 
 /// Text without control characters other than newline and tab, any length up to 40.
@@ -88,6 +117,19 @@ proptest! {
         symbols in prop::collection::vec(word(), 0..3),
         body in text(),
         crlf in any::<bool>(),
+        (decision, impact, summary) in (
+            prop::option::of(text().prop_filter("non-empty", |s| !s.is_empty())),
+            prop::option::of(word()),
+            prop::option::of(word()),
+        ),
+        (evidence, unknowns) in (
+            prop::collection::vec(word(), 0..3),
+            prop::collection::vec(word(), 0..3),
+        ),
+        git in prop::option::of((word(), "[0-9a-f]{7}", word(), prop::collection::vec(word(), 1..4))
+            .prop_map(|(branch, commit, worktree, files)| Git { branch, commit, worktree, files })),
+        actor in prop::option::of((word(), word(), word())
+            .prop_map(|(harness, model, git_email)| Actor { harness, model, git_email })),
     ) {
         let timestamp = chrono::DateTime::from_timestamp_millis(millis).expect("in range");
         let front = Front {
@@ -101,6 +143,13 @@ proptest! {
             next: next.clone(),
             confidence,
             symbols: symbols.clone(),
+            decision: decision.clone(),
+            impact: impact.clone(),
+            evidence: evidence.clone(),
+            unknowns: unknowns.clone(),
+            summary: summary.clone(),
+            git: git.clone(),
+            actor: actor.clone(),
         };
         let yaml = serde_saphyr::to_string(&front).expect("serializable");
         let body = if crlf { body.replace('\n', "\r\n") } else { body };
@@ -124,6 +173,21 @@ proptest! {
         prop_assert_eq!(&record.structured.next, &next);
         prop_assert_eq!(record.structured.confidence, confidence);
         prop_assert_eq!(&record.structured.symbols, &symbols);
+        prop_assert_eq!(&record.structured.decision, &decision);
+        prop_assert_eq!(&record.structured.impact, &impact);
+        prop_assert_eq!(&record.structured.evidence, &evidence);
+        prop_assert_eq!(&record.structured.unknowns, &unknowns);
+        prop_assert_eq!(&record.summary, &summary);
+        let got_git = record.git.as_ref().map(|g| {
+            (g.branch.clone(), g.commit.clone(), g.worktree.clone(), g.files.clone())
+        });
+        let want_git = git.map(|g| (Some(g.branch), Some(g.commit), Some(g.worktree), g.files));
+        prop_assert_eq!(got_git, want_git);
+        let got_actor = record.actor.as_ref().map(|a| {
+            (a.harness.clone(), a.model.clone(), a.git_email.clone(), a.user.clone())
+        });
+        let want_actor = actor.map(|a| (Some(a.harness), Some(a.model), Some(a.git_email), None));
+        prop_assert_eq!(got_actor, want_actor);
         let lf = body.replace("\r\n", "\n");
         prop_assert_eq!(record.description.as_str(), js_trim(&lf));
     }
