@@ -647,12 +647,24 @@ pub fn read_memories(path: &Path) -> Result<MemoriesDir, Error> {
     } else {
         path.to_path_buf()
     };
-    if !dir.is_dir() {
+    // A directory given directly must look like a `.memories` directory (by name, or by
+    // holding day directories or briefs), so that a project without one is not read as an
+    // empty store.
+    let looks_like_memories = || {
+        dir.file_name().is_some_and(|n| n == ".memories")
+            || ["briefs", "plans"].iter().any(|d| dir.join(d).is_dir())
+            || std::fs::read_dir(&dir).is_ok_and(|entries| {
+                entries
+                    .flatten()
+                    .any(|e| e.file_name().to_str().is_some_and(is_day_dir) && e.path().is_dir())
+            })
+    };
+    if !dir.is_dir() || !looks_like_memories() {
         return Err(Error::new(
             ErrorKind::Io,
             path,
-            "not a directory: give a project directory holding `.memories/`, or the \
-             `.memories` directory itself",
+            "no Goldfish memories here: give a project directory holding `.memories/`, or \
+             the `.memories` directory itself",
         ));
     }
     let mut out = MemoriesDir {

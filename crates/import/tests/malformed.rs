@@ -274,3 +274,20 @@ fn a_broken_registry_names_its_line() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_directory_without_memories_is_an_error_naming_it() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    std::fs::write(tmp.path().join("README.md"), "a project without goldfish")?;
+    for path in [tmp.path().to_path_buf(), tmp.path().join("missing")] {
+        let err = read_memories(&path).expect_err("no .memories");
+        assert!(err.is_io(), "{err}");
+        assert_eq!(err.path(), path);
+        assert!(err.to_string().contains(".memories"), "{err}");
+    }
+    // An empty `.memories` (a project that has not saved anything yet) is an empty store.
+    std::fs::create_dir(tmp.path().join(".memories"))?;
+    let read = read_memories(tmp.path())?;
+    assert!(read.checkpoints.is_empty() && read.briefs.is_empty() && read.problems.is_empty());
+    Ok(())
+}
