@@ -121,6 +121,7 @@ mod checkpoint;
 mod dayfile;
 mod error;
 mod git;
+mod memory;
 mod plan;
 mod plan_action;
 mod store;
@@ -137,6 +138,9 @@ pub use dayfile::{
 };
 pub use error::{Error, ErrorKind};
 pub use git::{GitContext, MAX_FILES, git_context, parse_porcelain_v2};
+pub use memory::{
+    MAX_CONFIDENCE, MIN_CONFIDENCE, MemoryType, Structured, parse_confidence, validate_confidence,
+};
 pub use plan::{Plan, PlanStatus, Progress, format_plan, parse_plan};
 pub use plan_action::{PlanAction, PlanOutcome};
 pub use store::{

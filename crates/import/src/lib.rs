@@ -1,0 +1,60 @@
+//! Read-only readers for the stores people already have: Goldfish 5–8 project
+//! `.memories/` directories and their registry, and Tusk's SQLite `journal.db`.
+//!
+//! Each reader returns every record with every field its source holds, and a list of
+//! problems: a file or row that cannot be read is reported with its path and line (or table
+//! and rowid) and skipped, and the rest is read. Nothing here ever writes to a source: the
+//! Goldfish files are only read, and a Tusk database is read from a temporary copy (see
+//! [`read_tusk`]).
+//!
+//! # Example
+//!
+//! ```
+//! use goldfish_import::{read_memories, MemoryType};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let project = tempfile::tempdir()?;
+//! let day = project.path().join(".memories/2026-05-04");
+//! std::fs::create_dir_all(&day)?;
+//! std::fs::write(
+//!     day.join("114231_9dfe.md"),
+//!     "---\nid: checkpoint_9dfe0001\ntimestamp: 2026-05-04T11:42:31.000Z\ntags:\n  - auth\n\
+//!      type: decision\ndecision: Rotate refresh tokens on every use\nconfidence: 4\n---\n\n\
+//!      Chose rotation over long-lived tokens.\n",
+//! )?;
+//!
+//! let read = read_memories(project.path())?;
+//! assert!(read.problems.is_empty());
+//! let memory = &read.checkpoints[0];
+//! assert_eq!(memory.memory_type, Some(MemoryType::Decision));
+//! assert_eq!(memory.structured.confidence, Some(4));
+//! assert_eq!(memory.description, "Chose rotation over long-lived tokens.");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Crate features
+//!
+//! None: everything is always available. SQLite is compiled in (`rusqlite`'s `bundled`),
+//! so reading a Tusk journal needs no system library.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+mod error;
+mod memories;
+mod registry;
+mod tusk;
+mod yaml;
+
+pub use error::{Error, ErrorKind};
+pub use goldfish_store::{MemoryType, PlanStatus, Structured};
+pub use memories::{
+    Actor, Brief, GitInfo, MemoriesDir, MemoryRecord, ParseError, Unmapped, parse_brief_file,
+    parse_memory_file, read_memories,
+};
+pub use registry::{RegisteredProject, Registry, parse_registry, read_registered, read_registry};
+pub use tusk::{
+    ProgressNote, SubTask, TuskCheckpoint, TuskJournal, TuskPlan, TuskWorkspace,
+    parse_progress_notes, read_tusk,
+};
