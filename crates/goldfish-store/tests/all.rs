@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod concurrency;
+mod elsewhere;
 mod git;
 mod plan_action;
 mod plan_heading;

@@ -16,7 +16,7 @@ use crate::merge::{FileKind, classify, has_merge_conflict_text};
 pub const DRIVER_NAME: &str = "goldfish";
 
 /// The directory, at the top of a repository, that holds memory kept in the repository.
-pub const IN_REPO_DIR: &str = ".goldfish";
+pub const IN_REPO_DIR: &str = goldfish_store::IN_REPO_DIR;
 
 /// What git must never track in a store: sidecar lock files, temporary files of atomic
 /// writes, and caches (a search index) that are rebuilt from the files.
