@@ -117,6 +117,8 @@ fn run() -> anyhow::Result<ExitCode> {
             write_stdout(&page)?;
             return Ok(ExitCode::SUCCESS);
         }
+        // git runs the merge driver: it needs no store, and its exit code is the answer.
+        Command::MergeDriver(a) => return commands::merge_driver(a),
         _ => {}
     }
     let json = cli.json;
@@ -137,7 +139,11 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Signal(a) => commands::signal(&ctx, a)?,
         Command::Pipeline(a) => commands::pipeline(&ctx, a)?,
         Command::Journal(a) => commands::journal(&ctx, a)?,
-        Command::Completions { .. } | Command::Man => return Ok(ExitCode::SUCCESS),
+        Command::Sync(a) => commands::sync(&ctx, a)?,
+        Command::Init(a) => commands::init(&ctx, a)?,
+        Command::Completions { .. } | Command::Man | Command::MergeDriver(_) => {
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     print_report(&report, json)?;
     Ok(report.code)

@@ -249,6 +249,9 @@ pub fn init_in_repo(repo_dir: &Path, workspace: &str, goldfish_binary: &Path) ->
 /// file that cannot be merged by meaning ([`ErrorKind::Conflict`], naming the files; nothing
 /// is merged). The only trace is the local commit of local changes, which changes no file.
 pub fn sync(home: &Path, options: &SyncOptions) -> Result<SyncReport> {
+    if !home.is_dir() {
+        return Err(not_a_store_repo(home));
+    }
     let mut git = Git::new(home);
     check_git_version(&git)?;
     if !is_top_of_repository(&git)? {
@@ -306,6 +309,9 @@ pub fn sync(home: &Path, options: &SyncOptions) -> Result<SyncReport> {
 /// Where the store stands against its remote: ahead/behind counts and unsynced files. Reads
 /// only local state (the remote as of the last fetch); it never contacts the remote.
 pub fn status(home: &Path) -> Result<SyncStatus> {
+    if !home.is_dir() {
+        return Err(not_a_store_repo(home));
+    }
     let git = Git::new(home);
     git.run(&["--version"])?;
     if !is_top_of_repository(&git)? {
