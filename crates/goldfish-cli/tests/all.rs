@@ -14,4 +14,5 @@ mod plan;
 mod plugin;
 mod recall;
 mod signals;
+mod sync;
 mod thin;
