@@ -87,7 +87,10 @@ fn homes(dir: &Path) -> Result<(PathBuf, PathBuf), Box<dyn std::error::Error>> {
     assert_eq!(json(&a, &["sync", "init"])?["created_repository"], false);
     assert_eq!(git(&a, &["rev-parse", "HEAD"])?, head);
     let driver = git(&a, &["config", "merge.goldfish.driver"])?;
-    assert!(driver.contains(bin()) && driver.contains("merge-driver %O %A %B %P"), "{driver}");
+    assert!(
+        driver.contains(bin()) && driver.contains("merge-driver %O %A %B %P"),
+        "{driver}"
+    );
     Ok((a, b))
 }
 
@@ -96,13 +99,24 @@ fn converge(a: &Path, b: &Path) -> TestResult {
     for home in [a, b, a] {
         json(home, &["sync"])?;
     }
-    assert_eq!(git(a, &["rev-parse", "HEAD"])?, git(b, &["rev-parse", "HEAD"])?);
+    assert_eq!(
+        git(a, &["rev-parse", "HEAD"])?,
+        git(b, &["rev-parse", "HEAD"])?
+    );
     for home in [a, b] {
-        assert_eq!(git(home, &["status", "--porcelain"])?, "", "{}", home.display());
+        assert_eq!(
+            git(home, &["status", "--porcelain"])?,
+            "",
+            "{}",
+            home.display()
+        );
         assert_eq!(git(home, &["ls-files", "-u"])?, "", "no unmerged files");
         assert!(!home.join(".git/MERGE_HEAD").exists());
         let status = json(home, &["sync", "status"])?;
-        assert_eq!((&status["ahead"], &status["behind"]), (&0.into(), &0.into()));
+        assert_eq!(
+            (&status["ahead"], &status["behind"]),
+            (&0.into(), &0.into())
+        );
         assert_eq!(status["unsynced"], serde_json::json!([]), "{status}");
         let text = ok(home, &["sync", "status"])?;
         assert!(text.contains("ahead 0 · behind 0") && text.contains("Nothing unsynced"));
@@ -111,11 +125,18 @@ fn converge(a: &Path, b: &Path) -> TestResult {
 }
 
 /// The checkpoints `goldfish recall` shows in `home`: id → description.
-fn recalled(home: &Path, cwd: &Path) -> Result<BTreeMap<String, String>, Box<dyn std::error::Error>> {
+fn recalled(
+    home: &Path,
+    cwd: &Path,
+) -> Result<BTreeMap<String, String>, Box<dyn std::error::Error>> {
     let args = ["--json", "recall", "--days", "7", "-n", "100000"];
     let text = check(&args, goldfish(home, cwd, &args).output()?)?;
     let v: serde_json::Value = serde_json::from_str(&text)?;
-    assert_eq!(v["skipped"], serde_json::json!([]), "every entry reads: {v}");
+    assert_eq!(
+        v["skipped"],
+        serde_json::json!([]),
+        "every entry reads: {v}"
+    );
     let mut out = BTreeMap::new();
     for c in v["checkpoints"].as_array().ok_or("checkpoints")? {
         let id = c["id"].as_str().ok_or("id")?.to_string();
@@ -148,7 +169,11 @@ fn day_files_parse(dir: &Path, workspace: &str) -> Result<usize, Box<dyn std::er
 fn assert_no_markers(text: &str, path: &Path) {
     for line in text.lines() {
         for marker in ["<<<<<<<", "=======", ">>>>>>>"] {
-            assert!(!line.starts_with(marker), "{}: conflict marker {line:?}", path.display());
+            assert!(
+                !line.starts_with(marker),
+                "{}: conflict marker {line:?}",
+                path.display()
+            );
         }
     }
 }
@@ -168,7 +193,10 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             if path.is_dir() {
                 walk(root, &path, out);
             } else if let Ok(bytes) = std::fs::read(&path) {
-                out.insert(path.strip_prefix(root).unwrap_or(&path).to_path_buf(), bytes);
+                out.insert(
+                    path.strip_prefix(root).unwrap_or(&path).to_path_buf(),
+                    bytes,
+                );
             }
         }
     }
@@ -266,7 +294,10 @@ fn concurrent_checkpoints_and_syncs_on_two_homes_converge() -> TestResult {
     assert_eq!(on_a.len(), 400);
     assert_eq!(on_a, on_b, "both homes hold the same checkpoints");
     let descriptions: BTreeSet<String> = on_a.into_values().collect();
-    assert_eq!(descriptions, expected, "exactly the 400 saved, none lost or doubled");
+    assert_eq!(
+        descriptions, expected,
+        "exactly the 400 saved, none lost or doubled"
+    );
     for home in [&a, &b] {
         let entries = day_files_parse(&home.join(WS).join("checkpoints"), WS)?;
         assert_eq!(entries, 400);
@@ -275,9 +306,16 @@ fn concurrent_checkpoints_and_syncs_on_two_homes_converge() -> TestResult {
             .arg(home)
             .args(["grep", "-n", "-e", "^<<<<<<<", "-e", "^>>>>>>>"])
             .output()?;
-        assert!(grep.stdout.is_empty(), "{}", String::from_utf8_lossy(&grep.stdout));
+        assert!(
+            grep.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&grep.stdout)
+        );
         let log = git(home, &["log", "--format=%s"])?;
-        assert!(log.lines().all(|l| !l.to_lowercase().contains("conflict")), "{log}");
+        assert!(
+            log.lines().all(|l| !l.to_lowercase().contains("conflict")),
+            "{log}"
+        );
     }
     Ok(())
 }
@@ -288,9 +326,27 @@ fn concurrent_checkpoints_and_syncs_on_two_homes_converge() -> TestResult {
 fn plans_and_the_active_plan_edited_on_both_homes() -> TestResult {
     let dir = tempfile::tempdir()?;
     let (a, b) = homes(dir.path())?;
-    let body = "- [ ] one\n- [ ] two\n- [ ] three\n- [ ] four\n- [ ] five\n- [ ] six\n- [ ] seven\n";
-    ok(&a, &["plan", "save", "--title", "Shared", "--id", "shared", "-c", body])?;
-    ok(&a, &["plan", "save", "--title", "Clash", "--id", "clash", "-c", "first line\n"])?;
+    let body =
+        "- [ ] one\n- [ ] two\n- [ ] three\n- [ ] four\n- [ ] five\n- [ ] six\n- [ ] seven\n";
+    ok(
+        &a,
+        &[
+            "plan", "save", "--title", "Shared", "--id", "shared", "-c", body,
+        ],
+    )?;
+    ok(
+        &a,
+        &[
+            "plan",
+            "save",
+            "--title",
+            "Clash",
+            "--id",
+            "clash",
+            "-c",
+            "first line\n",
+        ],
+    )?;
     json(&a, &["sync"])?;
     json(&b, &["sync"])?;
     assert_eq!(json(&b, &["plan", "get", "shared"])?["content"], body);
@@ -300,18 +356,65 @@ fn plans_and_the_active_plan_edited_on_both_homes() -> TestResult {
     let on_b = body.replace("- [ ] seven", "- [x] seven (done on b)");
     ok(&a, &["plan", "update", "shared", "-c", &on_a])?;
     ok(&b, &["plan", "update", "shared", "-c", &on_b])?;
-    ok(&a, &["plan", "update", "clash", "-c", "first line, as a wrote it\n"])?;
-    ok(&b, &["plan", "update", "clash", "-c", "first line, as b wrote it\n"])?;
+    ok(
+        &a,
+        &[
+            "plan",
+            "update",
+            "clash",
+            "-c",
+            "first line, as a wrote it\n",
+        ],
+    )?;
+    ok(
+        &b,
+        &[
+            "plan",
+            "update",
+            "clash",
+            "-c",
+            "first line, as b wrote it\n",
+        ],
+    )?;
     // New plans on each side; b's is saved (and activated) last, so it is the newer choice.
-    ok(&a, &["plan", "save", "--title", "Only on a", "--id", "only-a", "-c", "- [ ] a\n"])?;
-    ok(&b, &["plan", "save", "--title", "Only on b", "--id", "only-b", "-c", "- [ ] b\n"])?;
+    ok(
+        &a,
+        &[
+            "plan",
+            "save",
+            "--title",
+            "Only on a",
+            "--id",
+            "only-a",
+            "-c",
+            "- [ ] a\n",
+        ],
+    )?;
+    ok(
+        &b,
+        &[
+            "plan",
+            "save",
+            "--title",
+            "Only on b",
+            "--id",
+            "only-b",
+            "-c",
+            "- [ ] b\n",
+        ],
+    )?;
 
     json(&a, &["sync"])?;
     let report = json(&b, &["sync"])?;
     assert_eq!(report["merged"], true, "{report}");
-    let conflicts = report["plan_conflicts"].as_array().ok_or("plan_conflicts")?;
+    let conflicts = report["plan_conflicts"]
+        .as_array()
+        .ok_or("plan_conflicts")?;
     assert!(
-        conflicts.len() == 1 && conflicts[0].as_str().is_some_and(|p| p.ends_with("clash.md")),
+        conflicts.len() == 1
+            && conflicts[0]
+                .as_str()
+                .is_some_and(|p| p.ends_with("clash.md")),
         "{report}"
     );
     converge(&a, &b)?;
@@ -319,11 +422,17 @@ fn plans_and_the_active_plan_edited_on_both_homes() -> TestResult {
     for home in [&a, &b] {
         let shared = json(home, &["plan", "get", "shared"])?;
         let content = shared["content"].as_str().ok_or("content")?;
-        assert!(content.contains("(done on a)") && content.contains("(done on b)"), "{content}");
+        assert!(
+            content.contains("(done on a)") && content.contains("(done on b)"),
+            "{content}"
+        );
         assert_eq!(shared["merge_conflict"], false);
         let clash = json(home, &["plan", "get", "clash"])?;
         let content = clash["content"].as_str().ok_or("content")?;
-        assert!(content.contains("as a wrote it") && content.contains("as b wrote it"), "{content}");
+        assert!(
+            content.contains("as a wrote it") && content.contains("as b wrote it"),
+            "{content}"
+        );
         assert_eq!(clash["merge_conflict"], true, "{clash}");
         let text = ok(home, &["plan", "get", "clash"])?;
         assert!(text.contains("Merge conflict"), "{text}");
@@ -335,7 +444,10 @@ fn plans_and_the_active_plan_edited_on_both_homes() -> TestResult {
             .filter_map(|p| p["id"].as_str())
             .collect();
         assert_eq!(ids, BTreeSet::from(["clash", "only-a", "only-b", "shared"]));
-        assert_eq!(list["active"], "only-b", "the newer active plan wins: {list}");
+        assert_eq!(
+            list["active"], "only-b",
+            "the newer active plan wins: {list}"
+        );
         assert_eq!(json(home, &["plan", "get"])?["id"], "only-b");
     }
     Ok(())
@@ -352,7 +464,14 @@ fn a_killed_sync_loses_nothing() -> TestResult {
     let (a, b) = homes(dir.path())?;
     // The remote's side runs in a session of its own, so killing the sync's process group
     // kills the client side only, as when the machine running sync dies.
-    git(&a, &["config", "remote.origin.receivepack", "setsid git-receive-pack"])?;
+    git(
+        &a,
+        &[
+            "config",
+            "remote.origin.receivepack",
+            "setsid git-receive-pack",
+        ],
+    )?;
     let mut expected = BTreeSet::new();
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
     for round in 0..ROUNDS {
@@ -375,7 +494,9 @@ fn a_killed_sync_loses_nothing() -> TestResult {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
         std::thread::sleep(std::time::Duration::from_millis((seed >> 33) % 200));
         let group = format!("-{}", child.id());
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status()?;
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .status()?;
         let _ = child.wait()?;
         // Readable, and every entry saved here is still here.
         let here: BTreeSet<String> = recalled(&a, &a)?.into_values().collect();
@@ -404,7 +525,10 @@ fn sync_fails_untouched(home: &Path, path: Option<&Path>, words: &str) -> TestRe
     let out = cmd.output()?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.starts_with("goldfish: error: ") && stderr.contains(words), "{stderr}");
+    assert!(
+        stderr.starts_with("goldfish: error: ") && stderr.contains(words),
+        "{stderr}"
+    );
     assert_eq!(snapshot(home), before, "the store is untouched");
     assert!(!home.join(".git/MERGE_HEAD").exists());
     Ok(())
@@ -426,29 +550,53 @@ fn sync_failures_are_clear_and_change_nothing() -> TestResult {
 
     // The remote is missing, or refuses connections (port 9 on the loopback).
     let missing = root.join("missing");
-    ok(&missing, &["sync", "init", "--remote", &path_of(&root.join("nowhere.git"))?])?;
+    ok(
+        &missing,
+        &[
+            "sync",
+            "init",
+            "--remote",
+            &path_of(&root.join("nowhere.git"))?,
+        ],
+    )?;
     sync_fails_untouched(&missing, None, "cannot be reached")?;
     let refused = root.join("refused");
-    ok(&refused, &["sync", "init", "--remote", "http://127.0.0.1:9/memory.git"])?;
+    ok(
+        &refused,
+        &["sync", "init", "--remote", "http://127.0.0.1:9/memory.git"],
+    )?;
     sync_fails_untouched(&refused, None, "cannot be reached")?;
 
     // The remote rejects the push (a pre-receive hook).
     git(root, &["init", "-q", "--bare", "-b", "main", "closed.git"])?;
     let hook = root.join("closed.git/hooks/pre-receive");
-    std::fs::write(&hook, "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n")?;
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n",
+    )?;
     {
         use std::os::unix::fs::PermissionsExt as _;
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))?;
     }
     let rejected = root.join("rejected");
-    ok(&rejected, &["sync", "init", "--remote", &path_of(&root.join("closed.git"))?])?;
+    ok(
+        &rejected,
+        &[
+            "sync",
+            "init",
+            "--remote",
+            &path_of(&root.join("closed.git"))?,
+        ],
+    )?;
     sync_fails_untouched(&rejected, None, "pushes are closed today")?;
 
     // git is not on PATH.
     let empty = root.join("empty-bin");
     std::fs::create_dir(&empty)?;
     sync_fails_untouched(&missing, Some(&empty), "not installed or not on PATH")?;
-    let out = goldfish(&missing, &missing, &["sync", "status"]).env("PATH", &empty).output()?;
+    let out = goldfish(&missing, &missing, &["sync", "status"])
+        .env("PATH", &empty)
+        .output()?;
     assert_eq!(out.status.code(), Some(1));
     Ok(())
 }
@@ -475,9 +623,14 @@ fn memory_in_the_repository_merges_across_branches() -> TestResult {
     let init: serde_json::Value = serde_json::from_str(&run(&["--json", "init", "--in-repo"])?)?;
     assert_eq!(init["workspace"], "proj", "{init}");
     assert!(git(&repo, &["config", "merge.goldfish.driver"])?.contains("merge-driver"));
-    assert!(std::fs::read_to_string(repo.join(".goldfish/.gitattributes"))?.contains("merge=goldfish"));
-    let body = "- [ ] one\n- [ ] two\n- [ ] three\n- [ ] four\n- [ ] five\n- [ ] six\n- [ ] seven\n";
-    run(&["plan", "save", "--title", "Release", "--id", "release", "-c", body])?;
+    assert!(
+        std::fs::read_to_string(repo.join(".goldfish/.gitattributes"))?.contains("merge=goldfish")
+    );
+    let body =
+        "- [ ] one\n- [ ] two\n- [ ] three\n- [ ] four\n- [ ] five\n- [ ] six\n- [ ] seven\n";
+    run(&[
+        "plan", "save", "--title", "Release", "--id", "release", "-c", body,
+    ])?;
     git(&repo, &["add", "-A"])?;
     git(&repo, &["commit", "-q", "-m", "plan"])?;
 
@@ -485,7 +638,13 @@ fn memory_in_the_repository_merges_across_branches() -> TestResult {
     for i in 0..3 {
         run(&["checkpoint", &format!("feature work {i}")])?;
     }
-    run(&["plan", "update", "release", "-c", &body.replace("- [ ] one", "- [x] one (feature)")])?;
+    run(&[
+        "plan",
+        "update",
+        "release",
+        "-c",
+        &body.replace("- [ ] one", "- [x] one (feature)"),
+    ])?;
     git(&repo, &["add", "-A"])?;
     git(&repo, &["commit", "-q", "-m", "feature memory"])?;
 
@@ -493,7 +652,13 @@ fn memory_in_the_repository_merges_across_branches() -> TestResult {
     for i in 0..3 {
         run(&["checkpoint", &format!("main work {i}")])?;
     }
-    run(&["plan", "update", "release", "-c", &body.replace("- [ ] seven", "- [x] seven (main)")])?;
+    run(&[
+        "plan",
+        "update",
+        "release",
+        "-c",
+        &body.replace("- [ ] seven", "- [x] seven (main)"),
+    ])?;
     git(&repo, &["add", "-A"])?;
     git(&repo, &["commit", "-q", "-m", "main memory"])?;
 
@@ -503,7 +668,10 @@ fn memory_in_the_repository_merges_across_branches() -> TestResult {
     assert_eq!(day_files_parse(&checkpoints, "proj")?, 6);
     let plan = std::fs::read_to_string(repo.join(".goldfish/proj/plans/release.md"))?;
     assert_no_markers(&plan, Path::new("release.md"));
-    assert!(plan.contains("(feature)") && plan.contains("(main)"), "{plan}");
+    assert!(
+        plan.contains("(feature)") && plan.contains("(main)"),
+        "{plan}"
+    );
 
     // Nothing went to the home store; recall and standup in the repository read it.
     assert!(!home.join("proj").exists());
@@ -525,6 +693,9 @@ fn memory_in_the_repository_merges_across_branches() -> TestResult {
     let standup: serde_json::Value = serde_json::from_str(&run(&["--json", "standup"])?)?;
     assert!(standup.to_string().contains("\"proj\""), "{standup}");
     let plan = run(&["--json", "plan", "get"])?;
-    assert!(plan.contains("(feature)") && plan.contains("(main)"), "{plan}");
+    assert!(
+        plan.contains("(feature)") && plan.contains("(main)"),
+        "{plan}"
+    );
     Ok(())
 }

@@ -56,7 +56,10 @@ fn writes_go_elsewhere_and_reads_take_in_both() -> TestResult {
     assert_eq!(store.list_workspaces()?, ["other", "proj"]);
 
     // The home store's plan and active choice are used until the repository has its own.
-    assert_eq!(store.active_plan("proj")?.map(|p| p.id).as_deref(), Some("home-plan"));
+    assert_eq!(
+        store.active_plan("proj")?.map(|p| p.id).as_deref(),
+        Some("home-plan")
+    );
     clock.advance(Duration::minutes(5));
     let mut update = PlanUpdate::default();
     update.content = Some("- [x] one\n".into());
@@ -86,7 +89,10 @@ fn writes_go_elsewhere_and_reads_take_in_both() -> TestResult {
     store.save_plan(plan)?;
     assert!(memory.join("proj/plans/repo-plan.md").exists());
     assert!(!home.path().join("proj/plans/repo-plan.md").exists());
-    assert_eq!(store.active_plan("proj")?.map(|p| p.id).as_deref(), Some("repo-plan"));
+    assert_eq!(
+        store.active_plan("proj")?.map(|p| p.id).as_deref(),
+        Some("repo-plan")
+    );
     assert!(store.with_workspace_root("../x", &memory).is_err());
     Ok(())
 }

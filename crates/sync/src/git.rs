@@ -303,7 +303,10 @@ mod tests {
                 "remote: error: cannot lock ref 'refs/heads/main': is at 1a2b but expected 3c4d\n ! [remote rejected] HEAD -> main (failed to update ref)",
                 true,
             ),
-            (" ! [remote rejected] HEAD -> main (pre-receive hook declined)", false),
+            (
+                " ! [remote rejected] HEAD -> main (pre-receive hook declined)",
+                false,
+            ),
             (
                 " ! [remote rejected] HEAD -> main (protected branch hook declined)",
                 false,
