@@ -594,6 +594,14 @@ fn sync_failures_are_clear_and_change_nothing() -> TestResult {
     let empty = root.join("empty-bin");
     std::fs::create_dir(&empty)?;
     sync_fails_untouched(&missing, Some(&empty), "not installed or not on PATH")?;
+    // Memory in a repository needs a repository.
+    let plain = root.join("plain");
+    std::fs::create_dir(&plain)?;
+    let out = goldfish(&missing, &plain, &["init", "--in-repo"]).output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("needs a git repository"), "{stderr}");
+    assert!(!plain.join(".goldfish").exists());
     let out = goldfish(&missing, &missing, &["sync", "status"])
         .env("PATH", &empty)
         .output()?;

@@ -202,8 +202,15 @@ pub fn init_in_repo(repo_dir: &Path, workspace: &str, goldfish_binary: &Path) ->
     let workspace = goldfish_store::validate_workspace(workspace)
         .map_err(|e| Error::new(ErrorKind::InvalidInput, e.to_string()).with_source(e))?;
     let mut git = Git::new(repo_dir);
-    let top = git.ok(&["rev-parse", "--show-toplevel"])?;
-    let top = PathBuf::from(top.trim_end_matches('\n'));
+    let ran = git.run(&["rev-parse", "--show-toplevel"])?;
+    if !ran.ok {
+        return Err(Error::new(
+            ErrorKind::NotARepository,
+            "memory kept in a repository needs a git repository: run this inside one (or `git init` first)",
+        )
+        .with_path(repo_dir));
+    }
+    let top = PathBuf::from(ran.stdout.trim_end_matches('\n'));
     git = Git::new(&top);
     let root = top.join(IN_REPO_DIR);
     create_dir_all(&root.join(&workspace), None)?;
