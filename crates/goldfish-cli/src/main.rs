@@ -6,7 +6,8 @@
 //! MCP server's, which do not import each other). Human-readable text goes to stdout by
 //! default, one JSON document with `--json`; errors and logs go to stderr
 //! (`goldfish: error: …`). Exit codes: 0 success, 1 error, 2 usage error; `pipeline watch`
-//! adds 3 FAILED, 4 CANCELLED and 5 when `--timeout` passes first.
+//! adds 3 FAILED, 4 CANCELLED and 5 when `--timeout` passes first; `merge-driver` exits 1
+//! when it wrote git's conflict markers.
 #![forbid(unsafe_code)]
 
 use std::io::Write as _;
