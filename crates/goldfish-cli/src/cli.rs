@@ -64,6 +64,73 @@ pub(crate) enum Command {
     },
     /// Print the man page (roff) on stdout, e.g. `goldfish man > ~/.local/share/man/man1/goldfish.1`.
     Man,
+    // ----- memory that travels through git (sync, merge driver, memory in a repository) ---
+    /// Sync the store with a git remote: commit, fetch, merge by meaning, push.
+    Sync(SyncArgs),
+    /// The git merge driver for goldfish files (git runs it: `%O %A %B %P`).
+    #[command(name = "merge-driver")]
+    MergeDriver(MergeDriverArgs),
+    /// Keep this project's memory in its repository, under `.goldfish/`.
+    Init(InitArgs),
+}
+
+/// `goldfish sync [init|status]`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Without a subcommand: commit the store's changes, fetch, merge with the \
+                  goldfish merge driver (entries are merged by meaning, never lost) and push, \
+                  retrying when the remote moved on. Needs git 2.38 or later."
+)]
+pub(crate) struct SyncArgs {
+    /// What to do (default: sync now).
+    #[command(subcommand)]
+    pub(crate) command: Option<SyncCommand>,
+}
+
+/// The sync subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SyncCommand {
+    /// Make the store a git repository that syncs (idempotent): `.gitignore`,
+    /// `.gitattributes`, the merge driver in its config, and the remote.
+    Init {
+        /// The remote to sync with (a URL or a path), added as `origin`.
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+    },
+    /// Ahead/behind counts and unsynced files, as of the last fetch (never contacts the
+    /// remote).
+    Status,
+}
+
+/// `goldfish merge-driver %O %A %B %P`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Registered by `goldfish sync init` and `goldfish init --in-repo` as \
+                  `merge.goldfish.driver`. Writes the merge into OURS; exits 0 when clean, \
+                  1 when it fell back to git's conflict markers."
+)]
+pub(crate) struct MergeDriverArgs {
+    /// The common ancestor's version (`%O`).
+    #[arg(value_name = "BASE")]
+    pub(crate) base: PathBuf,
+    /// Our version (`%A`); receives the merge.
+    #[arg(value_name = "OURS")]
+    pub(crate) ours: PathBuf,
+    /// Their version (`%B`).
+    #[arg(value_name = "THEIRS")]
+    pub(crate) theirs: PathBuf,
+    /// The file's path in the repository (`%P`), which says what kind of file it is.
+    #[arg(value_name = "PATH")]
+    pub(crate) path: String,
+}
+
+/// `goldfish init --in-repo`.
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {
+    /// Keep the workspace's checkpoints and plans in the repository around the current
+    /// directory, under `.goldfish/` (committed with the code), and register the merge driver.
+    #[arg(long, required = true)]
+    pub(crate) in_repo: bool,
 }
 
 /// `goldfish mcp`.

@@ -59,9 +59,10 @@ impl Context {
         }
     }
 
-    /// The store at `--home` / `GOLDFISH_HOME` / `~/.goldfish`.
+    /// The store at `--home` / `GOLDFISH_HOME` / `~/.goldfish`, with the memory kept in the
+    /// repository around the current directory (`{repo}/.goldfish/`) when it has some.
     pub(crate) fn open_store(&self) -> anyhow::Result<Store> {
-        Ok(Store::open(&self.home)?)
+        Ok(Store::open(&self.home)?.with_repo_memory(&self.cwd))
     }
 
     /// The workspace: `explicit` (an argument of one call; blank or `current` means none),

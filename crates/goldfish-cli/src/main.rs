@@ -6,7 +6,8 @@
 //! MCP server's, which do not import each other). Human-readable text goes to stdout by
 //! default, one JSON document with `--json`; errors and logs go to stderr
 //! (`goldfish: error: …`). Exit codes: 0 success, 1 error, 2 usage error; `pipeline watch`
-//! adds 3 FAILED, 4 CANCELLED and 5 when `--timeout` passes first.
+//! adds 3 FAILED, 4 CANCELLED and 5 when `--timeout` passes first; `merge-driver` exits 1
+//! when it wrote git's conflict markers.
 #![forbid(unsafe_code)]
 
 use std::io::Write as _;
@@ -117,6 +118,8 @@ fn run() -> anyhow::Result<ExitCode> {
             write_stdout(&page)?;
             return Ok(ExitCode::SUCCESS);
         }
+        // git runs the merge driver: it needs no store, and its exit code is the answer.
+        Command::MergeDriver(a) => return commands::merge_driver(a),
         _ => {}
     }
     let json = cli.json;
@@ -137,7 +140,11 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Signal(a) => commands::signal(&ctx, a)?,
         Command::Pipeline(a) => commands::pipeline(&ctx, a)?,
         Command::Journal(a) => commands::journal(&ctx, a)?,
-        Command::Completions { .. } | Command::Man => return Ok(ExitCode::SUCCESS),
+        Command::Sync(a) => commands::sync(&ctx, a)?,
+        Command::Init(a) => commands::init(&ctx, a)?,
+        Command::Completions { .. } | Command::Man | Command::MergeDriver(_) => {
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     print_report(&report, json)?;
     Ok(report.code)

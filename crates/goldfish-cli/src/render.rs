@@ -50,6 +50,7 @@ pub(crate) fn plan_json(plan: &Plan) -> Value {
         "tags": plan.tags,
         "content": plan.content,
         "progress": {"done": progress.done, "open": progress.open},
+        "merge_conflict": goldfish_sync::has_merge_conflict(plan),
     })
 }
 
@@ -69,6 +70,11 @@ pub(crate) fn plan_markdown(plan: &Plan, active: bool) -> String {
         let _ = write!(s, " · tags: {}", plan.tags.join(", "));
     }
     s.push('\n');
+    if goldfish_sync::has_merge_conflict(plan) {
+        s.push_str(
+            "Merge conflict: this plan was changed on both sides of a sync or merge; both texts are kept between `goldfish:merge-conflict` markers. Keep one and update the plan.\n",
+        );
+    }
     let body = plan.content.trim();
     if !body.is_empty() {
         s.push('\n');

@@ -121,3 +121,70 @@ fn recall_tool_refuses_two_window_starts() -> TestResult {
     assert_eq!(results[2]["isError"], json!(false), "{}", text(&results[2]));
     Ok(())
 }
+
+/// Started in a repository with memory kept in `.goldfish/`, the MCP server saves there and
+/// reads it together with the home store.
+#[test]
+fn tools_use_the_memory_kept_in_the_repository() -> TestResult {
+    let env = Env::new()?;
+    env.ok(&["checkpoint", "Saved in the home store first"])?;
+    let git = |args: &[&str]| -> TestResult {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(env.cwd.path())
+            .args(["-c", "user.name=test", "-c", "user.email=test@localhost"])
+            .args(args)
+            .output()?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+        }
+        Ok(())
+    };
+    git(&["init", "-q", "-b", "main"])?;
+    git(&["commit", "-q", "--allow-empty", "-m", "first"])?;
+    env.ok(&["init", "--in-repo"])?;
+    let results = call_tools(
+        &env,
+        &[
+            (
+                "checkpoint",
+                json!({"description": "Saved through MCP in the repo"}),
+            ),
+            (
+                "plan",
+                json!({"action": "save", "title": "Repo plan", "content": "- [ ] a\n"}),
+            ),
+            ("recall", json!({"limit": 10})),
+            ("recall", json!({"workspace": "all"})),
+        ],
+    )?;
+    for r in &results {
+        assert_eq!(r["isError"], json!(false), "{}", text(r));
+    }
+    let day_files = std::fs::read_dir(env.cwd.path().join(".goldfish/test/checkpoints"))?
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .count();
+    assert_eq!(day_files, 1, "the MCP checkpoint went to the repository");
+    assert!(
+        env.cwd
+            .path()
+            .join(".goldfish/test/plans/repo-plan.md")
+            .exists()
+    );
+    assert!(!env.home().join("test/plans").exists());
+    for r in &results[2..] {
+        let reply = text(r);
+        assert!(
+            reply.contains("Saved through MCP in the repo")
+                && reply.contains("Saved in the home store first"),
+            "{reply}"
+        );
+    }
+    assert!(
+        text(&results[2]).contains("Repo plan"),
+        "{}",
+        text(&results[2])
+    );
+    Ok(())
+}

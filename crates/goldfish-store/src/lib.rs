@@ -40,6 +40,11 @@
 //! Workspace names are `[a-z0-9-]+` ([`normalize_workspace`]); a git worktree resolves to its
 //! main repository's name ([`detect_workspace`]), without spawning a process.
 //!
+//! A workspace can also be kept in a project's repository, under `{repo}/.goldfish/`
+//! ([`IN_REPO_DIR`]), laid out the same way: [`Store::with_repo_memory`] finds it from any
+//! directory of the work tree, and [`Store::with_workspace_root`] says where it is. Its writes
+//! go there; its reads take in the home store's copy too.
+//!
 //! # Day file format
 //!
 //! A day file keeps the shape people read, and adds one HTML comment per entry (invisible
@@ -144,8 +149,8 @@ pub use memory::{
 pub use plan::{Plan, PlanStatus, Progress, format_plan, parse_plan};
 pub use plan_action::{PlanAction, PlanOutcome};
 pub use store::{
-    CheckpointInput, CheckpointRange, HOME_ENV, PlanInput, PlanList, PlanUpdate, Skipped, Store,
-    validate_plan_id,
+    CheckpointInput, CheckpointRange, HOME_ENV, IN_REPO_DIR, PlanInput, PlanList, PlanUpdate,
+    Skipped, Store, find_repo_memory, validate_plan_id,
 };
 pub use workspace::{
     DEFAULT_WORKSPACE, WORKSPACE_ENV, detect_workspace, normalize_workspace, resolve_workspace,

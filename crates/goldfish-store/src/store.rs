@@ -1,6 +1,6 @@
 //! The store on disk: a directory of workspaces, each with day files, plans and an active plan.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -29,6 +29,10 @@ use crate::workspace::{
 
 /// Environment variable naming the store's root directory.
 pub const HOME_ENV: &str = notes_core::fs::GOLDFISH_HOME_ENV;
+
+/// The directory, at the top of a repository's work tree, that holds the memory kept in the
+/// repository: `{repo}/.goldfish/{workspace}/…`, laid out like the home store.
+pub const IN_REPO_DIR: &str = ".goldfish";
 
 /// What to save as a checkpoint; see [`Store::save_checkpoint`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -175,6 +179,9 @@ pub struct Store {
 #[derive(Debug)]
 struct Inner {
     root: PathBuf,
+    /// Workspaces kept elsewhere (in a repository): workspace → the directory holding
+    /// `{workspace}/`. Their writes go there; their reads also take in the home store's copy.
+    elsewhere: BTreeMap<String, PathBuf>,
     clock: SharedClock,
     /// The workspace list, with the root directory's modification time when it was read.
     workspaces: Mutex<Option<(Option<SystemTime>, Vec<String>)>>,
@@ -196,6 +203,7 @@ impl Store {
         Ok(Store {
             inner: Arc::new(Inner {
                 root,
+                elsewhere: BTreeMap::new(),
                 clock: system_clock(),
                 workspaces: Mutex::new(None),
             }),
@@ -217,6 +225,7 @@ impl Store {
         Store {
             inner: Arc::new(Inner {
                 root: self.inner.root.clone(),
+                elsewhere: self.inner.elsewhere.clone(),
                 clock,
                 workspaces: Mutex::new(None),
             }),
@@ -235,9 +244,101 @@ impl Store {
         now_millis(self.inner.clock.as_ref())
     }
 
-    /// The directory of a (validated) workspace.
+    /// The same store, with the memory kept in the repository around `dir` (when it has
+    /// one): if the top of the repository's work tree (the nearest directory above `dir`
+    /// holding `.git`) has a [`IN_REPO_DIR`] directory, the repository's workspace (as
+    /// [`detect_workspace`] names it) and every workspace directory under `.goldfish/` are
+    /// kept there (see [`Store::with_workspace_root`]). Without one, the store is unchanged.
+    /// Spawns no process: a few `stat`s and one directory listing.
+    pub fn with_repo_memory(self, dir: &Path) -> Store {
+        let Some(memory) = find_repo_memory(dir) else {
+            return self;
+        };
+        // A home store that is itself `{repo}/.goldfish` (a home directory under git) is
+        // not memory kept elsewhere.
+        if let (Ok(a), Ok(b)) = (fs::canonicalize(&memory), fs::canonicalize(self.root()))
+            && a == b
+        {
+            return self;
+        }
+        let mut names = vec![detect_workspace(dir)];
+        if let Ok(entries) = fs::read_dir(&memory) {
+            names.extend(
+                entries
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .filter(|name| slugify(name) == *name && !name.is_empty()),
+            );
+        }
+        let mut store = self;
+        for name in names {
+            store = match store.clone().with_workspace_root(&name, &memory) {
+                Ok(s) => s,
+                Err(_) => store,
+            };
+        }
+        store
+    }
+
+    /// The same store, with `workspace` kept under `root` instead of the home store:
+    /// checkpoints are saved to `{root}/{workspace}/checkpoints/`, plans and the active plan
+    /// to `{root}/{workspace}/`. Reads take in both places: the checkpoints of both (the
+    /// home store's from before the workspace moved stay visible), the plans of both (the
+    /// one under `root` wins for an id in both; changing a plan found only in the home store
+    /// writes it under `root`), and the active plan set under `root`, else the home
+    /// store's. [`list_workspaces`](Self::list_workspaces) includes the workspace once its
+    /// directory exists.
+    pub fn with_workspace_root(
+        self,
+        workspace: &str,
+        root: impl Into<PathBuf>,
+    ) -> Result<Store, Error> {
+        let workspace = validate_workspace(workspace)?;
+        let mut elsewhere = self.inner.elsewhere.clone();
+        elsewhere.insert(workspace, root.into());
+        Ok(Store {
+            inner: Arc::new(Inner {
+                root: self.inner.root.clone(),
+                elsewhere,
+                clock: self.inner.clock.clone(),
+                workspaces: Mutex::new(None),
+            }),
+        })
+    }
+
+    /// The directory under which `workspace`'s own directory is written: the root given to
+    /// [`with_workspace_root`](Self::with_workspace_root) for it, else the store's root.
+    pub fn workspace_root(&self, workspace: &str) -> &Path {
+        self.inner
+            .elsewhere
+            .get(workspace)
+            .map_or(self.root(), PathBuf::as_path)
+    }
+
+    /// The workspaces kept outside the store's root, with the directory holding each.
+    pub fn workspaces_elsewhere(&self) -> impl Iterator<Item = (&str, &Path)> {
+        self.inner
+            .elsewhere
+            .iter()
+            .map(|(name, root)| (name.as_str(), root.as_path()))
+    }
+
+    /// The workspace's directories, the one written first: `[elsewhere, home]` for a
+    /// workspace kept elsewhere, `[home]` otherwise. `workspace` must be validated.
+    fn workspace_dirs(&self, workspace: &str) -> Vec<PathBuf> {
+        let home = self.inner.root.join(workspace);
+        match self.inner.elsewhere.get(workspace) {
+            Some(root) => vec![root.join(workspace), home],
+            None => vec![home],
+        }
+    }
+
+    /// The directory of a (validated) workspace: where it is written (see
+    /// [`with_workspace_root`](Self::with_workspace_root)).
     pub fn workspace_dir(&self, workspace: &str) -> Result<PathBuf, Error> {
-        Ok(self.inner.root.join(validate_workspace(workspace)?))
+        let workspace = validate_workspace(workspace)?;
+        Ok(self.workspace_root(&workspace).join(workspace))
     }
 
     /// The day file of `workspace` for `date` (it may not exist).
@@ -256,9 +357,25 @@ impl Store {
             .unwrap_or_else(|e| e.into_inner()) = None;
     }
 
-    /// The workspaces in the store, sorted. Cached: the list is read again only when this
-    /// process has written since, or the root directory changed (a workspace was added).
+    /// The workspaces in the store, sorted, with those kept elsewhere whose directory exists.
+    /// Cached: the store's list is read again only when this process has written since, or
+    /// the root directory changed (a workspace was added).
     pub fn list_workspaces(&self) -> Result<Vec<String>, Error> {
+        let mut list = self.list_home_workspaces()?;
+        let mut added = false;
+        for (name, root) in &self.inner.elsewhere {
+            if !list.contains(name) && root.join(name).is_dir() {
+                list.push(name.clone());
+                added = true;
+            }
+        }
+        if added {
+            list.sort();
+        }
+        Ok(list)
+    }
+
+    fn list_home_workspaces(&self) -> Result<Vec<String>, Error> {
         let mtime = fs::metadata(&self.inner.root)
             .and_then(|m| m.modified())
             .ok();
@@ -393,9 +510,16 @@ impl Store {
     /// One day file: its checkpoints in file order and what could not be read.
     pub fn read_day(&self, workspace: &str, date: NaiveDate) -> Result<CheckpointRange, Error> {
         let workspace = validate_workspace(workspace)?;
-        let path = self.day_file_path(&workspace, date)?;
         let mut range = CheckpointRange::default();
-        read_day_into(&path, &workspace, date, &mut range);
+        let dirs = self.workspace_dirs(&workspace);
+        for dir in &dirs {
+            let path = dir.join("checkpoints").join(day_file_name(date));
+            read_day_into(&path, &workspace, date, &mut range);
+        }
+        if dirs.len() > 1 {
+            dedup_by_id(&mut range.checkpoints);
+            range.checkpoints.sort_by_key(|c| c.timestamp);
+        }
         Ok(range)
     }
 
@@ -413,13 +537,35 @@ impl Store {
         if from > to {
             return Ok(range);
         }
-        let dir = self.inner.root.join(&workspace).join("checkpoints");
+        let dirs = self.workspace_dirs(&workspace);
+        for dir in &dirs {
+            self.read_between(&dir.join("checkpoints"), &workspace, from, to, &mut range);
+        }
+        if dirs.len() > 1 {
+            dedup_by_id(&mut range.checkpoints);
+        }
+        range
+            .checkpoints
+            .retain(|c| c.timestamp >= from && c.timestamp <= to);
+        range.checkpoints.sort_by_key(|c| c.timestamp);
+        Ok(range)
+    }
+
+    /// Reads the day files of `dir` (a workspace's `checkpoints/`) that the window touches.
+    fn read_between(
+        &self,
+        dir: &Path,
+        workspace: &str,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        range: &mut CheckpointRange,
+    ) {
         let (first, last) = (from.date_naive(), to.date_naive());
         // One listing finds the day files of the window and the files named like a day file
         // whose name is not a real date (`2025-02-30.md`): those cannot be placed in any
         // window, so they are reported on every read instead of vanishing without a word.
         let mut dates = Vec::new();
-        match fs::read_dir(&dir) {
+        match fs::read_dir(dir) {
             Ok(entries) => {
                 for name in entries
                     .flatten()
@@ -438,7 +584,7 @@ impl Store {
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => range.skipped.push(Skipped {
-                path: dir.clone(),
+                path: dir.to_path_buf(),
                 line: None,
                 message: format!("cannot list this checkpoints directory: {e}"),
             }),
@@ -446,27 +592,45 @@ impl Store {
         range.skipped.sort_by(|a, b| a.path.cmp(&b.path));
         dates.sort();
         for date in dates {
-            read_day_into(&dir.join(day_file_name(date)), &workspace, date, &mut range);
+            read_day_into(&dir.join(day_file_name(date)), workspace, date, range);
         }
-        range
-            .checkpoints
-            .retain(|c| c.timestamp >= from && c.timestamp <= to);
-        range.checkpoints.sort_by_key(|c| c.timestamp);
-        Ok(range)
     }
 
     // ----- plans -------------------------------------------------------------------------
 
     fn plan_path(&self, workspace: &str, id: &str) -> PathBuf {
-        self.inner
-            .root
+        self.workspace_root(workspace)
             .join(workspace)
             .join("plans")
             .join(format!("{id}.md"))
     }
 
     fn active_path(&self, workspace: &str) -> PathBuf {
-        self.inner.root.join(workspace).join(".active-plan")
+        self.workspace_root(workspace)
+            .join(workspace)
+            .join(".active-plan")
+    }
+
+    /// For a workspace kept elsewhere whose plan `id` is not there yet, the home store's
+    /// copy of the plan (the text a save or an update starts from).
+    fn home_copy(&self, workspace: &str, file: &Path) -> Result<Option<String>, Error> {
+        if !self.inner.elsewhere.contains_key(workspace) || file.exists() {
+            return Ok(None);
+        }
+        let Ok(rel) = file.strip_prefix(self.workspace_root(workspace)) else {
+            return Ok(None);
+        };
+        Ok(read_utf8_opt(&self.inner.root.join(rel))?)
+    }
+
+    /// The text of the workspace's `.active-plan`: the one written elsewhere, else the home
+    /// store's.
+    fn read_active(&self, workspace: &str) -> Result<Option<String>, Error> {
+        let path = self.active_path(workspace);
+        match read_utf8_opt(&path)? {
+            Some(text) => Ok(Some(text)),
+            None => self.home_copy(workspace, &path),
+        }
     }
 
     /// Saves a plan (creating it, or replacing an existing plan's title, content and tags
@@ -498,7 +662,9 @@ impl Store {
         let tags = clean_tags(&input.tags)?;
         let now = self.now();
         let path = self.plan_path(&workspace, &id);
+        let home_copy = self.home_copy(&workspace, &path)?;
         let plan = update_locked(&path, &WriteOptions::private(), |current| {
+            let current = current.or(home_copy.as_deref());
             let title = if title.is_empty() {
                 id.clone()
             } else {
@@ -548,51 +714,23 @@ impl Store {
     pub fn get_plan(&self, workspace: &str, id: &str) -> Result<Plan, Error> {
         let workspace = validate_workspace(workspace)?;
         let id = validate_plan_id(id)?;
-        let path = self.plan_path(&workspace, &id);
-        match read_utf8_opt(&path)? {
-            Some(text) => parse_plan(&text, &workspace, &id).map_err(|e| e.with_path(&path)),
-            None => Err(plan_not_found(&workspace, &id)),
+        for dir in self.workspace_dirs(&workspace) {
+            let path = dir.join("plans").join(format!("{id}.md"));
+            if let Some(text) = read_utf8_opt(&path)? {
+                return parse_plan(&text, &workspace, &id).map_err(|e| e.with_path(&path));
+            }
         }
+        Err(plan_not_found(&workspace, &id))
     }
 
     /// Every plan of `workspace`, most recently updated first; plans whose file cannot be
     /// read are reported in [`PlanList::skipped`] with path and line.
     pub fn list_plans(&self, workspace: &str) -> Result<PlanList, Error> {
         let workspace = validate_workspace(workspace)?;
-        let dir = self.inner.root.join(&workspace).join("plans");
         let mut list = PlanList::default();
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(list),
-            Err(e) => return Err(FsError::new(notes_core::fs::FsOp::ListDir, &dir, e).into()),
-        };
-        for entry in entries.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if is_temp_file_name(&name) || is_lock_file_name(&name) || name.starts_with('.') {
-                continue;
-            }
-            let Some(id) = name.strip_suffix(".md") else {
-                continue;
-            };
-            let path = entry.path();
-            let result = read_utf8_opt(&path)
-                .map_err(Error::from)
-                .and_then(|text| match text {
-                    Some(text) => parse_plan(&text, &workspace, id),
-                    None => Err(plan_not_found(&workspace, id)),
-                });
-            match result {
-                Ok(plan) => list.plans.push(plan),
-                // Removed between listing and reading: not a problem.
-                Err(e) if e.is_not_found() => {}
-                Err(e) => list.skipped.push(Skipped {
-                    path,
-                    line: e.line(),
-                    message: e.message().to_string(),
-                }),
-            }
+        let mut seen = HashSet::new();
+        for dir in self.workspace_dirs(&workspace) {
+            list_plans_in(&dir.join("plans"), &workspace, &mut list, &mut seen)?;
         }
         list.plans
             .sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.id.cmp(&b.id)));
@@ -615,7 +753,59 @@ impl Store {
         });
         Ok(list)
     }
+}
 
+/// Adds the plans of one `plans/` directory to `list`, leaving out ids already `seen` (a
+/// plan kept elsewhere hides the home store's copy).
+fn list_plans_in(
+    dir: &Path,
+    workspace: &str,
+    list: &mut PlanList,
+    seen: &mut HashSet<String>,
+) -> Result<(), Error> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(FsError::new(notes_core::fs::FsOp::ListDir, dir, e).into()),
+    };
+    let mut here = Vec::new();
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if is_temp_file_name(&name) || is_lock_file_name(&name) || name.starts_with('.') {
+            continue;
+        }
+        let Some(id) = name.strip_suffix(".md") else {
+            continue;
+        };
+        if seen.contains(id) {
+            continue;
+        }
+        here.push(id.to_string());
+        let path = entry.path();
+        let result = read_utf8_opt(&path)
+            .map_err(Error::from)
+            .and_then(|text| match text {
+                Some(text) => parse_plan(&text, workspace, id),
+                None => Err(plan_not_found(workspace, id)),
+            });
+        match result {
+            Ok(plan) => list.plans.push(plan),
+            // Removed between listing and reading: not a problem.
+            Err(e) if e.is_not_found() => {}
+            Err(e) => list.skipped.push(Skipped {
+                path,
+                line: e.line(),
+                message: e.message().to_string(),
+            }),
+        }
+    }
+    seen.extend(here);
+    Ok(())
+}
+
+impl Store {
     /// Changes a plan's title, content, status or tags and returns it; `updated` becomes now.
     /// Completing or archiving the active plan clears the workspace's active plan.
     pub fn update_plan(
@@ -636,11 +826,12 @@ impl Store {
         let tags = update.tags.as_deref().map(clean_tags).transpose()?;
         let now = self.now();
         let path = self.plan_path(&workspace, &id);
-        if !path.exists() {
+        let home_copy = self.home_copy(&workspace, &path)?;
+        if !path.exists() && home_copy.is_none() {
             return Err(plan_not_found(&workspace, &id));
         }
         let plan = update_locked(&path, &WriteOptions::private(), |current| {
-            let Some(text) = current else {
+            let Some(text) = current.or(home_copy.as_deref()) else {
                 return Err(plan_not_found(&workspace, &id));
             };
             let mut plan = parse_plan(text, &workspace, &id).map_err(|e| e.with_path(&path))?;
@@ -683,7 +874,7 @@ impl Store {
     /// when it is not `active` any more.
     pub fn active_plan(&self, workspace: &str) -> Result<Option<Plan>, Error> {
         let workspace = validate_workspace(workspace)?;
-        let Some(text) = read_utf8_opt(&self.active_path(&workspace))? else {
+        let Some(text) = self.read_active(&workspace)? else {
             return Ok(None);
         };
         let id = text.trim();
@@ -721,11 +912,14 @@ impl Store {
 
     fn clear_active_if(&self, workspace: &str, id: &str) -> Result<(), Error> {
         let path = self.active_path(workspace);
-        if !path.exists() {
+        let home_copy = self.home_copy(workspace, &path)?;
+        if !path.exists() && home_copy.is_none() {
             return Ok(());
         }
+        // For a workspace kept elsewhere that still uses the home store's choice, an empty
+        // `.active-plan` written elsewhere clears it (the home store is left as it is).
         update_locked(&path, &WriteOptions::private(), |current| {
-            Ok::<_, Error>(match current {
+            Ok::<_, Error>(match current.or(home_copy.as_deref()) {
                 Some(text) if text.trim() == id => Update::Write(String::new(), ()),
                 _ => Update::Keep(()),
             })
@@ -794,6 +988,24 @@ fn day_file_date(name: &str) -> DayFileName {
         Ok(date) => DayFileName::Date(date),
         Err(_) => DayFileName::NotADate,
     }
+}
+
+/// Keeps the first checkpoint of each id (the same entry read from two places).
+fn dedup_by_id(checkpoints: &mut Vec<Checkpoint>) {
+    let mut seen = HashSet::new();
+    checkpoints.retain(|c| seen.insert(c.id.clone()));
+}
+
+/// The [`IN_REPO_DIR`] directory at the top of the repository work tree around `dir` (the
+/// nearest directory above it holding `.git`, a directory or a worktree's file), when there
+/// is one. Spawns no process.
+pub fn find_repo_memory(dir: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let top = absolute
+        .ancestors()
+        .find(|d| fs::symlink_metadata(d.join(".git")).is_ok())?;
+    let memory = top.join(IN_REPO_DIR);
+    memory.is_dir().then_some(memory)
 }
 
 /// Reads one day file into `range`: checkpoints appended, problems reported as skipped.

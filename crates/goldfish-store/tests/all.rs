@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod concurrency;
+mod elsewhere;
 mod faults;
 mod git;
 mod plan_action;

@@ -217,12 +217,23 @@ fn classify_failure(message: &str) -> ErrorKind {
 
 /// True when git's push output says the remote moved on (a retry after merging may succeed).
 pub(crate) fn is_non_fast_forward(ran: &Ran) -> bool {
-    let m = ran.stderr.to_ascii_lowercase();
-    !m.contains("[remote rejected]")
+    push_lost_a_race(&ran.stderr)
+}
+
+/// True when a push's stderr says the remote moved on: a non-fast-forward, or a push that
+/// lost the race for the remote's ref to another push landing at the same moment (git
+/// reports that as `[remote rejected] … (failed to update ref)` with `cannot lock ref`,
+/// e.g. when two machines create the branch at once). Any other remote rejection (a hook, a
+/// protected branch) is final.
+fn push_lost_a_race(stderr: &str) -> bool {
+    let m = stderr.to_ascii_lowercase();
+    let lost_ref_race = m.contains("cannot lock ref") || m.contains("(failed to update ref)");
+    let refused = m.contains("[remote rejected]") && !lost_ref_race;
+    !refused
         && (m.contains("non-fast-forward")
             || m.contains("fetch first")
             || m.contains("[rejected]")
-            || m.contains("cannot lock ref"))
+            || lost_ref_race)
 }
 
 /// Splits `-z` output into paths.
@@ -273,6 +284,37 @@ mod tests {
         ];
         for (message, kind) in cases {
             assert_eq!(classify_failure(message), kind, "{message}");
+        }
+    }
+
+    #[test]
+    fn pushes_that_lost_a_race_are_retried() {
+        let cases = [
+            (
+                " ! [rejected]        HEAD -> main (fetch first)\nerror: failed to push some refs",
+                true,
+            ),
+            (" ! [rejected]        HEAD -> main (non-fast-forward)", true),
+            (
+                "remote: error: cannot lock ref 'refs/heads/main': reference already exists\n ! [remote rejected] HEAD -> main (failed to update ref)",
+                true,
+            ),
+            (
+                "remote: error: cannot lock ref 'refs/heads/main': is at 1a2b but expected 3c4d\n ! [remote rejected] HEAD -> main (failed to update ref)",
+                true,
+            ),
+            (
+                " ! [remote rejected] HEAD -> main (pre-receive hook declined)",
+                false,
+            ),
+            (
+                " ! [remote rejected] HEAD -> main (protected branch hook declined)",
+                false,
+            ),
+            ("fatal: Could not read from remote repository.", false),
+        ];
+        for (stderr, retried) in cases {
+            assert_eq!(push_lost_a_race(stderr), retried, "{stderr}");
         }
     }
 

@@ -16,7 +16,7 @@ use crate::merge::{FileKind, classify, has_merge_conflict_text};
 pub const DRIVER_NAME: &str = "goldfish";
 
 /// The directory, at the top of a repository, that holds memory kept in the repository.
-pub const IN_REPO_DIR: &str = ".goldfish";
+pub const IN_REPO_DIR: &str = goldfish_store::IN_REPO_DIR;
 
 /// What git must never track in a store: sidecar lock files, temporary files of atomic
 /// writes, and caches (a search index) that are rebuilt from the files.
@@ -202,8 +202,15 @@ pub fn init_in_repo(repo_dir: &Path, workspace: &str, goldfish_binary: &Path) ->
     let workspace = goldfish_store::validate_workspace(workspace)
         .map_err(|e| Error::new(ErrorKind::InvalidInput, e.to_string()).with_source(e))?;
     let mut git = Git::new(repo_dir);
-    let top = git.ok(&["rev-parse", "--show-toplevel"])?;
-    let top = PathBuf::from(top.trim_end_matches('\n'));
+    let ran = git.run(&["rev-parse", "--show-toplevel"])?;
+    if !ran.ok {
+        return Err(Error::new(
+            ErrorKind::NotARepository,
+            "memory kept in a repository needs a git repository: run this inside one (or `git init` first)",
+        )
+        .with_path(repo_dir));
+    }
+    let top = PathBuf::from(ran.stdout.trim_end_matches('\n'));
     git = Git::new(&top);
     let root = top.join(IN_REPO_DIR);
     create_dir_all(&root.join(&workspace), None)?;
@@ -249,6 +256,9 @@ pub fn init_in_repo(repo_dir: &Path, workspace: &str, goldfish_binary: &Path) ->
 /// file that cannot be merged by meaning ([`ErrorKind::Conflict`], naming the files; nothing
 /// is merged). The only trace is the local commit of local changes, which changes no file.
 pub fn sync(home: &Path, options: &SyncOptions) -> Result<SyncReport> {
+    if !home.is_dir() {
+        return Err(not_a_store_repo(home));
+    }
     let mut git = Git::new(home);
     check_git_version(&git)?;
     if !is_top_of_repository(&git)? {
@@ -306,6 +316,9 @@ pub fn sync(home: &Path, options: &SyncOptions) -> Result<SyncReport> {
 /// Where the store stands against its remote: ahead/behind counts and unsynced files. Reads
 /// only local state (the remote as of the last fetch); it never contacts the remote.
 pub fn status(home: &Path) -> Result<SyncStatus> {
+    if !home.is_dir() {
+        return Err(not_a_store_repo(home));
+    }
     let git = Git::new(home);
     git.run(&["--version"])?;
     if !is_top_of_repository(&git)? {
