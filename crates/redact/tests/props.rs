@@ -1,0 +1,71 @@
+//! Properties over generated text: idempotence, borrowing, ranges on character boundaries.
+
+use std::borrow::Cow;
+
+use proptest::prelude::*;
+
+use crate::table::{AWS_ID, AWS_SECRET, fake, jwt, key_block};
+
+/// Pieces that make and break secrets: prefixes, separators, key names, quotes, markers,
+/// whole tokens, and filler.
+fn piece() -> impl Strategy<Value = String> {
+    let fixed: Vec<String> = [
+        "ghp_", "github_pat_", "glpat-", "xoxb-", "sk_live_", "rk_test_", "eyJ", "AKIA", "ASIA",
+        "aws_secret_access_key", "aws key is ", "password", "api_key", "token", "pass", "secret",
+        "=", ":", ": ", " = ", "\"", "'", "`", "://", "@", ":@", "/", ".", "-", "_", " ", "\n",
+        "\\n", "Bearer ", "Authorization: Bearer ", "[REDACTED:jwt]", "[REDACTED:", "]",
+        "https://u:", "postgres://", "hooks.slack.com/services/", "-----BEGIN RSA PRIVATE KEY-----",
+        "-----END RSA PRIVATE KEY-----", "é", "漢字", "${X}", "****", "changeme",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        AWS_ID.to_string(),
+        AWS_SECRET.to_string(),
+        jwt(),
+        key_block("", "\n", true),
+        format!("{}_{}", "ghp", fake(36, 1)),
+    ])
+    .collect();
+    prop_oneof![
+        3 => proptest::sample::select(fixed),
+        2 => "[A-Za-z0-9]{1,24}",
+        1 => "[A-Za-z0-9+/=_.-]{1,45}",
+        1 => any::<String>().prop_map(|s| s.chars().take(6).collect()),
+    ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(piece(), 0..24).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn redaction_is_idempotent_and_ranges_are_sound(text in text()) {
+        let redactor = crate::redactor();
+        let once = redactor.redact(&text);
+        let mut end = 0;
+        for finding in &once.findings {
+            prop_assert!(finding.range.start >= end && finding.range.start < finding.range.end);
+            prop_assert!(text.is_char_boundary(finding.range.start));
+            prop_assert!(text.is_char_boundary(finding.range.end));
+            end = finding.range.end;
+        }
+        prop_assert_eq!(once.findings.is_empty(), matches!(once.text, Cow::Borrowed(_)));
+        let twice = redactor.redact(&once.text);
+        prop_assert!(twice.is_clean(), "{:?} found again in {:?}", twice.findings, once.text);
+        prop_assert!(matches!(twice.text, Cow::Borrowed(_)));
+    }
+
+    /// Without any candidate's start (no `:`, `=`, `-`, `_`, `e`/`E`, so no separator, token
+    /// prefix, `eyJ` or `Bearer`), text comes back borrowed and unchanged.
+    #[test]
+    fn text_without_candidates_is_borrowed(text in "[a-df-zA-DF-Z0-9 .,!?/()\n\t'\"éü漢@#%&+]{0,400}") {
+        prop_assume!(!text.contains("AKIA") && !text.contains("ASIA"));
+        let redacted = crate::redactor().redact(&text);
+        prop_assert!(matches!(redacted.text, Cow::Borrowed(t) if std::ptr::eq(t, text.as_str())));
+        prop_assert!(redacted.findings.is_empty());
+    }
+}
