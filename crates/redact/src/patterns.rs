@@ -11,6 +11,8 @@
 //!   would push the regex engine off its fast path on non-ASCII text.
 //! - A pattern may consume one character before or after the secret for context (the regex
 //!   crate has no look-around); [`Pattern::group`] says which part is the secret.
+//! - `(?i-u:…)` (ASCII case folding) for keywords: Unicode case folding (`k` also matches the
+//!   Kelvin sign) costs ten times as much to compile, and a save compiles the triggers.
 //! - Character classes that make up a secret never contain `[` or `]`, so the replacement
 //!   `[REDACTED:<kind>]` cannot be taken for a token; rows whose values may contain anything
 //!   (assignments, URL passwords) are guarded by [`Check`], which refuses a value holding a
@@ -140,6 +142,10 @@ pub(crate) struct Pattern {
     pub(crate) kind: Kind,
     /// The regex (the `regex` crate's syntax).
     pub(crate) regex: &'static str,
+    /// A cheap regex that matches inside every match of `regex` (a tested property): all the
+    /// triggers run as one `RegexSet` pass, and `regex` is only compiled and run when its
+    /// trigger matched. A save of text with no candidate compiles nothing else.
+    pub(crate) trigger: &'static str,
     /// Which capture group is the secret (0: the whole match); the rest is context.
     pub(crate) group: usize,
     /// What the secret must also satisfy.
@@ -155,6 +161,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::PrivateKey,
         regex: r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
+        trigger: r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY",
         group: 0,
         check: Check::Shape,
         why: "RSA, EC, DSA, OpenSSH, PKCS#8 (ENCRYPTED too) and PGP key blocks, up to the first \
@@ -163,6 +170,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::PrivateKey,
         regex: r"(-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*[A-Za-z][A-Za-z-]*: [^\r\n\\]*)*(?:[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*[A-Za-z0-9+/]{16,}={0,2})+(?:[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*[A-Za-z0-9+/]{1,15}={0,2})?)(?:[^A-Za-z0-9+/=]|$)",
+        trigger: r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY",
         group: 1,
         check: Check::Shape,
         why: "a block pasted without its END line: the header, its `Name: value` lines and at \
@@ -172,13 +180,15 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::AwsAccessKeyId,
         regex: r"(?-u:\b)((?:AKIA|ASIA)[A-Z0-9]{16})(?-u:\b)",
+        trigger: r"(?:AKIA|ASIA)[A-Z0-9]{16}",
         group: 1,
         check: Check::Shape,
         why: "IAM user (AKIA) and STS (ASIA) key ids are always 20 upper-case characters",
     },
     Pattern {
         kind: Kind::AwsSecretAccessKey,
-        regex: r#"(?i:aws[A-Za-z0-9_. -]{0,32}?(?:secret|key)|secret[_-]?access[_-]?key)[A-Za-z0-9_]{0,16}["']?(?:[ \t]*(?::=|=>|[:=])[ \t]*|[ \t]+(?i:is)[ \t]+|[ \t]+)["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        regex: r#"(?i-u:aws[A-Za-z0-9_. -]{0,32}?(?:secret|key)|secret[_-]?access[_-]?key)[A-Za-z0-9_]{0,16}["']?(?:[ \t]*(?::=|=>|[:=])[ \t]*|[ \t]+(?i-u:is)[ \t]+|[ \t]+)["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        trigger: r"(?i-u:aws|secret[_-]?access)",
         group: 1,
         check: Check::Base64Key,
         why: "the secret key has no prefix of its own, so only 40 base64 characters right after \
@@ -189,6 +199,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::GithubToken,
         regex: r"(?-u:\b)(gh[pousr]_[A-Za-z0-9]{36,251})",
+        trigger: r"gh[pousr]_[A-Za-z0-9]{36}",
         group: 1,
         check: Check::Shape,
         why: "classic, OAuth, user-to-server, server-to-server and refresh tokens: a prefix and \
@@ -197,6 +208,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::GithubToken,
         regex: r"(?-u:\b)(github_pat_[A-Za-z0-9_]{22,242})",
+        trigger: r"github_pat_",
         group: 1,
         check: Check::Shape,
         why: "fine-grained personal access tokens",
@@ -204,6 +216,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::GitlabToken,
         regex: r"(?-u:\b)(glpat-[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*)",
+        trigger: r"glpat-",
         group: 1,
         check: Check::Shape,
         why: "personal access tokens: 20 characters, newer ones followed by dotted parts",
@@ -211,13 +224,15 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::SlackToken,
         regex: r"(?-u:\b)(xox[abprs]-[A-Za-z0-9-]{10,})",
+        trigger: r"xox[abprs]-",
         group: 1,
         check: Check::Shape,
         why: "bot, user, app-level, refresh and legacy tokens: `xox?-` and dash-separated parts",
     },
     Pattern {
         kind: Kind::SlackWebhook,
-        regex: r"(?i:https?://hooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9_/-]{16,})",
+        regex: r"(?i-u:https?://hooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9_/-]{16,})",
+        trigger: r"(?i-u:hooks\.slack\.com/)",
         group: 1,
         check: Check::Shape,
         why: "whoever has the path can post to the channel; the host stays so the text still \
@@ -226,6 +241,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::StripeKey,
         regex: r"(?-u:\b)((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})",
+        trigger: r"[rs]k_(?:live|test)_",
         group: 1,
         check: Check::Shape,
         why: "secret and restricted keys; test keys too, they read test data and are often real \
@@ -234,6 +250,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::Jwt,
         regex: r"(?-u:\b)(eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})",
+        trigger: r"eyJ",
         group: 1,
         check: Check::Shape,
         why: "a JSON header always encodes to `eyJ`; three parts of real length, so `eyJ` alone \
@@ -241,14 +258,16 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: Kind::BearerToken,
-        regex: r#"(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?i:bearer|token|basic)[ \t]+([A-Za-z0-9._~+/-]+=*)"#,
+        regex: r#"(?i-u:authorization)["']?[ \t]*[:=][ \t]*["']?(?i-u:bearer|token|basic)[ \t]+([A-Za-z0-9._~+/-]+=*)"#,
+        trigger: r"(?i-u:authorization)",
         group: 1,
         check: Check::Token { min_len: 8 },
         why: "an Authorization header's credentials, whatever the scheme's token looks like",
     },
     Pattern {
         kind: Kind::BearerToken,
-        regex: r"(?-u:\b)(?i:bearer)[ \t]+([A-Za-z0-9._~+/-]+=*)",
+        regex: r"(?-u:\b)(?i-u:bearer)[ \t]+([A-Za-z0-9._~+/-]+=*)",
+        trigger: r"(?i-u:bearer)",
         group: 1,
         check: Check::Token { min_len: 16 },
         why: "`Bearer <token>` outside a header (curl lines, logs); longer and mixed, so `bearer \
@@ -257,6 +276,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     Pattern {
         kind: Kind::UrlCredentials,
         regex: r"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@?#\[\]]*:([^\s/?#]+)@[A-Za-z0-9\[]",
+        trigger: r"://[^\s/]*@",
         group: 1,
         check: Check::UrlPassword,
         why: "only the password is secret: the scheme, user and host stay readable; the last `@` \
@@ -264,7 +284,8 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: Kind::SecretAssignment,
-        regex: r#"(?i)(?:^|[^A-Za-z0-9_./-])(?:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|token)|(?:[A-Za-z0-9.-]*[_.-])?pass)["']?[ \t]*(?::=|=>|[:=])[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|[^\s"'`,;&<>]+)"#,
+        regex: r#"(?:^|[^A-Za-z0-9_./-])(?i-u:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|token)|(?:[A-Za-z0-9.-]*[_.-])?pass)["']?[ \t]*(?::=|=>|[:=])[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|[^\s"'`,;&<>]+)"#,
+        trigger: r#"(?i-u:pass|pwd|secret|key|token)[A-Za-z0-9_.-]*["']?[ \t]*[:=]"#,
         group: 1,
         check: Check::AssignedValue,
         why: "a name ending in a secret word (`DB_PASSWORD`, `clientSecret`, `api-key`, `token`), \
@@ -276,17 +297,69 @@ pub(crate) const PATTERNS: &[Pattern] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::Strategy;
+    use proptest::prop_oneof;
 
     #[test]
     fn every_row_compiles_and_every_kind_has_a_row() {
         for row in PATTERNS {
             let regex = regex::Regex::new(row.regex)
                 .unwrap_or_else(|e| panic!("{} does not compile: {e}", row.kind));
+            regex::Regex::new(row.trigger)
+                .unwrap_or_else(|e| panic!("{}'s trigger does not compile: {e}", row.kind));
             assert!(row.group < regex.captures_len(), "{}: no group {}", row.kind, row.group);
             assert!(!row.why.is_empty());
         }
         for kind in Kind::ALL {
             assert!(PATTERNS.iter().any(|row| row.kind == kind), "{kind} has no row");
+        }
+    }
+
+    /// Pieces of the table's secrets and their surroundings, to build texts from.
+    fn piece() -> impl Strategy<Value = String> {
+        let fixed: Vec<&str> = vec![
+            "ghp_", "github_pat_", "glpat-", "xoxb-", "sk_live_", "rk_test_", "eyJ", "AKIA",
+            "ASIA", "aws_secret_access_key", "AWS key is ", "secret-access-key", "password",
+            "api_key", "Token", "pass", "SECRET", "=", ":", " = ", "=>", "\"", "'", "://", "@",
+            "/", ".", "-", "_", " ", "\t", "\n", "\\n", "bearer ", "Authorization: Basic ",
+            "https://u:", "HTTPS://hooks.slack.com/services/", "-----BEGIN RSA PRIVATE KEY-----",
+            "-----END RSA PRIVATE KEY-----", "Proc-Type: 4,ENCRYPTED", "é",
+        ];
+        prop_oneof![
+            3 => proptest::sample::select(fixed).prop_map(str::to_string),
+            2 => "[A-Za-z0-9]{1,45}",
+            1 => "[A-Za-z0-9+/=_.-]{1,45}",
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// Every match of a row contains a match of its trigger, so skipping the rows whose
+        /// trigger did not match never misses a secret.
+        #[test]
+        fn triggers_match_inside_every_match(
+            pieces in proptest::collection::vec(piece(), 1..16)
+        ) {
+            static COMPILED: std::sync::LazyLock<Vec<(Kind, regex::Regex, regex::Regex)>> =
+                std::sync::LazyLock::new(|| {
+                    PATTERNS
+                        .iter()
+                        .map(|row| {
+                            let regex = regex::Regex::new(row.regex).unwrap();
+                            (row.kind, regex, regex::Regex::new(row.trigger).unwrap())
+                        })
+                        .collect()
+                });
+            let text = pieces.concat();
+            for (kind, regex, trigger) in COMPILED.iter() {
+                for m in regex.find_iter(&text) {
+                    proptest::prop_assert!(
+                        trigger.is_match(m.as_str()),
+                        "{}: {:?} has no trigger", kind, m.as_str()
+                    );
+                }
+            }
         }
     }
 
