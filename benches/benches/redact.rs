@@ -36,7 +36,10 @@ fn description(len: usize, with_secrets: bool) -> String {
     let mut i = 0;
     while out.len() < len {
         if with_secrets && i % 12 == 3 {
-            out.push_str(&format!("Used {} by mistake. ", secrets[(i / 12) % secrets.len()]));
+            out.push_str(&format!(
+                "Used {} by mistake. ",
+                secrets[(i / 12) % secrets.len()]
+            ));
         }
         out.push_str(SENTENCES[i % SENTENCES.len()]);
         out.push(if i % 3 == 2 { '\n' } else { ' ' });

@@ -138,7 +138,9 @@ fn placeholder(value: &str) -> bool {
 fn reference(value: &str) -> bool {
     let dotted_identifier = value.contains('.')
         && value.split('.').all(|part| {
-            part.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         });
     value.starts_with(['$', '%', '{', '@'])

@@ -189,7 +189,8 @@ impl Redactor {
         for index in matched.iter() {
             let (row, regex) = &self.rows[index];
             let regex = regex.get_or_init(|| {
-                Regex::new(row.regex).expect("the pattern table compiles (checked by patterns::tests)")
+                Regex::new(row.regex)
+                    .expect("the pattern table compiles (checked by patterns::tests)")
             });
             let mut from = 0;
             while from <= text.len() {
@@ -284,5 +285,8 @@ impl Redacted<'_> {
 
 /// The byte index of the character after the one at `at` (or one past the end).
 fn next_char(text: &str, at: usize) -> usize {
-    text[at..].chars().next().map_or(at + 1, |c| at + c.len_utf8())
+    text[at..]
+        .chars()
+        .next()
+        .map_or(at + 1, |c| at + c.len_utf8())
 }

@@ -307,23 +307,66 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{} does not compile: {e}", row.kind));
             regex::Regex::new(row.trigger)
                 .unwrap_or_else(|e| panic!("{}'s trigger does not compile: {e}", row.kind));
-            assert!(row.group < regex.captures_len(), "{}: no group {}", row.kind, row.group);
+            assert!(
+                row.group < regex.captures_len(),
+                "{}: no group {}",
+                row.kind,
+                row.group
+            );
             assert!(!row.why.is_empty());
         }
         for kind in Kind::ALL {
-            assert!(PATTERNS.iter().any(|row| row.kind == kind), "{kind} has no row");
+            assert!(
+                PATTERNS.iter().any(|row| row.kind == kind),
+                "{kind} has no row"
+            );
         }
     }
 
     /// Pieces of the table's secrets and their surroundings, to build texts from.
     fn piece() -> impl Strategy<Value = String> {
         let fixed: Vec<&str> = vec![
-            "ghp_", "github_pat_", "glpat-", "xoxb-", "sk_live_", "rk_test_", "eyJ", "AKIA",
-            "ASIA", "aws_secret_access_key", "AWS key is ", "secret-access-key", "password",
-            "api_key", "Token", "pass", "SECRET", "=", ":", " = ", "=>", "\"", "'", "://", "@",
-            "/", ".", "-", "_", " ", "\t", "\n", "\\n", "bearer ", "Authorization: Basic ",
-            "https://u:", "HTTPS://hooks.slack.com/services/", "-----BEGIN RSA PRIVATE KEY-----",
-            "-----END RSA PRIVATE KEY-----", "Proc-Type: 4,ENCRYPTED", "é",
+            "ghp_",
+            "github_pat_",
+            "glpat-",
+            "xoxb-",
+            "sk_live_",
+            "rk_test_",
+            "eyJ",
+            "AKIA",
+            "ASIA",
+            "aws_secret_access_key",
+            "AWS key is ",
+            "secret-access-key",
+            "password",
+            "api_key",
+            "Token",
+            "pass",
+            "SECRET",
+            "=",
+            ":",
+            " = ",
+            "=>",
+            "\"",
+            "'",
+            "://",
+            "@",
+            "/",
+            ".",
+            "-",
+            "_",
+            " ",
+            "\t",
+            "\n",
+            "\\n",
+            "bearer ",
+            "Authorization: Basic ",
+            "https://u:",
+            "HTTPS://hooks.slack.com/services/",
+            "-----BEGIN RSA PRIVATE KEY-----",
+            "-----END RSA PRIVATE KEY-----",
+            "Proc-Type: 4,ENCRYPTED",
+            "é",
         ];
         prop_oneof![
             3 => proptest::sample::select(fixed).prop_map(str::to_string),
@@ -382,6 +425,9 @@ mod tests {
             assert_eq!(serde_json::from_str::<Kind>(&json).unwrap(), kind);
         }
         let err = "github".parse::<Kind>().unwrap_err().to_string();
-        assert!(err.contains("`github`") && err.contains("github-token"), "{err}");
+        assert!(
+            err.contains("`github`") && err.contains("github-token"),
+            "{err}"
+        );
     }
 }

@@ -64,7 +64,12 @@ fn true_secrets() -> Vec<Case> {
     let glpat2 = format!("{}-{}", "glpat", fake(26, 8));
     let xoxb = format!("{}-1234567890-{}", "xoxb", fake(24, 9));
     let xoxp = format!("{}-2222222222-3333333333-{}", "xoxp", fake(32, 10));
-    let hook = format!("T0000{}/B0000{}/{}", fake(4, 1).to_uppercase(), "9ZZ", fake(24, 11));
+    let hook = format!(
+        "T0000{}/B0000{}/{}",
+        fake(4, 1).to_uppercase(),
+        "9ZZ",
+        fake(24, 11)
+    );
     let sk_live = format!("{}_{}_{}", "sk", "live", fake(24, 12));
     let rk_live = format!("{}_{}_{}", "rk", "live", fake(24, 13));
     let sk_test = format!("{}_{}_{}", "sk", "test", fake(30, 14));
@@ -77,14 +82,22 @@ fn true_secrets() -> Vec<Case> {
     let bearer = format!("{}.{}-{}", fake(12, 15), fake(8, 16), fake(10, 17));
     let token_scheme = fake(40, 18);
     vec![
-        case(format!("The CI job used {AWS_ID} for the upload step."), &[(AwsAccessKeyId, AWS_ID)]),
-        case(format!("export AWS_ACCESS_KEY_ID={asia}"), &[(AwsAccessKeyId, asia)]),
+        case(
+            format!("The CI job used {AWS_ID} for the upload step."),
+            &[(AwsAccessKeyId, AWS_ID)],
+        ),
+        case(
+            format!("export AWS_ACCESS_KEY_ID={asia}"),
+            &[(AwsAccessKeyId, asia)],
+        ),
         case(
             format!(r#"{{"AccessKeyId": "{AWS_ID}", "Expiration": "2026-03-17T10:00:00Z"}}"#),
             &[(AwsAccessKeyId, AWS_ID)],
         ),
         case(
-            format!("[default]\naws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}\n"),
+            format!(
+                "[default]\naws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}\n"
+            ),
             &[(AwsAccessKeyId, AWS_ID), (AwsSecretAccessKey, AWS_SECRET)],
         ),
         case(
@@ -95,8 +108,14 @@ fn true_secrets() -> Vec<Case> {
             format!("env: AWS_SECRET_ACCESS_KEY=\"{AWS_SECRET}\" in the runner"),
             &[(AwsSecretAccessKey, AWS_SECRET)],
         ),
-        case(format!("pushed with {ghp} from the laptop"), &[(GithubToken, &ghp)]),
-        case(format!(r#"{{"access_token":"{gho}","scope":"repo"}}"#), &[(GithubToken, &gho)]),
+        case(
+            format!("pushed with {ghp} from the laptop"),
+            &[(GithubToken, &ghp)],
+        ),
+        case(
+            format!(r#"{{"access_token":"{gho}","scope":"repo"}}"#),
+            &[(GithubToken, &gho)],
+        ),
         case(
             format!("git clone https://x-access-token:{ghs}@github.com/org/repo.git"),
             &[(GithubToken, &ghs)],
@@ -107,19 +126,43 @@ fn true_secrets() -> Vec<Case> {
             format!("curl -H 'PRIVATE-TOKEN: {glpat}' https://gitlab.example.com/api/v4/projects"),
             &[(GitlabToken, &glpat)],
         ),
-        case(format!("The GitLab token {glpat2} has api scope."), &[(GitlabToken, &glpat2)]),
+        case(
+            format!("The GitLab token {glpat2} has api scope."),
+            &[(GitlabToken, &glpat2)],
+        ),
         case(format!("SLACK_BOT_TOKEN: {xoxb}"), &[(SlackToken, &xoxb)]),
-        case(format!("posting as user {xoxp}, then retrying"), &[(SlackToken, &xoxp)]),
+        case(
+            format!("posting as user {xoxp}, then retrying"),
+            &[(SlackToken, &xoxp)],
+        ),
         case(
             format!("alerts go to https://hooks.slack.com/services/{hook} now"),
             &[(SlackWebhook, &hook)],
         ),
-        case(format!("stripe.api_key = \"{sk_live}\""), &[(StripeKey, &sk_live)]),
-        case(format!("the restricted key {rk_live} reads charges only"), &[(StripeKey, &rk_live)]),
-        case(format!("tests run against {sk_test}."), &[(StripeKey, &sk_test)]),
-        case(format!("decoded {jwt} to check the exp claim"), &[(Jwt, &jwt)]),
-        case(format!("Set-Cookie: session={jwt}; HttpOnly"), &[(Jwt, &jwt)]),
-        case(format!("Authorization: Bearer {bearer}"), &[(BearerToken, &bearer)]),
+        case(
+            format!("stripe.api_key = \"{sk_live}\""),
+            &[(StripeKey, &sk_live)],
+        ),
+        case(
+            format!("the restricted key {rk_live} reads charges only"),
+            &[(StripeKey, &rk_live)],
+        ),
+        case(
+            format!("tests run against {sk_test}."),
+            &[(StripeKey, &sk_test)],
+        ),
+        case(
+            format!("decoded {jwt} to check the exp claim"),
+            &[(Jwt, &jwt)],
+        ),
+        case(
+            format!("Set-Cookie: session={jwt}; HttpOnly"),
+            &[(Jwt, &jwt)],
+        ),
+        case(
+            format!("Authorization: Bearer {bearer}"),
+            &[(BearerToken, &bearer)],
+        ),
         case(
             format!("curl -H \"authorization: token {token_scheme}\" https://api.example.com"),
             &[(BearerToken, &token_scheme)],
@@ -140,8 +183,14 @@ fn true_secrets() -> Vec<Case> {
             "mirror https://deploy:t0k3n-ab@cd@git.example.org/repo.git daily".to_string(),
             &[(UrlCredentials, "t0k3n-ab@cd")],
         ),
-        case("password=hunter2hunter2\n".to_string(), &[(SecretAssignment, "hunter2hunter2")]),
-        case("db_password: 'Xk9#mP2$vL'".to_string(), &[(SecretAssignment, "Xk9#mP2$vL")]),
+        case(
+            "password=hunter2hunter2\n".to_string(),
+            &[(SecretAssignment, "hunter2hunter2")],
+        ),
+        case(
+            "db_password: 'Xk9#mP2$vL'".to_string(),
+            &[(SecretAssignment, "Xk9#mP2$vL")],
+        ),
         case(
             r#"{"apiKey": "a1b2c3d4e5f6g7h8i9j0", "region": "eu"}"#.to_string(),
             &[(SecretAssignment, "a1b2c3d4e5f6g7h8i9j0")],
@@ -162,15 +211,24 @@ fn true_secrets() -> Vec<Case> {
             "GET /token?client_id=web&client_secret=AbCdEf123456GhIjKl&grant_type=code".to_string(),
             &[(SecretAssignment, "AbCdEf123456GhIjKl")],
         ),
-        case(format!("the deploy key:\n{key}\nwas in the repo"), &[(PrivateKey, &key)]),
+        case(
+            format!("the deploy key:\n{key}\nwas in the repo"),
+            &[(PrivateKey, &key)],
+        ),
         case(format!("id_ed25519 =\r\n{ssh}\r\n"), &[(PrivateKey, &ssh)]),
         // The key and the assigned value overlap: the finding covers both, named by the key.
         case(
             format!(r#"{{"private_key": "{escaped}\n", "type": "service"}}"#),
             &[(PrivateKey, &format!("{escaped}\\n"))],
         ),
-        case(format!(r#"{{"pem": "{escaped}", "type": "service"}}"#), &[(PrivateKey, &escaped)]),
-        case(format!("pasted half a key:\n{truncated}\n\nthen stopped"), &[(PrivateKey, &truncated)]),
+        case(
+            format!(r#"{{"pem": "{escaped}", "type": "service"}}"#),
+            &[(PrivateKey, &escaped)],
+        ),
+        case(
+            format!("pasted half a key:\n{truncated}\n\nthen stopped"),
+            &[(PrivateKey, &truncated)],
+        ),
         case(
             format!("two at once: {AWS_ID} and {ghp}, both rotated"),
             &[(AwsAccessKeyId, AWS_ID), (GithubToken, &ghp)],
@@ -231,7 +289,10 @@ fn look_alikes() -> Vec<String> {
     ];
     let mut out: Vec<String> = words.iter().map(|s| s.to_string()).collect();
     out.push(format!("{}_{}_{}", "pk", "live", fake(24, 20)));
-    out.push(format!("the aws secret key digest is {}", "da39a3ee5e6b4b0d3255bfef95601890afd80709"));
+    out.push(format!(
+        "the aws secret key digest is {}",
+        "da39a3ee5e6b4b0d3255bfef95601890afd80709"
+    ));
     out
 }
 
@@ -259,7 +320,12 @@ fn true_secrets_are_redacted() {
         assert_eq!(redacted.findings, findings, "in {text:?}");
         // Once is enough: the output is left as it is.
         let again = redactor.redact(&redacted.text);
-        assert!(again.is_clean(), "{:?} found again in {:?}", again.findings, redacted.text);
+        assert!(
+            again.is_clean(),
+            "{:?} found again in {:?}",
+            again.findings,
+            redacted.text
+        );
     }
 }
 
@@ -283,7 +349,10 @@ fn a_disabled_kind_is_left_and_the_others_still_redacted() {
     assert_eq!(redactor.disabled(), [Kind::Jwt]);
     let text = format!("{} and {AWS_ID}", jwt());
     let redacted = redactor.redact(&text);
-    assert_eq!(redacted.text, format!("{} and [REDACTED:aws-access-key-id]", jwt()));
+    assert_eq!(
+        redacted.text,
+        format!("{} and [REDACTED:aws-access-key-id]", jwt())
+    );
     assert_eq!(crate::redactor().redact(&text).findings.len(), 2);
 }
 
@@ -293,7 +362,10 @@ fn summary_and_json() {
     let ghp = format!("{}_{}", "ghp", fake(36, 1));
     let text = format!("{AWS_ID} {ghp} {ghp}x {}", "plain");
     let redacted = redactor.redact(&text);
-    assert_eq!(redacted.summary(), "redacted 3 secrets: aws-access-key-id, github-token ×2");
+    assert_eq!(
+        redacted.summary(),
+        "redacted 3 secrets: aws-access-key-id, github-token ×2"
+    );
     assert_eq!(redactor.redact("nothing").summary(), "nothing redacted");
     let one = redactor.redact(AWS_ID);
     assert_eq!(one.summary(), "redacted 1 secret: aws-access-key-id");
