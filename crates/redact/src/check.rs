@@ -15,7 +15,7 @@ pub(crate) const MARKER: &str = "[REDACTED:";
 /// when the candidate is not a secret.
 pub(crate) fn accept(check: Check, text: &str, range: Range<usize>) -> Option<Range<usize>> {
     let value = &text[range.clone()];
-    if value.is_empty() || value.contains(MARKER) {
+    if value.is_empty() || value.contains(MARKER) || touches_marker(text, &range) {
         return None;
     }
     match check {
@@ -25,6 +25,22 @@ pub(crate) fn accept(check: Check, text: &str, range: Range<usize>) -> Option<Ra
         Check::UrlPassword => url_password(value).then_some(range),
         Check::AssignedValue => assigned_value(text, range),
     }
+}
+
+/// Whether `range` ends where a replacement starts or starts where one ends.
+///
+/// Such a candidate is a piece of a text that was judged whole before its other part was
+/// replaced: `Bearer 0a1B2c3D/AKIAIOSFODNN7EXAMPLE` is no bearer token (its value contains
+/// `EXAMPLE`, a placeholder), but once the key id is replaced, `Bearer 0a1B2c3D/` before
+/// `[REDACTED:…]` would be one. Refusing such pieces keeps redaction idempotent.
+fn touches_marker(text: &str, range: &Range<usize>) -> bool {
+    let before = &text[..range.start];
+    let closes_marker = before.ends_with(']')
+        && before.rfind(MARKER).is_some_and(|at| {
+            let kind = &before[at + MARKER.len()..before.len() - 1];
+            !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+        });
+    text[range.end..].starts_with(MARKER) || closes_marker
 }
 
 /// A 40-character key of base64: mixed, and not a hexadecimal hash.
@@ -274,6 +290,16 @@ mod tests {
         assert!(!url_password("pass"));
         assert!(!url_password("****"));
         assert!(!url_password("${PGPASSWORD}"));
+    }
+
+    #[test]
+    fn pieces_next_to_a_replacement_are_refused() {
+        let text = "Bearer 0a1B2c3D4e/[REDACTED:jwt]";
+        assert_eq!(accept(Check::Shape, text, 7..18), None);
+        assert_eq!(accept(Check::Shape, text, 7..17), Some(7..17));
+        let text = "[REDACTED:github-token]abc [x]abc";
+        assert_eq!(accept(Check::Shape, text, 23..26), None);
+        assert_eq!(accept(Check::Shape, text, 30..33), Some(30..33));
     }
 
     #[test]

@@ -13,6 +13,10 @@
 //!   crate has no look-around); [`Pattern::group`] says which part is the secret.
 //! - `(?i-u:…)` (ASCII case folding) for keywords: Unicode case folding (`k` also matches the
 //!   Kelvin sign) costs ten times as much to compile, and a save compiles the triggers.
+//! - A secret's extent is never cut by a length limit (`{36,}`, not `{36,251}`), and context
+//!   around it never accepts `[` or `]`: otherwise the replacement, which starts with `[` and
+//!   ends with `]`, could complete a match that the original text did not have (redaction
+//!   must be idempotent; the property test and the fuzz target look for such cases).
 //! - Character classes that make up a secret never contain `[` or `]`, so the replacement
 //!   `[REDACTED:<kind>]` cannot be taken for a token; rows whose values may contain anything
 //!   (assignments, URL passwords) are guarded by [`Check`], which refuses a value holding a
@@ -198,7 +202,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: Kind::GithubToken,
-        regex: r"(?-u:\b)(gh[pousr]_[A-Za-z0-9]{36,251})",
+        regex: r"(?-u:\b)(gh[pousr]_[A-Za-z0-9]{36,})",
         trigger: r"gh[pousr]_[A-Za-z0-9]{36}",
         group: 1,
         check: Check::Shape,
@@ -207,7 +211,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: Kind::GithubToken,
-        regex: r"(?-u:\b)(github_pat_[A-Za-z0-9_]{22,242})",
+        regex: r"(?-u:\b)(github_pat_[A-Za-z0-9_]{22,})",
         trigger: r"github_pat_",
         group: 1,
         check: Check::Shape,
@@ -275,7 +279,7 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: Kind::UrlCredentials,
-        regex: r"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@?#\[\]]*:([^\s/?#]+)@[A-Za-z0-9\[]",
+        regex: r"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@?#\[\]]*:([^\s/?#]+)@(?:[A-Za-z0-9]|\[[0-9A-Fa-f:])",
         trigger: r"://[^\s/]*@",
         group: 1,
         check: Check::UrlPassword,
@@ -284,13 +288,14 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: Kind::SecretAssignment,
-        regex: r#"(?:^|[^A-Za-z0-9_./-])(?i-u:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|token)|(?:[A-Za-z0-9.-]*[_.-])?pass)["']?[ \t]*(?::=|=>|[:=])[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|[^\s"'`,;&<>]+)"#,
+        regex: r#"(?:^|[^A-Za-z0-9_./\]-])(?i-u:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|token)|(?:[A-Za-z0-9.-]*[_.-])?pass)["']?[ \t]*(?::=|=>|[:=])[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|[^\s"'`,;&<>]+)"#,
         trigger: r#"(?i-u:pass|pwd|secret|key|token)[A-Za-z0-9_.-]*["']?[ \t]*[:=]"#,
         group: 1,
         check: Check::AssignedValue,
         why: "a name ending in a secret word (`DB_PASSWORD`, `clientSecret`, `api-key`, `token`), \
               `=`/`:`/`:=`/`=>`, and a value, quoted or not; the value decides (see Check). A name \
-              right after `/` is a URL's user (`https://x-access-token:…@`), not an assignment",
+              right after `/` is a URL's user (`https://x-access-token:…@`), not an assignment; \
+              nor is one right after `]`, where a replacement may end",
     },
 ];
 

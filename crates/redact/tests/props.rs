@@ -111,3 +111,33 @@ proptest! {
         prop_assert!(redacted.findings.is_empty());
     }
 }
+
+/// Texts the property test and the fuzz target once found not idempotent, kept for good.
+#[test]
+fn found_cases_stay_idempotent() {
+    let key = key_block("", "\n", true);
+    let cases = [
+        // The AWS secret-key name ran on into the text, so the 40 characters could end at the
+        // replacement's `[`.
+        format!("aws_secret_access_key{}_{}{}", "ghp", fake(36, 1), jwt()),
+        // A URL's host may start with `[` (IPv6): the replacement after an `@` looked like one.
+        format!("https://u:0a0@{key}"),
+        // A token cut at a length limit left letters that the replacement's `]` set free.
+        format!("{}_{}{AWS_ID}", "ghp", "a".repeat(260)),
+        // A check refused the whole (its value held `EXAMPLE`); the piece left before the
+        // replacement passed it.
+        format!("Bearer 000AaA0a00A0A12/{AWS_ID}-"),
+        // The replacement's `]` was taken for the character before an assignment's name.
+        format!("{}_{}glpat-pass=__aA++", "ghp", fake(36, 1)),
+    ];
+    for text in cases {
+        let once = crate::redactor().redact(&text);
+        let twice = crate::redactor().redact(&once.text);
+        assert!(
+            twice.is_clean(),
+            "{:?} found again in {:?}",
+            twice.findings,
+            once.text
+        );
+    }
+}
