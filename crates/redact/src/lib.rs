@@ -177,6 +177,22 @@ impl Redactor {
         }
     }
 
+    /// Redacts an owned field where it is, for a caller that keeps its fields as `String`s (a
+    /// checkpoint's description, a plan's body): nothing is copied when nothing is found.
+    /// Returns the findings, with ranges in the text as it was.
+    pub fn redact_in_place(&self, text: &mut String) -> Vec<Finding> {
+        let redacted = self.redact(text);
+        if redacted.findings.is_empty() {
+            return redacted.findings;
+        }
+        let Redacted {
+            text: new,
+            findings,
+        } = redacted;
+        *text = new.into_owned();
+        findings
+    }
+
     /// The secrets in `text`, in order, without overlaps (overlapping candidates merge into
     /// one finding, named by the one that starts first, or by the earlier row of the table).
     pub fn find(&self, text: &str) -> Vec<Finding> {

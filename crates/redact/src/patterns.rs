@@ -67,7 +67,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every kind, in the order of [`PATTERNS`]' priority.
+    /// Every kind, in order of priority: where two kinds find secrets starting at the same
+    /// byte, the earlier one names the finding.
     pub const ALL: [Kind; 12] = [
         Kind::PrivateKey,
         Kind::AwsAccessKeyId,

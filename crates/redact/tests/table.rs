@@ -357,6 +357,24 @@ fn a_disabled_kind_is_left_and_the_others_still_redacted() {
 }
 
 #[test]
+fn in_place() {
+    let mut field = format!("key {AWS_ID} here");
+    let findings = crate::redactor().redact_in_place(&mut field);
+    assert_eq!(field, "key [REDACTED:aws-access-key-id] here");
+    assert_eq!(
+        findings,
+        [Finding {
+            kind: Kind::AwsAccessKeyId,
+            range: 4..24
+        }]
+    );
+    let mut clean = "nothing here".to_string();
+    let before = clean.as_ptr();
+    assert!(crate::redactor().redact_in_place(&mut clean).is_empty());
+    assert_eq!((clean.as_str(), clean.as_ptr()), ("nothing here", before));
+}
+
+#[test]
 fn summary_and_json() {
     let redactor = crate::redactor();
     let ghp = format!("{}_{}", "ghp", fake(36, 1));
