@@ -68,6 +68,12 @@ fn redact(c: &mut Criterion) {
             b.iter(|| black_box(redactor.redact(black_box(&dirty))))
         });
     }
+    // The worst input found for the matching loop: every `=` starts a candidate whose value
+    // (the rest of the text) is refused. Quadratic once (a second); linear now.
+    let worst = format!("{}example", "token=".repeat(16 * 1024 / 6));
+    group.bench_function("worst_16k", |b| {
+        b.iter(|| black_box(redactor.redact(black_box(&worst))))
+    });
     // Every `goldfish checkpoint` is its own process, so a save pays for building a redactor
     // (the triggers' RegexSet) and for a first search (the regex caches start empty), and, when
     // a trigger matches, for compiling that row's regex.

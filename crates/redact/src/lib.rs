@@ -221,11 +221,14 @@ impl Redactor {
                         candidates.push((secret.start, index, secret.end));
                         from = group.end().max(next_char(text, group.start()));
                     }
-                    // The regex took the leftmost match only; a later start may still hold a
-                    // secret inside this one (`password=${X} token=…` on one line).
+                    // Go on after the refused value, not one character after the match's start:
+                    // `token=token=…token=example` would otherwise be searched again from every
+                    // `=`, quadratic in the text's length (a second for 16 KiB). The same row
+                    // cannot then find a secret inside the refused value; the other rows still
+                    // search all of it.
                     None => {
                         let start = caps.get(0).map_or(group.start(), |m| m.start());
-                        from = next_char(text, start);
+                        from = group.end().max(next_char(text, start));
                     }
                 }
             }
