@@ -221,14 +221,14 @@ impl Redactor {
                         candidates.push((secret.start, index, secret.end));
                         from = group.end().max(next_char(text, group.start()));
                     }
-                    // Go on after the refused value, not one character after the match's start:
-                    // `token=token=…token=example` would otherwise be searched again from every
-                    // `=`, quadratic in the text's length (a second for 16 KiB). The same row
-                    // cannot then find a secret inside the refused value; the other rows still
-                    // search all of it.
+                    // The regex took the leftmost match only; a later start may still hold a
+                    // secret inside this one (the refused value of one assignment can be the
+                    // name of the next: `api_key = cfg.api_key = s3cr3tV4lue`). Matches stay short (an
+                    // assignment's value stops at `=` and is at most 256 bytes), so searching
+                    // again from the next character is linear in the text's length.
                     None => {
                         let start = caps.get(0).map_or(group.start(), |m| m.start());
-                        from = group.end().max(next_char(text, start));
+                        from = next_char(text, start);
                     }
                 }
             }

@@ -289,12 +289,15 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: Kind::SecretAssignment,
-        regex: r#"(?:^|[^A-Za-z0-9_./\]-])(?i-u:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|token)|(?:[A-Za-z0-9.-]*[_.-])?pass)["']?[ \t]*(?::=|=>|[:=])[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|[^\s"'`,;&<>]+)"#,
+        regex: r#"(?:^|[^A-Za-z0-9_./\]-])(?i-u:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|private[_-]?key|token)|(?:[A-Za-z0-9.-]*[_.-])?pass)["']?[ \t]*(?::=|=>|[:=])[ \t]*("[^"\r\n]*"|'[^'\r\n]*'|`[^`\r\n]*`|[^\s"'`,;&<>=]{1,256}={0,2})"#,
         trigger: r#"(?i-u:pass|pwd|secret|key|token)[A-Za-z0-9_.-]*["']?[ \t]*[:=]"#,
         group: 1,
         check: Check::AssignedValue,
         why: "a name ending in a secret word (`DB_PASSWORD`, `clientSecret`, `api-key`, `token`), \
-              `=`/`:`/`:=`/`=>`, and a value, quoted or not; the value decides (see Check). A name \
+              `=`/`:`/`:=`/`=>`, and a value, quoted or not; the value decides (see Check). An \
+              unquoted value has no `=` but base64's padding and is at most 256 bytes, so one \
+              value never runs on over the next assignments (`token=token=…`) and a refused \
+              match is cheap to search past. A name \
               right after `/` is a URL's user (`https://x-access-token:…@`), not an assignment; \
               nor is one right after `]`, where a replacement may end",
     },

@@ -129,6 +129,15 @@ fn found_cases_stay_idempotent() {
         format!("Bearer 000AaA0a00A0A12/{AWS_ID}-"),
         // The replacement's `]` was taken for the character before an assignment's name.
         format!("{}_{}glpat-pass=__aA++", "ghp", fake(36, 1)),
+        // The refused value of one assignment (`a.b_access_key`, a reference) was the name of
+        // the next; once the JWT before it was replaced, only the second was seen. (Found by
+        // the fuzz target.)
+        format!(
+            "Bearer mF_9.B5f-4.1JqM and {}.abcejgfidhkecret_access_key = wgetAu0xx.abcejgfidhkecret_access_key = wgetAuthorization: BeareeyJzdWeIn",
+            jwt()
+        ),
+        // An unquoted value longer than 256 bytes: its first 256 are replaced.
+        format!("token={}", fake(300, 3)),
     ];
     for text in cases {
         let once = crate::redactor().redact(&text);

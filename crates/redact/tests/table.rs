@@ -204,6 +204,10 @@ fn true_secrets() -> Vec<Case> {
             &[(SecretAssignment, "correcthorsebatterystaple")],
         ),
         case(
+            "api_key = cfg.api_key = s3cr3tV4lue, said the old config".to_string(),
+            &[(SecretAssignment, "s3cr3tV4lue")],
+        ),
+        case(
             "ran ./deploy --token=Zq9xW2pLm4Rt --verbose".to_string(),
             &[(SecretAssignment, "Zq9xW2pLm4Rt")],
         ),
