@@ -204,6 +204,25 @@ fn true_secrets() -> Vec<Case> {
             &[(SecretAssignment, "correcthorsebatterystaple")],
         ),
         case(
+            format!("export OPENAI_API_KEY={}-{}-{}", "sk", "proj", fake(40, 21)),
+            &[(
+                SecretAssignment,
+                &format!("{}-{}-{}", "sk", "proj", fake(40, 21)),
+            )],
+        ),
+        case(
+            format!(
+                "//registry.npmjs.org/:_authToken={}_{}",
+                "npm",
+                fake(36, 22)
+            ),
+            &[(SecretAssignment, &format!("{}_{}", "npm", fake(36, 22)))],
+        ),
+        case(
+            format!(r#"headers: {{"Authorization": "Bearer {}"}}"#, fake(30, 23)),
+            &[(BearerToken, &fake(30, 23))],
+        ),
+        case(
             "api_key = cfg.api_key = s3cr3tV4lue, said the old config".to_string(),
             &[(SecretAssignment, "s3cr3tV4lue")],
         ),
