@@ -220,7 +220,14 @@ impl Redactor {
                 match check::accept(row.check, text, group.range()) {
                     Some(secret) => {
                         candidates.push((secret.start, index, secret.end));
-                        from = group.end().max(next_char(text, group.start()));
+                        // Go on from the secret's last character, not after it: a quoted
+                        // value's closing quote is the character before the next name
+                        // (`password='…'token=…`), and the regex needs to see it.
+                        let last = text[..group.end()]
+                            .chars()
+                            .next_back()
+                            .map_or(group.end(), |c| group.end() - c.len_utf8());
+                        from = last.max(next_char(text, group.start()));
                     }
                     // The regex took the leftmost match only; a later start may still hold a
                     // secret inside this one (the refused value of one assignment can be the

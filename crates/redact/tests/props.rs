@@ -136,6 +136,9 @@ fn found_cases_stay_idempotent() {
             "Bearer mF_9.B5f-4.1JqM and {}.abcejgfidhkecret_access_key = wgetAu0xx.abcejgfidhkecret_access_key = wgetAuthorization: BeareeyJzdWeIn",
             jwt()
         ),
+        // A quoted value's closing quote is the character before the next name; the search
+        // went on after it, so only the replacement's `'` let the second be seen. (Fuzz.)
+        "password='utensshuntprd='ubepassword=hpawuntet_acc/U:or".to_string(),
         // An unquoted value longer than 256 bytes: its first 256 are replaced.
         format!("token={}", fake(300, 3)),
     ];
