@@ -273,41 +273,53 @@ impl Redacted<'_> {
 
     /// The kinds found, each once, in the order first found.
     pub fn kinds(&self) -> Vec<Kind> {
-        let mut kinds: Vec<Kind> = Vec::new();
-        for finding in &self.findings {
-            if !kinds.contains(&finding.kind) {
-                kinds.push(finding.kind);
-            }
-        }
-        kinds
+        kinds(&self.findings)
     }
 
     /// A one-line report for a save's message: `redacted 2 secrets: aws-access-key-id,
     /// github-token` (a kind found more than once says so: `github-token ×2`), or
-    /// `nothing redacted`.
+    /// `nothing redacted`. See [`summary`] for findings gathered from several fields.
     pub fn summary(&self) -> String {
-        let n = self.findings.len();
-        if n == 0 {
-            return "nothing redacted".to_string();
-        }
-        let mut out = format!("redacted {n} secret{}: ", if n == 1 { "" } else { "s" });
-        for (i, kind) in self.kinds().into_iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push_str(kind.name());
-            let times = self.findings.iter().filter(|f| f.kind == kind).count();
-            if times > 1 {
-                let _ = write!(out, " ×{times}");
-            }
-        }
-        out
+        summary(&self.findings)
     }
 
     /// The redacted text, owned.
     pub fn into_text(self) -> String {
         self.text.into_owned()
     }
+}
+
+/// The kinds in `findings`, each once, in the order first found.
+pub fn kinds(findings: &[Finding]) -> Vec<Kind> {
+    let mut kinds: Vec<Kind> = Vec::new();
+    for finding in findings {
+        if !kinds.contains(&finding.kind) {
+            kinds.push(finding.kind);
+        }
+    }
+    kinds
+}
+
+/// The one-line report of [`Redacted::summary`] for findings gathered from several texts (a
+/// checkpoint's description and tags, a plan's title and body).
+pub fn summary(findings: &[Finding]) -> String {
+    let n = findings.len();
+    if n == 0 {
+        return "nothing redacted".to_string();
+    }
+    let mut out = format!("redacted {n} secret{}: ", if n == 1 { "" } else { "s" });
+    for (i, kind) in kinds(findings).into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(kind.name());
+        let times = findings.iter().filter(|f| f.kind == kind).count();
+        if times > 1 {
+            // Writing into a String cannot fail.
+            let _ = write!(out, " ×{times}");
+        }
+    }
+    out
 }
 
 /// The byte index of the character after the one at `at` (or one past the end).
