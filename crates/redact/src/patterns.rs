@@ -280,12 +280,13 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: Kind::UrlCredentials,
-        regex: r"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@?#\[\]]*:([^\s/?#]+)@(?:[A-Za-z0-9]|\[[0-9A-Fa-f:])",
+        regex: r"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@?#\[\]]*:([^\s/?#@]+)@(?:[A-Za-z0-9]|\[[0-9A-Fa-f:])",
         trigger: r"://[^\s/]*@",
         group: 1,
         check: Check::UrlPassword,
-        why: "only the password is secret: the scheme, user and host stay readable; the last `@` \
-              before the host ends it, so an unescaped `@` in the password is covered",
+        why: "only the password is secret: the scheme, user and host stay readable; as in RFC 3986 \
+              the password has no `@` (it is written `%40`), so where it ends never depends on \
+              text further on, which a replacement may have changed",
     },
     Pattern {
         kind: Kind::SecretAssignment,

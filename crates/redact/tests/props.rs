@@ -139,6 +139,9 @@ fn found_cases_stay_idempotent() {
         // A quoted value's closing quote is the character before the next name; the search
         // went on after it, so only the replacement's `'` let the second be seen. (Fuzz.)
         "password='utensshuntprd='ubepassword=hpawuntet_acc/U:or".to_string(),
+        // A URL password ran to the last `@` before a host, far on; once an assignment there
+        // was replaced, a nearer `@` ended it and the shorter password passed. (Fuzz.)
+        "m-epassword=hunm-erhps://u:p4sswsk_live_0rd@F@@@@@@@@@@ter2hu${ntekr2-AKIAIOSFOord=password=0@@@@@@@@asswordXAMP \n".to_string(),
         // An unquoted value longer than 256 bytes: its first 256 are replaced.
         format!("token={}", fake(300, 3)),
     ];

@@ -180,8 +180,8 @@ fn true_secrets() -> Vec<Case> {
             &[(UrlCredentials, "p4ssw0rdX")],
         ),
         case(
-            "mirror https://deploy:t0k3n-ab@cd@git.example.org/repo.git daily".to_string(),
-            &[(UrlCredentials, "t0k3n-ab@cd")],
+            "mirror https://deploy:t0k3n-ab%40cd@git.example.org/repo.git daily".to_string(),
+            &[(UrlCredentials, "t0k3n-ab%40cd")],
         ),
         case(
             "password=hunter2hunter2\n".to_string(),
