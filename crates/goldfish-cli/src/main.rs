@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory as _, Parser as _};
 
+mod agent_cli;
 mod args;
 mod cli;
 mod commands;
@@ -71,7 +72,7 @@ fn cli_hint(err: &anyhow::Error) -> Option<&'static str> {
 /// The error and its causes on one line ("what failed: why"), leaving out a cause whose text
 /// the message already contains (library errors often quote their source), then the command
 /// to run next when there is one.
-fn error_message(err: &anyhow::Error) -> String {
+pub(crate) fn error_message(err: &anyhow::Error) -> String {
     let mut message = String::new();
     for cause in err.chain() {
         let text = cause.to_string();
@@ -117,6 +118,13 @@ fn run() -> anyhow::Result<ExitCode> {
             write_stdout(&page)?;
             return Ok(ExitCode::SUCCESS);
         }
+        // The hook runs before anything that could fail: it never fails a session.
+        Command::Hook(h) => return Ok(commands::hook(cli.home, cli.workspace, h)),
+        Command::Setup(a) => {
+            let report = commands::setup(a)?;
+            print_report(&report, cli.json)?;
+            return Ok(report.code);
+        }
         _ => {}
     }
     let json = cli.json;
@@ -137,7 +145,10 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Signal(a) => commands::signal(&ctx, a)?,
         Command::Pipeline(a) => commands::pipeline(&ctx, a)?,
         Command::Journal(a) => commands::journal(&ctx, a)?,
-        Command::Completions { .. } | Command::Man => return Ok(ExitCode::SUCCESS),
+        Command::Doctor(a) => commands::doctor(&ctx, &a)?,
+        Command::Completions { .. } | Command::Man | Command::Hook(_) | Command::Setup(_) => {
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     print_report(&report, json)?;
     Ok(report.code)

@@ -80,8 +80,10 @@ mod driver;
 mod error;
 mod git;
 mod merge;
+mod repo;
 mod sync;
 
+pub use repo::repository_with_memory;
 pub use driver::{MERGE_THEIRS_ENV, run_merge_driver};
 pub use error::{Error, ErrorKind, Result};
 pub use merge::{

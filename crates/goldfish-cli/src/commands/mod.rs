@@ -1,12 +1,14 @@
 //! The CLI's side of each operation: turn clap arguments into the library's options, call the
 //! one library function for it, and render a [`Report`](crate::output::Report).
 
+mod agent;
 mod journal;
 mod memory;
 mod notes;
 mod plan;
 mod signal;
 
+pub(crate) use agent::{doctor, hook, setup};
 pub(crate) use journal::run as journal;
 pub(crate) use memory::{checkpoint, recall, standup};
 pub(crate) use notes::run as notes;
