@@ -42,7 +42,11 @@ pub(crate) struct SessionStartArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SetupArgs {
     /// The client whose user config gets the `goldfish` MCP server.
-    #[arg(value_enum, required_unless_present = "print", conflicts_with = "print")]
+    #[arg(
+        value_enum,
+        required_unless_present = "print",
+        conflicts_with = "print"
+    )]
     pub(crate) client: Option<AgentClient>,
     /// Print the `mcpServers` JSON to paste into any other client, and change nothing.
     #[arg(long)]

@@ -20,6 +20,8 @@ mod cli;
 mod commands;
 mod context;
 mod mcp;
+mod mcp_resources;
+mod mcp_schema;
 mod mcp_stdio;
 mod output;
 mod render;

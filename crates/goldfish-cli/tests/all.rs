@@ -2,13 +2,14 @@
 
 mod util;
 
+mod agent;
 mod checkpoint;
 mod concurrency;
 mod errors;
 mod journal;
 mod mcp;
-mod mcp_replies;
 mod mcp_conformance;
+mod mcp_replies;
 mod notes;
 mod plan;
 mod plugin;

@@ -83,7 +83,6 @@ mod merge;
 mod repo;
 mod sync;
 
-pub use repo::repository_with_memory;
 pub use driver::{MERGE_THEIRS_ENV, run_merge_driver};
 pub use error::{Error, ErrorKind, Result};
 pub use merge::{
@@ -92,6 +91,7 @@ pub use merge::{
     has_merge_conflict_text, merge_active_plan, merge_append_only, merge_day_file, merge_file,
     merge_plan,
 };
+pub use repo::repository_with_memory;
 pub use sync::{
     DRIVER_NAME, IN_REPO_DIR, InitReport, SyncOptions, SyncReport, SyncStatus, driver_command,
     driver_configured, fix_driver_config, init, init_in_repo, status, sync,

@@ -33,8 +33,7 @@ mod tests {
         std::fs::create_dir_all(&sub).expect("mkdir");
         std::fs::create_dir(top.join(".git")).expect("mkdir .git");
         assert_eq!(repository_with_memory(&sub), None);
-        std::fs::write(top.join(".gitattributes"), "# merge=goldfish\n*.md text\n")
-            .expect("write");
+        std::fs::write(top.join(".gitattributes"), "# merge=goldfish\n*.md text\n").expect("write");
         assert_eq!(repository_with_memory(&sub), None);
         std::fs::write(top.join(".gitattributes"), "JOURNAL.md merge=goldfish\n").expect("write");
         assert_eq!(repository_with_memory(&sub), Some(top.to_path_buf()));
