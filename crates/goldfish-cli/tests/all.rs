@@ -9,6 +9,7 @@ mod errors;
 mod journal;
 mod mcp;
 mod mcp_conformance;
+mod mcp_inspector;
 mod mcp_replies;
 mod notes;
 mod plan;
