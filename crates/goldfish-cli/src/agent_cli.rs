@@ -29,8 +29,9 @@ pub(crate) enum HookCommand {
 /// `goldfish hook session-start`.
 #[derive(Debug, Args)]
 pub(crate) struct SessionStartArgs {
-    /// The client running the hook: claude prints `hookSpecificOutput.additionalContext`
-    /// JSON, cursor `{"additional_context": …}`, codex (and none) plain text.
+    /// The client running the hook: claude and codex print
+    /// `{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": …}}`,
+    /// cursor `{"additional_context": …}`, none plain text.
     #[arg(long, value_enum)]
     pub(crate) client: Option<AgentClient>,
     /// At most this many characters of context.

@@ -69,33 +69,36 @@ const EXPECTED: [&str; 8] = [
 ];
 
 #[test]
-fn hook_prints_plan_checkpoints_journal_and_notes_as_plain_text() -> TestResult {
+fn hook_prints_plan_checkpoints_journal_and_notes_as_plain_text_without_a_client() -> TestResult {
     let env = populated()?;
-    for args in [
-        &["hook", "session-start"][..],
-        &["hook", "session-start", "--client", "codex"][..],
-    ] {
-        let out = env.run(args)?;
-        out.success(args)?;
-        contains_all(&out.stdout(), &EXPECTED)?;
-        assert!(out.stderr().is_empty(), "{}", out.stderr());
-    }
+    let args = ["hook", "session-start"];
+    let out = env.run(&args)?;
+    out.success(&args)?;
+    contains_all(&out.stdout(), &EXPECTED)?;
+    assert!(
+        !out.stdout().trim_start().starts_with('{'),
+        "{}",
+        out.stdout()
+    );
+    assert!(out.stderr().is_empty(), "{}", out.stderr());
     Ok(())
 }
 
 #[test]
 fn hook_speaks_each_clients_json() -> TestResult {
     let env = populated()?;
-    let claude: serde_json::Value =
-        serde_json::from_str(&env.ok(&["hook", "session-start", "--client", "claude"])?)?;
-    assert_eq!(
-        claude["hookSpecificOutput"]["hookEventName"],
-        "SessionStart"
-    );
-    let text = claude["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .ok_or("no additionalContext")?;
-    contains_all(text, &EXPECTED)?;
+    for client in ["claude", "codex"] {
+        let out: serde_json::Value =
+            serde_json::from_str(&env.ok(&["hook", "session-start", "--client", client])?)?;
+        assert_eq!(out.as_object().map(|o| o.len()), Some(1), "{out}");
+        let specific = &out["hookSpecificOutput"];
+        assert_eq!(specific.as_object().map(|o| o.len()), Some(2), "{out}");
+        assert_eq!(specific["hookEventName"], "SessionStart");
+        let text = specific["additionalContext"]
+            .as_str()
+            .ok_or("no additionalContext")?;
+        contains_all(text, &EXPECTED)?;
+    }
     let cursor: serde_json::Value =
         serde_json::from_str(&env.ok(&["hook", "session-start", "--client", "cursor"])?)?;
     let text = cursor["additional_context"]
@@ -308,6 +311,18 @@ fn setup_on_absent_and_empty_files_and_at_the_documented_place() -> TestResult {
     )?
     .success(&["--command"])?;
     assert!(fs::read_to_string(&config)?.contains("\"/opt/bin/goldfish\""));
+    // A relative --command is made absolute (the client starts it from elsewhere).
+    let config = home.path().join("rel.json");
+    let c = config.to_str().ok_or("path")?;
+    setup(
+        &env,
+        home.path(),
+        &["cursor", "--config", c, "--command", "bin/goldfish"],
+    )?
+    .success(&["--command"])?;
+    let want = env.cwd.path().join("bin/goldfish");
+    let text = fs::read_to_string(&config)?;
+    assert!(text.contains(&format!("\"{}\"", want.display())), "{text}");
     Ok(())
 }
 

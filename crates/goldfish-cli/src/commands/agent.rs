@@ -66,9 +66,9 @@ fn session_start_output(
     }
     let text = start.render(args.budget);
     Ok(match args.client {
-        // Claude Code adds `additionalContext` to the session's context (plain stdout works
-        // too, but JSON says which event it belongs to).
-        Some(AgentClient::Claude) => format!(
+        // Claude Code and Codex add `additionalContext` to the session's context (Codex
+        // validates a SessionStart hook's JSON against exactly this shape).
+        Some(AgentClient::Claude | AgentClient::Codex) => format!(
             "{}\n",
             json!({
                 "hookSpecificOutput": {
@@ -78,15 +78,20 @@ fn session_start_output(
             })
         ),
         Some(AgentClient::Cursor) => format!("{}\n", json!({ "additional_context": text })),
-        // Codex, like Claude Code, adds a SessionStart hook's plain stdout to the context.
-        Some(AgentClient::Codex) | None => text,
+        None => text,
     })
 }
 
 /// `goldfish setup`.
 pub(crate) fn setup(args: SetupArgs) -> anyhow::Result<Report> {
     let server = match &args.command {
-        Some(path) => goldfish_setup::Server::at(path),
+        // A client starts the server from its own directory: a relative path would not hold.
+        Some(path) => goldfish_setup::Server::at(&std::path::absolute(path).map_err(|e| {
+            anyhow::anyhow!(
+                "`--command {}`: cannot make it absolute: {e}",
+                path.display()
+            )
+        })?),
         None => goldfish_setup::Server::default(),
     };
     if args.print {
