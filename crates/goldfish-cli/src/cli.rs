@@ -64,6 +64,15 @@ pub(crate) enum Command {
     },
     /// Print the man page (roff) on stdout, e.g. `goldfish man > ~/.local/share/man/man1/goldfish.1`.
     Man,
+    // ----- agent integration (src/agent_cli.rs) -----
+    /// Hooks run by coding agents' clients (session-start).
+    #[command(subcommand)]
+    Hook(crate::agent_cli::HookCommand),
+    /// Register the goldfish MCP server in a client's user config (claude, codex, cursor).
+    Setup(crate::agent_cli::SetupArgs),
+    /// Check the installation (binary on PATH, store, client registrations, git) and say
+    /// what to do about each failure.
+    Doctor(crate::agent_cli::DoctorArgs),
     // ----- memory that travels through git (sync, merge driver, memory in a repository) ---
     /// Sync the store with a git remote: commit, fetch, merge by meaning, push.
     Sync(SyncArgs),

@@ -15,11 +15,14 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory as _, Parser as _};
 
+mod agent_cli;
 mod args;
 mod cli;
 mod commands;
 mod context;
 mod mcp;
+mod mcp_resources;
+mod mcp_schema;
 mod mcp_stdio;
 mod output;
 mod render;
@@ -72,7 +75,7 @@ fn cli_hint(err: &anyhow::Error) -> Option<&'static str> {
 /// The error and its causes on one line ("what failed: why"), leaving out a cause whose text
 /// the message already contains (library errors often quote their source), then the command
 /// to run next when there is one.
-fn error_message(err: &anyhow::Error) -> String {
+pub(crate) fn error_message(err: &anyhow::Error) -> String {
     let mut message = String::new();
     for cause in err.chain() {
         let text = cause.to_string();
@@ -120,6 +123,13 @@ fn run() -> anyhow::Result<ExitCode> {
         }
         // git runs the merge driver: it needs no store, and its exit code is the answer.
         Command::MergeDriver(a) => return commands::merge_driver(a),
+        // The hook runs before anything that could fail: it never fails a session.
+        Command::Hook(h) => return Ok(commands::hook(cli.home, cli.workspace, h)),
+        Command::Setup(a) => {
+            let report = commands::setup(a)?;
+            print_report(&report, cli.json)?;
+            return Ok(report.code);
+        }
         _ => {}
     }
     let json = cli.json;
@@ -142,7 +152,12 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Journal(a) => commands::journal(&ctx, a)?,
         Command::Sync(a) => commands::sync(&ctx, a)?,
         Command::Init(a) => commands::init(&ctx, a)?,
-        Command::Completions { .. } | Command::Man | Command::MergeDriver(_) => {
+        Command::Doctor(a) => commands::doctor(&ctx, &a)?,
+        Command::Completions { .. }
+        | Command::Man
+        | Command::MergeDriver(_)
+        | Command::Hook(_)
+        | Command::Setup(_) => {
             return Ok(ExitCode::SUCCESS);
         }
     };

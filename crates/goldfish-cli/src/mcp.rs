@@ -1,9 +1,15 @@
 //! `goldfish mcp`: the MCP server on stdio.
 //!
 //! Exactly three tools (`checkpoint`, `recall`, `plan`) with behavioural descriptions that
-//! tell agents when to call them, and four prompts (`recall`, `checkpoint`, `standup`, `plan-status`) that
-//! clients offer as slash commands. Results are compact markdown, not JSON: they cost agents
-//! tokens. Every failure, including malformed arguments, is an MCP tool error (`isError`)
+//! tell agents when to call them, titles and annotations, and four prompts (`recall`,
+//! `checkpoint`, `standup`, `plan-status`) that clients offer as slash commands. A tool's
+//! reply is compact markdown (what agents read: JSON costs them tokens) with the same facts as
+//! `structuredContent`, described by the tool's `outputSchema`. Input and output schemas are
+//! portable (`mcp_schema`): no type arrays, no non-standard formats. Resources
+//! (`goldfish://{workspace}/plan`, `…/checkpoints`, `…/plans/{id}`) expose the same memory
+//! for clients that attach context themselves. When the client offers MCP roots, the first
+//! `file://` root is the directory the workspace and git context come from, instead of the
+//! server's working directory. Every failure, including malformed arguments, is an MCP tool error (`isError`)
 //! with a message saying what to do; the server never exits because of a bad call.
 //! Stdout is the protocol, so logs go to stderr.
 //!
@@ -13,19 +19,22 @@
 
 use std::sync::Arc;
 
-use rmcp::handler::server::common::schema_for_input;
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, GetPromptResult, Implementation, JsonObject, PromptMessage, Role,
+    CallToolResult, ContentBlock, GetPromptResult, Implementation, JsonObject,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents, Role,
     ServerCapabilities, ServerConfig,
 };
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use rmcp::{ServerHandler, ServiceExt as _, prompt, prompt_handler, prompt_router, tool};
 use rmcp::{tool_handler, tool_router};
 use schemars::JsonSchema;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use std::fmt::Write as _;
 
@@ -95,7 +104,9 @@ immediately.
 Update plans as you make progress. Stale plans waste time and context.
 
 Actions: save (title, content; optional id, tags, activate), get (id; default the active plan),
-list, activate (id), update (id; title, content, status), complete (id).";
+list, activate (id), update (id; title, content, status), complete (id), archive (id).
+Marked destructive because save with an existing id and update replace what a plan said;
+get and list only read, the others change a plan's status.";
 
 /// Arguments of the `checkpoint` tool.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -149,8 +160,17 @@ pub(crate) struct RecallParams {
 fn plan_action_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "string",
-        "enum": ["save", "get", "list", "activate", "update", "complete"],
-        "description": "save | get | list | activate | update | complete"
+        "enum": ["save", "get", "list", "activate", "update", "complete", "archive"],
+        "description": "save | get | list | activate | update | complete | archive"
+    })
+}
+
+/// A plan's status as a string enum.
+fn plan_status_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": ["active", "completed", "archived"],
+        "description": "active | completed | archived"
     })
 }
 
@@ -170,13 +190,15 @@ pub(crate) enum PlanAction {
     Update,
     /// Mark a plan completed.
     Complete,
+    /// Mark a plan archived.
+    Archive,
 }
 
 /// Arguments of the `plan` tool.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PlanParams {
-    /// save | get | list | activate | update | complete.
+    /// save | get | list | activate | update | complete | archive.
     #[schemars(schema_with = "plan_action_schema")]
     pub(crate) action: PlanAction,
     /// The plan's id (save: derived from the title when absent).
@@ -188,8 +210,9 @@ pub(crate) struct PlanParams {
     /// The plan's markdown body, e.g. goals and a `- [ ]` checklist (save, update).
     #[serde(default)]
     pub(crate) content: Option<String>,
-    /// active | completed | archived (update).
+    /// active | completed | archived (save, update).
     #[serde(default)]
+    #[schemars(schema_with = "plan_status_schema")]
     pub(crate) status: Option<String>,
     /// Make the saved plan the active one (save; default true).
     #[serde(default, deserialize_with = "opt_bool")]
@@ -231,10 +254,134 @@ pub(crate) struct StandupPromptArgs {
     pub(crate) days: Option<String>,
 }
 
+// ----- structured replies (each tool's `outputSchema`) ------------------------------------
+
+/// The `checkpoint` tool's structured reply: the checkpoint as saved.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct CheckpointOut {
+    /// The new checkpoint's id.
+    pub(crate) id: String,
+    /// Its workspace.
+    pub(crate) workspace: String,
+    /// When (RFC 3339 UTC).
+    pub(crate) timestamp: String,
+    /// Its title (the description's first line).
+    pub(crate) title: String,
+    /// Its tags.
+    pub(crate) tags: Vec<String>,
+    /// The git branch, when the server's directory belongs to the workspace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) branch: Option<String>,
+}
+
+/// A plan as the `plan` and `recall` tools report it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct PlanOut {
+    /// The plan's id.
+    pub(crate) id: String,
+    /// Its title.
+    pub(crate) title: String,
+    /// active | completed | archived.
+    #[schemars(schema_with = "plan_status_schema")]
+    pub(crate) status: String,
+    /// Whether it is the workspace's active plan.
+    pub(crate) active: bool,
+    /// Checked boxes.
+    pub(crate) done: usize,
+    /// All boxes.
+    pub(crate) total: usize,
+    /// Its tags.
+    pub(crate) tags: Vec<String>,
+    /// Last updated (RFC 3339 UTC).
+    pub(crate) updated: String,
+}
+
+impl PlanOut {
+    fn of(plan: &goldfish_store::Plan, active: bool) -> Self {
+        let progress = plan.progress();
+        PlanOut {
+            id: plan.id.clone(),
+            title: plan.title.clone(),
+            status: plan.status.as_str().to_string(),
+            active,
+            done: progress.done,
+            total: progress.total(),
+            tags: plan.tags.clone(),
+            updated: format_utc(&plan.updated),
+        }
+    }
+}
+
+/// A checkpoint as `recall` reports it (the summary view).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct CheckpointSummary {
+    /// Its id.
+    pub(crate) id: String,
+    /// Its workspace.
+    pub(crate) workspace: String,
+    /// When (RFC 3339 UTC).
+    pub(crate) timestamp: String,
+    /// Its title.
+    pub(crate) title: String,
+    /// Its tags.
+    pub(crate) tags: Vec<String>,
+    /// The git branch it was saved on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) branch: Option<String>,
+}
+
+/// The `recall` tool's structured reply.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RecallOut {
+    /// The workspace recalled, or "all".
+    pub(crate) scope: String,
+    /// How many checkpoints matched before the limit.
+    pub(crate) total: usize,
+    /// The checkpoints shown: by relevance with a search, else newest first.
+    pub(crate) checkpoints: Vec<CheckpointSummary>,
+    /// The workspace's active plan, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) active_plan: Option<PlanOut>,
+}
+
+/// The `plan` tool's structured reply.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct PlanToolOut {
+    /// The action done.
+    #[schemars(schema_with = "plan_action_schema")]
+    pub(crate) action: String,
+    /// The workspace.
+    pub(crate) workspace: String,
+    /// The plan acted on (every action but list).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) plan: Option<PlanOut>,
+    /// The workspace's plans (list).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) plans: Option<Vec<PlanOut>>,
+}
+
+/// A tool's reply: the markdown agents read and the same facts as structured content.
+pub(crate) struct Reply {
+    text: String,
+    structured: serde_json::Value,
+}
+
+impl Reply {
+    fn new(text: String, structured: &impl Serialize) -> anyhow::Result<Self> {
+        Ok(Reply {
+            text,
+            structured: serde_json::to_value(structured)?,
+        })
+    }
+}
+
 /// The MCP server.
 #[derive(Debug, Clone)]
 pub(crate) struct GoldfishServer {
     ctx: Arc<Context>,
+    /// The directory of the client's first `file://` root, once asked (`None` inside: the
+    /// client offers no usable root). Forgotten when the client says its roots changed.
+    roots: Arc<tokio::sync::Mutex<Option<Option<std::path::PathBuf>>>>,
     tool_router: ToolRouter<Self>,
     prompt_router: PromptRouter<Self>,
 }
@@ -264,10 +411,14 @@ fn parse_args<T: DeserializeOwned>(tool: &str, args: JsonObject) -> Result<T, St
         .map_err(|e| format!("invalid arguments for `{tool}`: {e}. See the tool's input schema."))
 }
 
-/// Turns a markdown result or an error into a tool result.
-fn to_result(result: Result<String, String>) -> CallToolResult {
+/// Turns a reply or an error into a tool result.
+fn to_result(result: Result<Reply, String>) -> CallToolResult {
     match result {
-        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Ok(reply) => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(reply.text)]);
+            result.structured_content = Some(reply.structured);
+            result
+        }
         Err(message) => {
             eprintln!("goldfish mcp: tool error: {message}");
             CallToolResult::error(vec![ContentBlock::text(format!("Error: {message}"))])
@@ -278,7 +429,7 @@ fn to_result(result: Result<String, String>) -> CallToolResult {
 fn run_tool<T: DeserializeOwned>(
     tool: &str,
     args: JsonObject,
-    f: impl FnOnce(T) -> anyhow::Result<String>,
+    f: impl FnOnce(T) -> anyhow::Result<Reply>,
 ) -> CallToolResult {
     to_result(parse_args(tool, args).and_then(|a| {
         // A bug in a library must not leave the client waiting for an answer that never
@@ -304,7 +455,7 @@ fn run_tool<T: DeserializeOwned>(
 /// The `checkpoint` tool: the parameters as a [`CheckpointInput`], one call to the store, and
 /// a short confirmation that echoes at most [`ECHO_CHARS`](crate::render::ECHO_CHARS) of
 /// the title.
-fn checkpoint_tool(ctx: &Context, p: CheckpointParams) -> anyhow::Result<String> {
+fn checkpoint_tool(ctx: &Context, p: CheckpointParams) -> anyhow::Result<Reply> {
     let mut input = CheckpointInput::new(p.description);
     input.tags = p.tags;
     input.workspace = Some(ctx.workspace(p.workspace.as_deref())?);
@@ -324,8 +475,16 @@ fn checkpoint_tool(ctx: &Context, p: CheckpointParams) -> anyhow::Result<String>
     if let Some(branch) = &saved.branch {
         let _ = write!(s, ", branch {branch}");
     }
-    s.push(')');
-    Ok(s)
+    let _ = write!(s, ", id `{}`)", saved.id);
+    let out = CheckpointOut {
+        id: saved.id.clone(),
+        workspace: saved.workspace.clone(),
+        timestamp: format_utc(&saved.timestamp),
+        title: saved.title().to_string(),
+        tags: saved.tags.clone(),
+        branch: saved.branch.clone(),
+    };
+    Reply::new(s, &out)
 }
 
 /// The `recall` tool's parameters as [`RecallOptions`]: the same options the CLI builds, so
@@ -352,12 +511,29 @@ fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOption
 }
 
 /// The `recall` tool: compact markdown within recall's default character budget.
-fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<String> {
+fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
     let mut f = FormatOptions::default();
     f.full = p.full.unwrap_or(false);
     let o = recall_options(ctx, p)?;
     let result = goldfish_recall::recall(&ctx.open_store()?, &o)?;
-    Ok(goldfish_recall::format_recall(&result, &f))
+    let out = RecallOut {
+        scope: result.scope.clone(),
+        total: result.total,
+        checkpoints: result
+            .checkpoints
+            .iter()
+            .map(|c| CheckpointSummary {
+                id: c.id.clone(),
+                workspace: c.workspace.clone(),
+                timestamp: format_utc(&c.timestamp),
+                title: c.title().to_string(),
+                tags: c.tags.clone(),
+                branch: c.branch.clone(),
+            })
+            .collect(),
+        active_plan: result.active_plan.as_ref().map(|p| PlanOut::of(p, true)),
+    };
+    Reply::new(goldfish_recall::format_recall(&result, &f), &out)
 }
 
 /// The standup as markdown, for the `standup` prompt.
@@ -410,23 +586,39 @@ fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
             StoreAction::Update(need_id("update")?, u)
         }
         PlanAction::Complete => StoreAction::Complete(need_id("complete")?),
+        PlanAction::Archive => StoreAction::Archive(need_id("archive")?),
     })
 }
 
 /// The `plan` tool: one call to the store, a short markdown reply.
-fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<String> {
+fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
     let workspace = ctx.workspace(p.workspace.as_deref())?;
     let action = plan_action(&p)?;
     let outcome = ctx.open_store()?.plan_action(&workspace, action)?;
-    Ok(match outcome {
+    let action_name = format!("{:?}", p.action).to_lowercase();
+    match outcome {
         PlanOutcome::List {
             workspace,
             list,
             active,
-        } => plan_list_markdown(&list, active.as_deref(), &workspace),
+        } => {
+            let text = plan_list_markdown(&list, active.as_deref(), &workspace);
+            let plans = list
+                .plans
+                .iter()
+                .map(|plan| PlanOut::of(plan, active.as_deref() == Some(plan.id.as_str())))
+                .collect();
+            let out = PlanToolOut {
+                action: action_name,
+                workspace,
+                plan: None,
+                plans: Some(plans),
+            };
+            Reply::new(text, &out)
+        }
         PlanOutcome::Plan { plan, active } => {
             let title = echo(&plan.title);
-            match p.action {
+            let text = match p.action {
                 PlanAction::Get | PlanAction::List => plan_markdown(&plan, active),
                 PlanAction::Save => format!(
                     "Plan saved: **{title}** (`{}`) in workspace `{workspace}`{}.",
@@ -450,10 +642,20 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<String> {
                 PlanAction::Complete => {
                     format!("Plan `{}` ({title}) marked completed.", plan.id)
                 }
-            }
+                PlanAction::Archive => {
+                    format!("Plan `{}` ({title}) archived.", plan.id)
+                }
+            };
+            let out = PlanToolOut {
+                action: action_name,
+                workspace,
+                plan: Some(PlanOut::of(&plan, active)),
+                plans: None,
+            };
+            Reply::new(text, &out)
         }
         other => anyhow::bail!("unexpected plan outcome: {other:?}"),
-    })
+    }
 }
 
 /// The active plan as markdown, for the `plan-status` prompt.
@@ -471,6 +673,7 @@ impl GoldfishServer {
     pub(crate) fn new(ctx: Context) -> Self {
         GoldfishServer {
             ctx: Arc::new(ctx),
+            roots: Arc::default(),
             tool_router: Self::tool_router(),
             prompt_router: Self::prompt_router(),
         }
@@ -478,34 +681,126 @@ impl GoldfishServer {
 
     #[tool(
         name = "checkpoint",
+        title = "Checkpoint",
         description = CHECKPOINT_DESCRIPTION,
-        input_schema = input_schema::<CheckpointParams>()
+        input_schema = crate::mcp_schema::input::<CheckpointParams>(),
+        output_schema = crate::mcp_schema::output::<CheckpointOut>(),
+        annotations(
+            title = "Checkpoint",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
-    async fn checkpoint(&self, args: JsonObject) -> CallToolResult {
-        run_tool("checkpoint", args, |p| checkpoint_tool(&self.ctx, p))
+    async fn checkpoint(&self, peer: Peer<RoleServer>, args: JsonObject) -> CallToolResult {
+        let ctx = self.context(&peer).await;
+        run_tool("checkpoint", args, |p| checkpoint_tool(&ctx, p))
     }
 
     #[tool(
         name = "recall",
+        title = "Recall",
         description = RECALL_DESCRIPTION,
-        input_schema = input_schema::<RecallParams>()
+        input_schema = crate::mcp_schema::input::<RecallParams>(),
+        output_schema = crate::mcp_schema::output::<RecallOut>(),
+        annotations(
+            title = "Recall",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
-    async fn recall(&self, args: JsonObject) -> CallToolResult {
-        run_tool("recall", args, |p| recall_tool(&self.ctx, p))
+    async fn recall(&self, peer: Peer<RoleServer>, args: JsonObject) -> CallToolResult {
+        let ctx = self.context(&peer).await;
+        run_tool("recall", args, |p| recall_tool(&ctx, p))
     }
 
+    // One tool for every plan action: agents find one `plan` tool more easily than seven.
+    // Annotations describe the tool as a whole, so it is marked destructive (save with an
+    // existing id and update replace a plan's text); its description says which actions only
+    // read.
     #[tool(
         name = "plan",
+        title = "Plan",
         description = PLAN_DESCRIPTION,
-        input_schema = input_schema::<PlanParams>()
+        input_schema = crate::mcp_schema::input::<PlanParams>(),
+        output_schema = crate::mcp_schema::output::<PlanToolOut>(),
+        annotations(
+            title = "Plan",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
     )]
-    async fn plan(&self, args: JsonObject) -> CallToolResult {
-        run_tool("plan", args, |p| plan_tool(&self.ctx, p))
+    async fn plan(&self, peer: Peer<RoleServer>, args: JsonObject) -> CallToolResult {
+        let ctx = self.context(&peer).await;
+        run_tool("plan", args, |p| plan_tool(&ctx, p))
     }
 }
 
-fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    schema_for_input::<T>().expect("the tool argument types derive an object schema")
+impl GoldfishServer {
+    /// The context of a call: the server's, with the working directory replaced by the
+    /// client's first `file://` root when the client offers roots.
+    // Roots are deprecated in a draft of the next protocol version; today's clients send them.
+    #[allow(deprecated)]
+    async fn context(&self, peer: &Peer<RoleServer>) -> Arc<Context> {
+        let offers_roots = peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        if !offers_roots {
+            return self.ctx.clone();
+        }
+        let mut cached = self.roots.lock().await;
+        if cached.is_none() {
+            let listed = peer.list_roots().await;
+            let dir = match listed {
+                Ok(list) => list.roots.iter().find_map(|r| file_uri_path(&r.uri)),
+                Err(e) => {
+                    eprintln!("goldfish mcp: cannot list the client's roots: {e}");
+                    None
+                }
+            };
+            *cached = Some(dir);
+        }
+        match cached.as_ref().and_then(Option::as_ref) {
+            Some(dir) => {
+                let mut ctx = (*self.ctx).clone();
+                ctx.cwd = dir.clone();
+                Arc::new(ctx)
+            }
+            None => self.ctx.clone(),
+        }
+    }
+}
+
+/// The local path of a `file://` URI (`file:///home/me/x`, `file://localhost/…`), with
+/// percent-escapes decoded; `None` for another scheme, a remote host or a relative path.
+pub(crate) fn file_uri_path(uri: &str) -> Option<std::path::PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = rest.get(i + 1..i + 3)
+            && let Ok(b) = u8::from_str_radix(hex, 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    let path = String::from_utf8(out).ok()?;
+    Some(std::path::PathBuf::from(path))
 }
 
 fn user_prompt(text: String) -> GetPromptResult {
@@ -529,8 +824,9 @@ impl GoldfishServer {
             days: parse_days(a.days.as_deref()),
             ..RecallParams::default()
         };
-        let body =
-            recall_tool(&self.ctx, params).unwrap_or_else(|e| format!("(recall failed: {e:#})"));
+        let body = recall_tool(&self.ctx, params)
+            .map(|r| r.text)
+            .unwrap_or_else(|e| format!("(recall failed: {e:#})"));
         user_prompt(format!(
             "Here is the context goldfish recalled for this workspace. Read it, then continue \
              the work IMMEDIATELY from where it left off; don't ask what we were working on.\n\n{body}"
@@ -598,10 +894,50 @@ impl ServerHandler for GoldfishServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_prompts()
+                .enable_resources()
                 .build(),
         )
         .with_server_info(Implementation::new("goldfish", env!("CARGO_PKG_VERSION")))
         .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        *self.roots.lock().await = None;
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let ctx = self.context(&context.peer).await;
+        crate::mcp_resources::list(&ctx)
+            .map(ListResourcesResult::with_all_items)
+            .map_err(|e| McpError::internal_error(format!("{e:#}"), None))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            crate::mcp_resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let ctx = self.context(&context.peer).await;
+        let uri = request.uri;
+        let text = crate::mcp_resources::read(&ctx, &uri)?;
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(text, uri).with_mime_type("text/markdown"),
+        ])
+        .into())
     }
 }
 
@@ -631,9 +967,11 @@ mod tests {
                 tool.name
             );
         }
-        let schema = serde_json::Value::Object((*input_schema::<PlanParams>()).clone());
+        let schema = serde_json::Value::Object((*crate::mcp_schema::input::<PlanParams>()).clone());
         let text = schema.to_string();
-        for action in ["save", "get", "list", "activate", "update", "complete"] {
+        for action in [
+            "save", "get", "list", "activate", "update", "complete", "archive",
+        ] {
             assert!(
                 text.contains(&format!("\"{action}\"")),
                 "{action} missing from {text}"
@@ -642,6 +980,71 @@ mod tests {
         assert!(INSTRUCTIONS.contains("EXCELLENT at checkpointing"));
         assert!(INSTRUCTIONS.contains("MANDATORY at session start"));
         assert!(CHECKPOINT_DESCRIPTION.contains("✅ Complete any task → checkpoint NOW"));
+    }
+
+    #[test]
+    fn every_schema_is_portable_and_every_tool_annotated() {
+        let server = GoldfishServer::new(Context::new(Some("/nonexistent".into()), None).unwrap());
+        for tool in server.tool_router.list_all() {
+            let name = tool.name.to_string();
+            let output = tool
+                .output_schema
+                .clone()
+                .expect("every tool has an output schema");
+            for (which, schema) in [("input", tool.input_schema.clone()), ("output", output)] {
+                let value = serde_json::Value::Object((*schema).clone());
+                assert_eq!(value["type"], "object", "{name} {which}");
+                let mut found = Vec::new();
+                crate::mcp_schema::problems(&value, "", &mut found);
+                assert!(
+                    found.is_empty(),
+                    "{name} {which} schema: {found:?}\n{value:#}"
+                );
+            }
+            assert!(tool.title.is_some(), "{name} has no title");
+            let a = tool.annotations.clone().expect("annotations");
+            assert_eq!(a.open_world_hint, Some(false), "{name}");
+            match name.as_str() {
+                "recall" => {
+                    assert_eq!(a.read_only_hint, Some(true));
+                    assert_eq!(a.idempotent_hint, Some(true));
+                }
+                "checkpoint" => {
+                    assert_eq!(a.read_only_hint, Some(false));
+                    assert_eq!(a.destructive_hint, Some(false));
+                }
+                "plan" => assert_eq!(a.destructive_hint, Some(true)),
+                other => panic!("unexpected tool {other}"),
+            }
+        }
+        let plan = serde_json::Value::Object((*crate::mcp_schema::input::<PlanParams>()).clone());
+        assert_eq!(
+            plan["properties"]["status"]["enum"],
+            serde_json::json!(["active", "completed", "archived"])
+        );
+        assert!(PLAN_DESCRIPTION.contains("destructive"));
+    }
+
+    #[test]
+    fn instructions_fit_what_clients_show() {
+        let chars = INSTRUCTIONS.chars().count();
+        assert!(chars <= 2_000, "{chars} characters");
+        assert!(INSTRUCTIONS.contains("EXCELLENT at checkpointing"));
+        assert!(INSTRUCTIONS.contains("MANDATORY at session start"));
+    }
+
+    #[test]
+    fn file_uris_become_paths() {
+        assert_eq!(
+            file_uri_path("file:///home/me/my%20project"),
+            Some("/home/me/my project".into())
+        );
+        assert_eq!(
+            file_uri_path("file://localhost/srv/x"),
+            Some("/srv/x".into())
+        );
+        assert_eq!(file_uri_path("https://example.com/x"), None);
+        assert_eq!(file_uri_path("file://remote-host/x"), None);
     }
 
     #[test]

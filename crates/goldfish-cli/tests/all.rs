@@ -2,6 +2,7 @@
 
 mod util;
 
+mod agent;
 mod checkpoint;
 mod concurrency;
 mod errors;
@@ -9,6 +10,7 @@ mod faults;
 mod journal;
 mod mcp;
 mod mcp_conformance;
+mod mcp_inspector;
 mod mcp_replies;
 mod notes;
 mod plan;

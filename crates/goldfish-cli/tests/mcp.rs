@@ -13,6 +13,8 @@ use crate::util::{Env, TestResult, bin};
 
 /// The pinned client version. mcp 2.x is the SDK's current major (snake_case attributes).
 const MCP_VERSION: &str = "2.3.0";
+/// The pinned JSON Schema validator the client checks `structuredContent` with.
+const JSONSCHEMA_VERSION: &str = "4.26.0";
 
 /// Creates the venv once (reusing it if present); a lock file serialises parallel test
 /// processes so two never install into the same directory at once.
@@ -21,7 +23,9 @@ fn python_with_mcp() -> Result<PathBuf, Box<dyn std::error::Error>> {
     std::fs::create_dir_all(root)?;
     let venv = root.join("mcp-venv");
     let python = venv.join("bin").join("python");
-    let ready = venv.join(format!(".goldfish-ready-mcp-{MCP_VERSION}"));
+    let ready = venv.join(format!(
+        ".goldfish-ready-mcp-{MCP_VERSION}-jsonschema-{JSONSCHEMA_VERSION}"
+    ));
     let lock = File::create(root.join("mcp-venv.lock"))?;
     lock.lock()?;
     if ready.exists() && python.exists() {
@@ -61,7 +65,8 @@ fn python_with_mcp() -> Result<PathBuf, Box<dyn std::error::Error>> {
                 "--quiet",
                 "--disable-pip-version-check",
             ])
-            .arg(format!("mcp=={MCP_VERSION}")),
+            .arg(format!("mcp=={MCP_VERSION}"))
+            .arg(format!("jsonschema=={JSONSCHEMA_VERSION}")),
         "pip install the mcp client from PyPI",
     )?;
     File::create(&ready)?;
@@ -87,6 +92,8 @@ fn run(cmd: &mut Command, what: &str) -> TestResult {
 fn python_sdk_client_drives_the_server() -> TestResult {
     let python = python_with_mcp()?;
     let env = Env::new()?;
+    let root = env.cwd.path().join("rooted-project");
+    std::fs::create_dir(&root)?;
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join("mcp_client.py");
@@ -94,6 +101,7 @@ fn python_sdk_client_drives_the_server() -> TestResult {
         .arg(&script)
         .arg(bin())
         .arg(env.home())
+        .arg(&root)
         .output()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -182,6 +182,65 @@ fn check_store(env: &Env) -> Finding {
     )
 }
 
+/// Makes the store private (mode 0700) when it exists and others can read it: the one change
+/// `goldfish doctor --fix` makes to the store. Returns what was done, `None` when nothing
+/// needed doing (no store, not a directory, already private, or not Unix).
+pub fn fix_store_permissions(env: &Env) -> Result<Option<String>, crate::Error> {
+    let Some(store) =
+        notes_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())
+    else {
+        return Ok(None);
+    };
+    let Ok(meta) = fs::metadata(&store) else {
+        return Ok(None);
+    };
+    if !meta.is_dir() {
+        return Ok(None);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            fs::set_permissions(&store, fs::Permissions::from_mode(0o700))
+                .map_err(|e| crate::Error::io(&store, "cannot make the store private", e))?;
+            return Ok(Some(format!(
+                "made {} private (mode {mode:04o} → 0700)",
+                store.display()
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// The finding for the merge driver of a repository that keeps goldfish memory (`repo`),
+/// given whether its config registers the driver (or why that could not be read).
+pub fn driver_finding(repo: &Path, configured: Result<bool, String>) -> Finding {
+    let shown = repo.display();
+    match configured {
+        Ok(true) => Finding::new(
+            "merge-driver",
+            Status::Ok,
+            format!("{shown} keeps goldfish memory and merges it with the goldfish driver"),
+        ),
+        Ok(false) => Finding::new(
+            "merge-driver",
+            Status::Fail,
+            format!(
+                "{shown} keeps goldfish memory but its git config lacks the goldfish merge \
+                 driver (a clone does not copy it): merges of memory files would conflict"
+            ),
+        )
+        .fix("run `goldfish doctor --fix` in that repository"),
+        Err(e) => Finding::new(
+            "merge-driver",
+            Status::Warn,
+            format!("cannot read the git config of {shown}: {e}"),
+        )
+        .fix("check that git is installed and the repository is readable"),
+    }
+}
+
 fn check_client(client: Client, env: &Env) -> Finding {
     let name = client.name();
     let path = match client.config_path(env) {

@@ -83,6 +83,6 @@ pub use apply::{
     unregister,
 };
 pub use client::{Client, Env, Format};
-pub use doctor::{Finding, Status, doctor, find_on_path};
+pub use doctor::{Finding, Status, doctor, driver_finding, find_on_path, fix_store_permissions};
 pub use error::{Error, ErrorKind};
 pub use server::{SERVER_NAME, Server, print_snippet};

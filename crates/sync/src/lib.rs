@@ -80,6 +80,7 @@ mod driver;
 mod error;
 mod git;
 mod merge;
+mod repo;
 mod sync;
 
 pub use driver::{MERGE_THEIRS_ENV, run_merge_driver};
@@ -90,6 +91,7 @@ pub use merge::{
     has_merge_conflict_text, merge_active_plan, merge_append_only, merge_day_file, merge_file,
     merge_plan,
 };
+pub use repo::repository_with_memory;
 pub use sync::{
     DRIVER_NAME, IN_REPO_DIR, InitReport, SyncOptions, SyncReport, SyncStatus, driver_command,
     driver_configured, fix_driver_config, init, init_in_repo, status, sync,

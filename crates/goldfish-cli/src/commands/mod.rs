@@ -1,6 +1,7 @@
 //! The CLI's side of each operation: turn clap arguments into the library's options, call the
 //! one library function for it, and render a [`Report`](crate::output::Report).
 
+mod agent;
 mod journal;
 mod memory;
 mod notes;
@@ -8,6 +9,7 @@ mod plan;
 mod signal;
 mod sync;
 
+pub(crate) use agent::{doctor, hook, setup};
 pub(crate) use journal::run as journal;
 pub(crate) use memory::{checkpoint, recall, standup};
 pub(crate) use notes::run as notes;

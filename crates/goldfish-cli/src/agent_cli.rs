@@ -1,0 +1,77 @@
+//! The command line of the agent integration: `goldfish hook`, `goldfish setup` and
+//! `goldfish doctor` (clap derive types and nothing else).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+/// A coding agent's client, for `hook --client` and `setup`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum AgentClient {
+    /// Claude Code.
+    Claude,
+    /// OpenAI Codex.
+    Codex,
+    /// Cursor.
+    Cursor,
+}
+
+/// `goldfish hook …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum HookCommand {
+    /// Print what an agent needs at session start (active plan, recent checkpoints, the
+    /// journal's open streak, the notes' context for the next session) in the client's shape.
+    /// Never fails a session: on any error it prints nothing on stdout, one line on stderr,
+    /// and exits 0.
+    SessionStart(SessionStartArgs),
+}
+
+/// `goldfish hook session-start`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionStartArgs {
+    /// The client running the hook: claude and codex print
+    /// `{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": …}}`,
+    /// cursor `{"additional_context": …}`, none plain text.
+    #[arg(long, value_enum)]
+    pub(crate) client: Option<AgentClient>,
+    /// At most this many characters of context.
+    #[arg(long, value_name = "CHARS", default_value_t = goldfish_session::DEFAULT_BUDGET)]
+    pub(crate) budget: usize,
+}
+
+/// `goldfish setup`.
+#[derive(Debug, Args)]
+pub(crate) struct SetupArgs {
+    /// The client whose user config gets the `goldfish` MCP server.
+    #[arg(
+        value_enum,
+        required_unless_present = "print",
+        conflicts_with = "print"
+    )]
+    pub(crate) client: Option<AgentClient>,
+    /// Print the `mcpServers` JSON to paste into any other client, and change nothing.
+    #[arg(long)]
+    pub(crate) print: bool,
+    /// The config file to edit instead of the client's documented one.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) config: Option<PathBuf>,
+    /// Show the change as a diff and write nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Remove the `goldfish` server instead of registering it.
+    #[arg(long)]
+    pub(crate) remove: bool,
+    /// The command the client runs (default `goldfish`, found on the client's PATH); give an
+    /// absolute path for clients started with a short PATH.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) command: Option<PathBuf>,
+}
+
+/// `goldfish doctor`.
+#[derive(Debug, Args)]
+pub(crate) struct DoctorArgs {
+    /// Also fix what can be fixed safely: register the merge driver in the current
+    /// repository when it keeps goldfish memory, and make the store private (0700).
+    #[arg(long)]
+    pub(crate) fix: bool,
+}

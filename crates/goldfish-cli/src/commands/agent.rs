@@ -1,0 +1,218 @@
+//! `goldfish hook`, `goldfish setup` and `goldfish doctor`: the CLI's side of the agent
+//! integration. The session context comes from goldfish-session, the config edits and checks
+//! from goldfish-setup, the merge driver from goldfish-sync; this file renders and picks exit
+//! codes.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::agent_cli::{AgentClient, DoctorArgs, HookCommand, SessionStartArgs, SetupArgs};
+use crate::context::Context;
+use crate::output::Report;
+
+impl AgentClient {
+    fn setup_client(self) -> goldfish_setup::Client {
+        match self {
+            AgentClient::Claude => goldfish_setup::Client::Claude,
+            AgentClient::Codex => goldfish_setup::Client::Codex,
+            AgentClient::Cursor => goldfish_setup::Client::Cursor,
+        }
+    }
+}
+
+/// `goldfish hook …`: never fails. On any error (or panic) nothing reaches stdout, one line
+/// goes to stderr, and the exit code is 0, so a broken store never blocks a session.
+pub(crate) fn hook(home: Option<PathBuf>, workspace: Option<String>, cmd: HookCommand) -> ExitCode {
+    let HookCommand::SessionStart(args) = cmd;
+    let run = std::panic::catch_unwind(|| session_start_output(home, workspace, &args));
+    let output = match run {
+        Ok(Ok(output)) => output,
+        Ok(Err(e)) => {
+            eprintln!(
+                "goldfish hook: no session context ({}); `goldfish doctor` checks the installation",
+                crate::error_message(&e)
+            );
+            return ExitCode::SUCCESS;
+        }
+        Err(_) => {
+            eprintln!("goldfish hook: no session context (internal error; please report it)");
+            return ExitCode::SUCCESS;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(output.as_bytes()).and_then(|()| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("goldfish hook: cannot write the session context: {e}");
+    }
+    ExitCode::SUCCESS
+}
+
+/// The session context in the shape `args.client` reads.
+fn session_start_output(
+    home: Option<PathBuf>,
+    workspace: Option<String>,
+    args: &SessionStartArgs,
+) -> anyhow::Result<String> {
+    let ctx = Context::new(home, workspace)?;
+    let mut options = goldfish_session::SessionOptions::new(&ctx.home, &ctx.cwd);
+    options.workspace = ctx.workspace.clone();
+    let start = goldfish_session::session_start(&options)?;
+    for skipped in &start.skipped {
+        eprintln!("goldfish hook: left out {skipped}");
+    }
+    let text = start.render(args.budget);
+    Ok(match args.client {
+        // Claude Code and Codex add `additionalContext` to the session's context (Codex
+        // validates a SessionStart hook's JSON against exactly this shape).
+        Some(AgentClient::Claude | AgentClient::Codex) => format!(
+            "{}\n",
+            json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "additionalContext": text,
+                }
+            })
+        ),
+        Some(AgentClient::Cursor) => format!("{}\n", json!({ "additional_context": text })),
+        None => text,
+    })
+}
+
+/// `goldfish setup`.
+pub(crate) fn setup(args: SetupArgs) -> anyhow::Result<Report> {
+    let server = match &args.command {
+        // A client starts the server from its own directory: a relative path would not hold.
+        Some(path) => goldfish_setup::Server::at(&std::path::absolute(path).map_err(|e| {
+            anyhow::anyhow!(
+                "`--command {}`: cannot make it absolute: {e}",
+                path.display()
+            )
+        })?),
+        None => goldfish_setup::Server::default(),
+    };
+    if args.print {
+        let snippet = goldfish_setup::print_snippet(&server);
+        let value: serde_json::Value = serde_json::from_str(&snippet)?;
+        return Ok(Report::new(snippet, value));
+    }
+    let Some(client) = args.client else {
+        anyhow::bail!("name a client (claude, codex or cursor), or pass --print");
+    };
+    let client = client.setup_client();
+    let mut options = goldfish_setup::Options::default();
+    options.action = if args.remove {
+        goldfish_setup::Action::Remove
+    } else {
+        goldfish_setup::Action::Register
+    };
+    options.server = server;
+    options.config = args.config;
+    options.dry_run = args.dry_run;
+    let outcome = goldfish_setup::apply(client, &options)?;
+    let path = outcome.path.display();
+    let what = match (outcome.change, args.dry_run) {
+        (goldfish_setup::Change::Added, false) => format!("registered `goldfish` in {path}"),
+        (goldfish_setup::Change::Added, true) => format!("would register `goldfish` in {path}"),
+        (goldfish_setup::Change::Updated, false) => {
+            format!("updated the `goldfish` command in {path}")
+        }
+        (goldfish_setup::Change::Updated, true) => {
+            format!("would update the `goldfish` command in {path}")
+        }
+        (goldfish_setup::Change::Removed, false) => format!("removed `goldfish` from {path}"),
+        (goldfish_setup::Change::Removed, true) => format!("would remove `goldfish` from {path}"),
+        (goldfish_setup::Change::Unchanged, _) if args.remove => {
+            format!("`goldfish` is not registered in {path}; nothing to do")
+        }
+        (_, _) => format!("`goldfish` is already registered in {path}; nothing to do"),
+    };
+    let mut text = String::new();
+    if args.dry_run && !outcome.diff.is_empty() {
+        text.push_str(&outcome.diff);
+        if !outcome.diff.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    text.push_str(&what);
+    if let Some(backup) = &outcome.backup {
+        text.push_str(&format!(" (previous contents in {})", backup.display()));
+    }
+    if outcome.written && !args.remove {
+        text.push_str(&format!(
+            "\nRestart {} to load it; `goldfish doctor` checks the installation.",
+            client.name()
+        ));
+    }
+    let change = format!("{:?}", outcome.change).to_lowercase();
+    let json = json!({
+        "client": client.name(),
+        "path": outcome.path,
+        "change": change,
+        "dry_run": args.dry_run,
+        "written": outcome.written,
+        "backup": outcome.backup,
+        "diff": outcome.diff,
+    });
+    Ok(Report::new(text, json))
+}
+
+/// `goldfish doctor`: exit 1 when a check fails.
+pub(crate) fn doctor(ctx: &Context, args: &DoctorArgs) -> anyhow::Result<Report> {
+    let mut env = goldfish_setup::Env::from_process();
+    env.goldfish_home = Some(ctx.home.clone().into_os_string());
+    let mut fixed = Vec::new();
+    if args.fix {
+        fixed.extend(goldfish_setup::fix_store_permissions(&env)?);
+    }
+    let mut findings = goldfish_setup::doctor(&env);
+    if let Some(repo) = goldfish_sync::repository_with_memory(&ctx.cwd) {
+        if args.fix {
+            let binary = std::env::current_exe()?;
+            if goldfish_sync::fix_driver_config(&repo, &binary)? {
+                fixed.push(format!(
+                    "registered the goldfish merge driver in {}",
+                    repo.join(".git/config").display()
+                ));
+            }
+        }
+        findings.push(goldfish_setup::driver_finding(
+            &repo,
+            goldfish_sync::driver_configured(&repo).map_err(|e| e.to_string()),
+        ));
+    }
+    let failed = findings
+        .iter()
+        .any(|f| f.status == goldfish_setup::Status::Fail);
+    let mut text = String::new();
+    for line in &fixed {
+        text.push_str(&format!("fixed: {line}\n"));
+    }
+    for f in &findings {
+        text.push_str(&format!("{f}\n"));
+    }
+    text.push_str(if failed {
+        "Some checks failed: do what each → line says, then run `goldfish doctor` again."
+    } else {
+        "goldfish is ready."
+    });
+    let json = json!({
+        "ok": !failed,
+        "fixed": fixed,
+        "findings": findings.iter().map(|f| json!({
+            "check": f.check,
+            "status": f.status.to_string().to_lowercase(),
+            "detail": f.detail,
+            "fix": f.fix,
+        })).collect::<Vec<_>>(),
+    });
+    let report = Report::new(text, json);
+    Ok(if failed {
+        report.with_code(ExitCode::FAILURE)
+    } else {
+        report
+    })
+}
