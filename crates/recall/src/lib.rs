@@ -96,16 +96,24 @@ mod engine;
 mod error;
 mod format;
 mod lanes;
+mod pass;
+mod prefilter;
+mod query;
 mod recall;
+#[cfg(test)]
+mod reference;
 mod scan;
+mod score;
+mod similarity;
 mod standup;
 mod table;
 mod text;
 mod window;
 
-pub use engine::{FieldWeights, Hit, Query, SearchOptions, search};
+pub use engine::{FieldWeights, Hit, SearchOptions, search};
 pub use error::{Error, ErrorKind};
 pub use format::{FormatOptions, format_recall, format_standup};
+pub use query::Query;
 pub use recall::{RecallOptions, RecallResult, SkippedFile, WorkspaceCount, recall};
 pub use standup::{
     PlanProgress, Standup, StandupOptions, WorkspaceStandup, plan_progress, standup, standup_with,
