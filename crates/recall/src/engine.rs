@@ -8,16 +8,20 @@
 use goldfish_store::Checkpoint;
 
 use crate::lanes::{self, Lanes, WithLanes};
+use crate::explain::Explanation;
 use crate::pass::Pass;
 // `recall` names the query through this module.
 pub(crate) use crate::query::Query;
 use crate::query::Word;
 
-/// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys.
+/// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys, with
+/// the first line of a description (its title) above the rest, chosen on the evaluation sets.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct FieldWeights {
-    /// The description, title and body alike. Default 2.
+    /// The first line of the description. Default 3.
+    pub title: f32,
+    /// The rest of the description (its body). Default 2.
     pub description: f32,
     /// Tags. Default 1.
     pub tags: f32,
@@ -30,6 +34,7 @@ pub struct FieldWeights {
 impl Default for FieldWeights {
     fn default() -> Self {
         FieldWeights {
+            title: 3.0,
             description: 2.0,
             tags: 1.0,
             branch: 0.5,
@@ -48,14 +53,22 @@ pub struct SearchOptions {
     /// Whether to expand query words to similar vocabulary terms (typos, stems, prefixes).
     /// With `false` the engine is plain BM25F. Default `true`.
     pub fuzzy: bool,
-    /// A document must match at least this share (0–1) of the query's total IDF weight.
-    /// Default 0.5.
+    /// A document must cover at least this share (0–1) of what the best-covering document
+    /// covers of the query's total IDF weight. Relative, so that a long question that no
+    /// checkpoint answers word for word still finds the ones that answer most of it: a query
+    /// sharing a content word with some checkpoint never comes back empty. Default 0.5.
     pub min_coverage: f32,
     /// Documents scoring below this share (0–1) of the best score are dropped. Default 0.2.
     pub relative_cutoff: f32,
     /// Vocabulary terms less similar than this (0–1) to a query word are ignored; a term
     /// with no similarity at all (0) never matches, whatever this is. Default 0.5.
     pub min_similarity: f32,
+    /// How much a synonym or abbreviation from the crate's lexicon counts against the word
+    /// itself (`db` for `database`, `login` for `auth`); 0 turns synonyms off. Default 0.7.
+    pub synonym_weight: f32,
+    /// Whether each [`Hit`] carries an [`Explanation`] of its score. Default `false` (then
+    /// nothing is spent on it).
+    pub explain: bool,
 }
 
 impl Default for SearchOptions {
@@ -66,19 +79,24 @@ impl Default for SearchOptions {
             min_coverage: 0.5,
             relative_cutoff: 0.2,
             min_similarity: 0.5,
+            synonym_weight: 0.7,
+            explain: false,
         }
     }
 }
 
 /// One search result: which checkpoint (an index into the searched slice) and how well it
 /// matched (higher is better; only comparable within one search).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[non_exhaustive]
 pub struct Hit {
     /// Index of the checkpoint in the slice given to [`search`].
     pub index: usize,
     /// Relevance score, greater than zero.
     pub score: f32,
+    /// Why it matched and how its score was made, when [`SearchOptions::explain`] asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Box<Explanation>>,
 }
 
 /// Searches `checkpoints` for `query` and returns the matches, best first.
@@ -115,19 +133,13 @@ pub(crate) fn search_by(
     if query.is_empty() || checkpoints.is_empty() {
         return Vec::new();
     }
-    let q_len = query.terms.len();
-    let words: Vec<Word> = query
-        .terms
-        .iter()
-        .enumerate()
-        .map(|(qi, q)| Word::new(q, qi + 1 == q_len))
-        .collect();
+    let words: Vec<Word> = query.words(opts);
     let pass = run(PassWork {
         words: &words,
         checkpoints,
         opts,
     });
-    pass.score(q_len, checkpoints, opts)
+    pass.score(query, &words, checkpoints, opts)
 }
 
 /// [`Pass::run`] as work for [`lanes::dispatch`].
@@ -242,5 +254,166 @@ mod tests {
             cp("new", 5, "same words", &[]),
         ];
         assert_eq!(ids("same words", &cps), ["new", "old"]);
+    }
+
+    /// A match in a checkpoint's first line outranks the same match in another's body, even a
+    /// short body against a long title: the title weighs more ([`FieldWeights::title`]).
+    #[test]
+    fn title_outranks_body() {
+        let cps = vec![
+            cp(
+                "body",
+                5,
+                "Tidied the loader\nmigration",
+                &[],
+            ),
+            cp(
+                "title",
+                0,
+                "Database migration to the v3 schema with new indexes, constraints and views",
+                &[],
+            ),
+        ];
+        assert_eq!(ids("migratoin", &cps), ["title", "body"]);
+        assert_eq!(ids("migration", &cps), ["title", "body"]);
+        // With the title weighed as the body, the shorter field wins: the rule is what ranks.
+        let mut flat = SearchOptions::default();
+        flat.weights.title = flat.weights.description;
+        let hits = search(&Query::parse("migratoin"), &cps, &flat);
+        assert_eq!(cps[hits[0].index].id, "body");
+    }
+
+    /// Every synonym group of the lexicon: each member finds a checkpoint that says another
+    /// (and not an unrelated one), through the synonym rule.
+    #[test]
+    fn every_synonym_group_finds_its_members() {
+        let lex = crate::lexicon::lexicon();
+        for group in lex.groups() {
+            for q in group {
+                for other in group.iter().filter(|o| o != &q) {
+                    let q = String::from_utf8_lossy(q);
+                    let other = String::from_utf8_lossy(other);
+                    let cps = vec![
+                        cp("unrelated", 0, "Reworked the grammar of the parser", &[]),
+                        cp("it", 1, &format!("Reworked the {other} handling"), &[]),
+                    ];
+                    assert_eq!(ids(&q, &cps), ["it"], "{q} ~ {other}");
+                }
+            }
+        }
+        // Off, the engine does not guess.
+        let cps = vec![cp("db", 0, "Moved the database to a new disk", &[])];
+        let mut off = SearchOptions::default();
+        off.synonym_weight = 0.0;
+        assert!(search(&Query::parse("db"), &cps, &off).is_empty());
+        assert_eq!(ids("db", &cps), ["db"]);
+    }
+
+    /// Questions and long conversational queries: the framing is not searched for, and a
+    /// document that answers part of a long question is found even when none answers all
+    /// of it (the coverage floor is relative to the best-covering document).
+    #[test]
+    fn questions_find_their_answer() {
+        let cps = vec![
+            cp("login", 0, "Raised the login page timeout to 30 s", &["auth"]),
+            cp("retry", 1, "Retry with exponential backoff in the sync client", &[]),
+            cp("x", 2, "Unrelated work on the docs", &[]),
+        ];
+        assert_finds(
+            &cps,
+            &[
+                ("how did we stop the login page from timing out?", &["login"]),
+                ("what did we decide about retry backoff?", &["retry"]),
+                (
+                    "I remember we changed something so the sign in screen would not time out, \
+                     what was that about exactly?",
+                    &["login"],
+                ),
+            ],
+        );
+    }
+
+    /// Stop words and punctuation alone: nothing to search for, and nothing found.
+    #[test]
+    fn nothing_to_search_for() {
+        let cps = vec![cp("a", 0, "What is the thing that was there", &[])];
+        for q in ["the", "what is it?", "...", ""] {
+            assert!(Query::parse(q).is_empty(), "{q:?}");
+            assert!(ids(q, &cps).is_empty(), "{q:?}");
+        }
+    }
+
+    /// A 10,000-character query (words, punctuation, non-ASCII) is searched like any other:
+    /// its first [`Query::MAX_TERMS`] content words, no panic, the same hits every time.
+    #[test]
+    fn a_huge_query() {
+        let cps = crate::reference::eval_corpus(400);
+        let mut text = String::new();
+        let words = ["migratoin", "é—ß", "regex", "!!", "lazy", "dfa", "x", "the"];
+        let mut i = 0;
+        while text.len() < 10_000 {
+            text.push_str(words[i % words.len()]);
+            text.push_str(if i % 3 == 0 { "," } else { " " });
+            i += 1;
+        }
+        let q = Query::parse(&text);
+        assert!(q.terms().len() <= Query::MAX_TERMS && !q.is_empty());
+        let first = search(&q, &cps, &SearchOptions::default());
+        assert!(!first.is_empty());
+        assert_eq!(first, search(&q, &cps, &SearchOptions::default()));
+    }
+
+    /// Explanations: asked for, each hit says per query word which term matched where and
+    /// how, with parts that multiply out to its score; not asked for, there are none.
+    #[test]
+    fn explanations_add_up() {
+        let cps = vec![
+            cp("m", 0, "Database migration to v3\nThe auth tables too", &["db"]),
+            cp("x", 1, "Unrelated work on the parser", &[]),
+        ];
+        let q = Query::parse("databse migratoin login kubernetes");
+        assert!(search(&q, &cps, &SearchOptions::default())
+            .iter()
+            .all(|h| h.explain.is_none()));
+        let mut opts = SearchOptions::default();
+        opts.explain = true;
+        let hits = search(&q, &cps, &opts);
+        assert_eq!(hits.len(), 1);
+        let e = hits[0].explain.as_deref().expect("asked for");
+        assert_eq!(e.score.to_bits(), hits[0].score.to_bits());
+        let sum: f32 = e.words.iter().filter_map(|w| w.matched.as_ref()).map(|m| m.contribution).sum();
+        assert!((sum - e.sum).abs() <= 1e-4 * e.sum, "{sum} vs {}", e.sum);
+        let how: Vec<_> = e
+            .words
+            .iter()
+            .map(|w| {
+                let m = w.matched.as_ref();
+                (w.word.as_str(), m.map(|m| m.term.as_str()), m.map(|m| m.how), m.map(|m| m.fields.clone()))
+            })
+            .collect();
+        use crate::explain::{Field, MatchKind};
+        assert_eq!(
+            how,
+            [
+                ("databse", Some("database"), Some(MatchKind::Typo), Some(vec![Field::Title])),
+                ("migratoin", Some("migration"), Some(MatchKind::Typo), Some(vec![Field::Title])),
+                ("login", Some("auth"), Some(MatchKind::Synonym), Some(vec![Field::Body])),
+                ("kubernetes", None, None, None),
+            ]
+        );
+        for w in &e.words {
+            if let Some(m) = &w.matched {
+                let product = m.similarity * m.idf * m.tf;
+                assert!((product - m.contribution).abs() <= 1e-5 * m.contribution.max(1.0));
+            }
+        }
+        let text = crate::explain::format_explanation(e);
+        assert!(text.contains("\"login\" → \"auth\" (synonym, body)"), "{text}");
+        // Explaining changes no hit and no score.
+        let plain: Vec<(usize, u32)> = search(&q, &cps, &SearchOptions::default())
+            .iter()
+            .map(|h| (h.index, h.score.to_bits()))
+            .collect();
+        assert_eq!(plain, [(hits[0].index, hits[0].score.to_bits())]);
     }
 }

@@ -94,8 +94,10 @@
 mod ahead;
 mod engine;
 mod error;
+mod explain;
 mod format;
 mod lanes;
+mod lexicon;
 mod pass;
 mod prefilter;
 mod query;
@@ -112,6 +114,9 @@ mod window;
 
 pub use engine::{FieldWeights, Hit, SearchOptions, search};
 pub use error::{Error, ErrorKind};
+pub use explain::{
+    Explanation, Field, MatchKind, TermMatch, WordExplanation, format_explanation,
+};
 pub use format::{FormatOptions, format_recall, format_standup};
 pub use query::Query;
 pub use recall::{RecallOptions, RecallResult, SkippedFile, WorkspaceCount, recall};

@@ -15,7 +15,7 @@ use crate::lanes::Lanes;
 use crate::prefilter::{Probe, Token, scan_filter};
 use crate::query::Word;
 use crate::scan::{Classify, NONE, PAD, Scanner};
-use crate::similarity::similarity;
+use crate::similarity::{similarity, synonym_similarity};
 
 /// Number of indexed fields: title, body, tags, branch, files.
 pub(crate) const FIELDS: usize = 5;
@@ -57,7 +57,11 @@ pub(crate) struct Term {
     /// The last document counted in `df`.
     last_doc: u32,
     /// `(query word, similarity)`, in query order.
+    /// `(index of the word in the words searched for, similarity)`, in word order; the
+    /// similarity of a synonym is already scaled by its weight.
     pub(crate) matches: Vec<(usize, f32)>,
+    /// The token itself (folded), for explanations.
+    pub(crate) text: Box<[u8]>,
 }
 
 /// Classifies tokens: each distinct token that passes the prefilter for some query word is
@@ -84,7 +88,7 @@ impl<'a> Matcher<'a> {
         let mut first = [false; 256];
         let mut long = Vec::new();
         for w in words {
-            if opts.fuzzy && w.bytes.len() > 5 {
+            if opts.fuzzy && w.bytes.len() > 5 && w.synonym.is_none() {
                 long.push(w.probe);
             } else if let Some(&b) = w.bytes.first() {
                 first[usize::from(b)] = true;
@@ -141,7 +145,12 @@ impl<'a> Matcher<'a> {
         }
         let mut matches = Vec::new();
         for (qi, w) in self.words.iter().enumerate() {
-            if w.bytes == tok {
+            if let Some(weight) = w.synonym {
+                let sim = synonym_similarity(&w.bytes, &w.stem, tok);
+                if sim > 0.0 && sim >= self.opts.min_similarity {
+                    matches.push((qi, sim * weight));
+                }
+            } else if w.bytes == tok {
                 matches.push((qi, 1.0));
             } else if self.opts.fuzzy && w.may_match(v) {
                 let sim = similarity(&w.bytes, &w.stem, tok, w.is_last);
@@ -157,6 +166,7 @@ impl<'a> Matcher<'a> {
                 df: 0,
                 last_doc: NONE,
                 matches,
+                text: tok.into(),
             });
             u32::try_from(self.terms.len() - 1).unwrap_or(NONE - 1)
         };

@@ -131,7 +131,8 @@ pub(crate) fn scan_filter(words: &[Word], opts: &SearchOptions) -> Filter {
         let Some(&b0) = q.first() else {
             return Filter::all();
         };
-        if !opts.fuzzy || q.len() <= 5 {
+        // A synonym matches itself or a word of its stem, which begins with its first byte.
+        if !opts.fuzzy || q.len() <= 5 || w.synonym.is_some() {
             first.push(b0);
             continue;
         }
@@ -183,8 +184,13 @@ mod tests {
     use super::*;
     use crate::query::Query;
     use crate::reference::mutate;
-    use crate::similarity::similarity;
+    use crate::similarity::{similarity, synonym_similarity};
     use crate::text::{osa_within, stem};
+
+    /// A query word, alone in its query.
+    fn word(q: &str, is_last: bool) -> Word {
+        Word::new(q.as_bytes(), 0, is_last, None)
+    }
 
     #[test]
     fn at_most_table() {
@@ -224,7 +230,7 @@ mod tests {
             ("chunkar", "chunked", true),
         ];
         for &(q, v, matches) in cases {
-            let w = Word::new(q, false);
+            let w = word(q, false);
             let sim = similarity(&w.bytes, &w.stem, v.as_bytes(), false);
             assert_eq!(sim > 0.0, matches, "{q} ~ {v}: {sim}");
             assert_eq!(w.may_match(&Token::new(v.as_bytes())), matches, "{q} ~ {v}");
@@ -242,7 +248,7 @@ mod tests {
                     .terms
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| Word::new(t, i + 1 == Query::parse(q).terms.len()))
+                    .map(|(i, t)| word(t, i + 1 == Query::parse(q).terms.len()))
                     .collect::<Vec<_>>(),
                 &opts,
             )
@@ -288,7 +294,7 @@ mod tests {
             ("stying", "sties"),
             ("migratoin", "xigratxin"),
         ] {
-            let w = Word::new(q, true);
+            let w = word(q, true);
             assert!(
                 similarity(&w.bytes, &w.stem, v.as_bytes(), true) > 0.0,
                 "{q} ~ {v}"
@@ -300,7 +306,7 @@ mod tests {
             fuzzy: false,
             ..SearchOptions::default()
         };
-        let words = [Word::new("rolover", true)];
+        let words = [word("rolover", true)];
         assert!(scan_filter(&words, &exact).passes(b"rat"));
         assert!(!scan_filter(&words, &exact).passes(b"over"));
     }
@@ -358,7 +364,7 @@ mod tests {
             strip in 0usize..5,
             is_last: bool,
         ) {
-            let w = Word::new(&q, is_last);
+            let w = word(&q, is_last);
             let filter = scan_filter(std::slice::from_ref(&w), &SearchOptions::default());
             let mut stemmed = [0u8; 64];
             let base = mutate(q.as_bytes(), &edits);
@@ -372,7 +378,18 @@ mod tests {
                 [q.as_bytes(), suffix.as_bytes()].concat(),
             ];
             candidates.push(mutate(&candidates[2], &edits));
+            // The same word as a synonym: a first byte in the filter, and its own probe.
+            let syn = Word::new(q.as_bytes(), 0, false, Some(0.7));
+            let syn_filter = scan_filter(std::slice::from_ref(&syn), &SearchOptions::default());
             for v in candidates {
+                let s = synonym_similarity(&syn.bytes, &syn.stem, &v);
+                proptest::prop_assert!(
+                    s <= 0.0 || syn.may_match(&Token::new(&v)) && syn_filter.passes(&v),
+                    "synonym {:?} ~ {:?}: similarity {} but rejected",
+                    q,
+                    String::from_utf8_lossy(&v),
+                    s
+                );
                 let sim = similarity(&w.bytes, &w.stem, &v, is_last);
                 proptest::prop_assert!(
                     sim <= 0.0 || w.may_match(&Token::new(&v)) && filter.passes(&v),

@@ -9,9 +9,9 @@ use goldfish_store::Checkpoint;
 use crate::engine::{Hit, SearchOptions};
 use crate::pass::FIELDS;
 use crate::query::Query;
-use crate::score::{B, K1, MAX_EXPANSIONS};
-use crate::similarity::similarity;
-use crate::text::{stem, tokenize};
+use crate::score::{B, Candidate, K1, MAX_EXPANSIONS, field_weights, rank};
+use crate::similarity::{similarity, synonym_similarity};
+use crate::text::tokenize;
 
 /// The engine before the query-driven pass: a vocabulary of every token, each query
 /// word compared with the whole vocabulary. Kept to check that the fast path returns the
@@ -78,24 +78,43 @@ pub(crate) fn reference_search(
     let mut slots: HashMap<u32, Vec<(usize, f32)>> = HashMap::new();
     let mut q_weight = vec![0.0f32; q_len];
     let unseen_idf = (1.0 + (n + 0.5) / 0.5).ln();
-    for (qi, q) in query.terms.iter().enumerate() {
+    let words = query.words(opts);
+    for qi in 0..q_len {
+        // Every term, with the best similarity any word of this slot (the query word or one
+        // of its synonyms) gives it.
         let mut found: Vec<(u32, f32)> = Vec::new();
-        if let Some(&id) = vocab.get(q.as_bytes()) {
-            found.push((id, 1.0));
+        for (id, v) in terms.iter().enumerate() {
+            let mut best = 0.0f32;
+            for w in words.iter().filter(|w| w.slot == qi) {
+                let sim = match w.synonym {
+                    Some(weight) => {
+                        let s = synonym_similarity(&w.bytes, &w.stem, v);
+                        if s > 0.0 && s >= opts.min_similarity {
+                            s * weight
+                        } else {
+                            0.0
+                        }
+                    }
+                    None if v[..] == w.bytes[..] => 1.0,
+                    None if opts.fuzzy => {
+                        let s = similarity(&w.bytes, &w.stem, v, w.is_last);
+                        if s > 0.0 && s >= opts.min_similarity && s < 1.0 {
+                            s
+                        } else {
+                            0.0
+                        }
+                    }
+                    None => 0.0,
+                };
+                best = best.max(sim);
+            }
+            if best > 0.0 {
+                found.push((id as u32, best));
+            }
         }
-        if opts.fuzzy {
-            let mut qs_buf = [0u8; 64];
-            let qs = stem(q.as_bytes(), &mut qs_buf).to_vec();
-            for (id, v) in terms.iter().enumerate() {
-                let sim = similarity(q.as_bytes(), &qs, v, qi + 1 == q_len);
-                if sim > 0.0 && sim >= opts.min_similarity && sim < 1.0 {
-                    found.push((id as u32, sim));
-                }
-            }
-            if found.len() > MAX_EXPANSIONS {
-                found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                found.truncate(MAX_EXPANSIONS);
-            }
+        if found.len() > MAX_EXPANSIONS {
+            found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            found.truncate(MAX_EXPANSIONS);
         }
         let mut best_weight = 0.0f32;
         for (id, sim) in found {
@@ -112,9 +131,8 @@ pub(crate) fn reference_search(
         return Vec::new();
     }
     let total_weight: f32 = q_weight.iter().sum();
-    let w = opts.weights;
-    let field_w = [w.description, w.description, w.tags, w.branch, w.files];
-    let mut hits = Vec::new();
+    let field_w = field_weights(opts);
+    let mut cands = Vec::new();
     for (d, fields) in docs.iter().enumerate() {
         let mut tf: HashMap<u32, [f32; FIELDS]> = HashMap::new();
         for f in 0..FIELDS {
@@ -155,23 +173,17 @@ pub(crate) fn reference_search(
         } else {
             0.0
         };
-        if tf.is_empty() || coverage < opts.min_coverage || score <= 0.0 {
+        if tf.is_empty() || score <= 0.0 {
             continue;
         }
-        hits.push(Hit {
+        cands.push(Candidate {
             index: d,
-            score: score * coverage * coverage,
+            sum: score,
+            coverage,
+            at: cands.len(),
         });
     }
-    let top = hits.iter().map(|h| h.score).fold(0.0f32, f32::max);
-    hits.retain(|h| h.score >= top * opts.relative_cutoff);
-    hits.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| cps[b.index].timestamp.cmp(&cps[a.index].timestamp))
-            .then(a.index.cmp(&b.index))
-    });
-    hits
+    rank(&cands, cps, opts).into_iter().map(|(h, _)| h).collect()
 }
 
 /// The evaluation set's checkpoints, grown to `n` the way the bench grows them (extra

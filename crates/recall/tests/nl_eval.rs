@@ -263,3 +263,57 @@ fn natural_language_figures_and_targets() -> TestResult {
     );
     Ok(())
 }
+
+/// Sweeps the tuning knobs over both sets and prints the aggregate figures per setting: how
+/// the defaults were chosen (by these totals, never by single queries). Ignored by default;
+/// run it with `cargo test -p goldfish-recall --release --test all nl_eval_sweep -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore = "a tuning aid, not a check"]
+fn nl_eval_sweep() -> TestResult {
+    let nl_cps = checkpoints(include_str!("fixtures/nl_corpus.jsonl"))?;
+    let nl = judged(include_str!("fixtures/nl_queries.jsonl"))?;
+    let kw_cps = checkpoints(include_str!("fixtures/eval_checkpoints.jsonl"))?;
+    let kw = judged(include_str!("fixtures/eval_queries.jsonl"))?;
+    let kinds = ["question", "paraphrase", "conversational"];
+    println!("title  syn  cover cutoff |  quest  para   conv   allNL empty | keyword noise");
+    for title in [2.0f32, 3.0, 4.0] {
+        for syn in [0.0f32, 0.5, 0.7, 0.9] {
+            for cover in [0.3f32, 0.5, 0.7] {
+                for cutoff in [0.1f32, 0.2] {
+                    let mut o = SearchOptions::default();
+                    o.weights.title = title;
+                    o.synonym_weight = syn;
+                    o.min_coverage = cover;
+                    o.relative_cutoff = cutoff;
+                    let mut all = Figures::default();
+                    let mut per = Vec::new();
+                    for kind in kinds {
+                        let qs: Vec<&Judged> = nl.iter().filter(|q| q.kind == kind).collect();
+                        let f = figures(&nl_cps, &qs, &engine(&nl_cps, &o));
+                        per.push(f.mrr());
+                        all.add(&f);
+                    }
+                    let kw_refs: Vec<&Judged> = kw.iter().collect();
+                    let k = figures(&kw_cps, &kw_refs, &engine(&kw_cps, &o));
+                    let noise: usize = kw
+                        .iter()
+                        .filter(|q| q.expect.is_empty())
+                        .map(|q| engine(&kw_cps, &o)(&q.query).len())
+                        .sum();
+                    println!(
+                        "{title:>5} {syn:>4} {cover:>5} {cutoff:>6} | {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>5} | {:>7.3} {:>5}",
+                        per[0],
+                        per[1],
+                        per[2],
+                        all.mrr(),
+                        all.empty,
+                        k.mrr(),
+                        noise
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
