@@ -294,8 +294,8 @@ mod tests {
                     let q = String::from_utf8_lossy(q);
                     let other = String::from_utf8_lossy(other);
                     let cps = vec![
-                        cp("unrelated", 0, "Reworked the grammar of the parser", &[]),
-                        cp("it", 1, &format!("Reworked the {other} handling"), &[]),
+                        cp("unrelated", 0, "Tidied the grammar of the parser", &[]),
+                        cp("it", 1, &format!("Tidied the {other} bits"), &[]),
                     ];
                     assert_eq!(ids(&q, &cps), ["it"], "{q} ~ {other}");
                 }

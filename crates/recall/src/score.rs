@@ -7,7 +7,7 @@
 use goldfish_store::Checkpoint;
 
 use crate::engine::{Hit, SearchOptions};
-use crate::explain::{Explanation, Field, TermMatch, WordExplanation};
+use crate::explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation};
 use crate::pass::{FIELDS, Pass};
 use crate::query::{Query, Word};
 use crate::similarity::how;
@@ -272,7 +272,11 @@ impl Pass {
                 let q = &words[qi];
                 TermMatch {
                     term: String::from_utf8_lossy(term).into_owned(),
-                    how: how(&q.bytes, &q.stem, term, q.is_last, w.synonym.is_some()),
+                    how: if w.derived {
+                        MatchKind::Stem
+                    } else {
+                        how(&q.bytes, &q.stem, term, q.is_last, w.synonym.is_some())
+                    },
                     fields: (0..FIELDS)
                         .filter(|f| b.fields & (1 << f) != 0)
                         .map(Field::of)
