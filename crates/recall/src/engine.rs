@@ -7,8 +7,8 @@
 
 use goldfish_store::Checkpoint;
 
-use crate::lanes::{self, Lanes, WithLanes};
 use crate::explain::Explanation;
+use crate::lanes::{self, Lanes, WithLanes};
 use crate::pass::Pass;
 // `recall` names the query through this module.
 pub(crate) use crate::query::Query;
@@ -261,12 +261,7 @@ mod tests {
     #[test]
     fn title_outranks_body() {
         let cps = vec![
-            cp(
-                "body",
-                5,
-                "Tidied the loader\nmigration",
-                &[],
-            ),
+            cp("body", 5, "Tidied the loader\nmigration", &[]),
             cp(
                 "title",
                 0,
@@ -303,8 +298,10 @@ mod tests {
         }
         // Off, the engine does not guess.
         let cps = vec![cp("db", 0, "Moved the database to a new disk", &[])];
-        let mut off = SearchOptions::default();
-        off.synonym_weight = 0.0;
+        let off = SearchOptions {
+            synonym_weight: 0.0,
+            ..SearchOptions::default()
+        };
         assert!(search(&Query::parse("db"), &cps, &off).is_empty());
         assert_eq!(ids("db", &cps), ["db"]);
     }
@@ -315,14 +312,27 @@ mod tests {
     #[test]
     fn questions_find_their_answer() {
         let cps = vec![
-            cp("login", 0, "Raised the login page timeout to 30 s", &["auth"]),
-            cp("retry", 1, "Retry with exponential backoff in the sync client", &[]),
+            cp(
+                "login",
+                0,
+                "Raised the login page timeout to 30 s",
+                &["auth"],
+            ),
+            cp(
+                "retry",
+                1,
+                "Retry with exponential backoff in the sync client",
+                &[],
+            ),
             cp("x", 2, "Unrelated work on the docs", &[]),
         ];
         assert_finds(
             &cps,
             &[
-                ("how did we stop the login page from timing out?", &["login"]),
+                (
+                    "how did we stop the login page from timing out?",
+                    &["login"],
+                ),
                 ("what did we decide about retry backoff?", &["retry"]),
                 (
                     "I remember we changed something so the sign in screen would not time out, \
@@ -368,36 +378,70 @@ mod tests {
     #[test]
     fn explanations_add_up() {
         let cps = vec![
-            cp("m", 0, "Database migration to v3\nThe auth tables too", &["db"]),
+            cp(
+                "m",
+                0,
+                "Database migration to v3\nThe auth tables too",
+                &["db"],
+            ),
             cp("x", 1, "Unrelated work on the parser", &[]),
         ];
         let q = Query::parse("databse migratoin login kubernetes");
-        assert!(search(&q, &cps, &SearchOptions::default())
-            .iter()
-            .all(|h| h.explain.is_none()));
-        let mut opts = SearchOptions::default();
-        opts.explain = true;
+        assert!(
+            search(&q, &cps, &SearchOptions::default())
+                .iter()
+                .all(|h| h.explain.is_none())
+        );
+        let opts = SearchOptions {
+            explain: true,
+            ..SearchOptions::default()
+        };
         let hits = search(&q, &cps, &opts);
         assert_eq!(hits.len(), 1);
         let e = hits[0].explain.as_deref().expect("asked for");
         assert_eq!(e.score.to_bits(), hits[0].score.to_bits());
-        let sum: f32 = e.words.iter().filter_map(|w| w.matched.as_ref()).map(|m| m.contribution).sum();
+        let sum: f32 = e
+            .words
+            .iter()
+            .filter_map(|w| w.matched.as_ref())
+            .map(|m| m.contribution)
+            .sum();
         assert!((sum - e.sum).abs() <= 1e-4 * e.sum, "{sum} vs {}", e.sum);
         let how: Vec<_> = e
             .words
             .iter()
             .map(|w| {
                 let m = w.matched.as_ref();
-                (w.word.as_str(), m.map(|m| m.term.as_str()), m.map(|m| m.how), m.map(|m| m.fields.clone()))
+                (
+                    w.word.as_str(),
+                    m.map(|m| m.term.as_str()),
+                    m.map(|m| m.how),
+                    m.map(|m| m.fields.clone()),
+                )
             })
             .collect();
         use crate::explain::{Field, MatchKind};
         assert_eq!(
             how,
             [
-                ("databse", Some("database"), Some(MatchKind::Typo), Some(vec![Field::Title])),
-                ("migratoin", Some("migration"), Some(MatchKind::Typo), Some(vec![Field::Title])),
-                ("login", Some("auth"), Some(MatchKind::Synonym), Some(vec![Field::Body])),
+                (
+                    "databse",
+                    Some("database"),
+                    Some(MatchKind::Typo),
+                    Some(vec![Field::Title])
+                ),
+                (
+                    "migratoin",
+                    Some("migration"),
+                    Some(MatchKind::Typo),
+                    Some(vec![Field::Title])
+                ),
+                (
+                    "login",
+                    Some("auth"),
+                    Some(MatchKind::Synonym),
+                    Some(vec![Field::Body])
+                ),
                 ("kubernetes", None, None, None),
             ]
         );
@@ -408,7 +452,10 @@ mod tests {
             }
         }
         let text = crate::explain::format_explanation(e);
-        assert!(text.contains("\"login\" → \"auth\" (synonym, body)"), "{text}");
+        assert!(
+            text.contains("\"login\" → \"auth\" (synonym, body)"),
+            "{text}"
+        );
         // Explaining changes no hit and no score.
         let plain: Vec<(usize, u32)> = search(&q, &cps, &SearchOptions::default())
             .iter()

@@ -16,43 +16,6 @@ pub(crate) struct Lexicon {
     by_stem: HashMap<Vec<u8>, Vec<usize>>,
 }
 
-/// Endings of derived words, and the endings of the other forms to search for with them:
-/// `(ending, [replacements])`, tried in order, every one that applies.
-const DERIVATIONS: &[(&str, &[&str])] = &[
-    ("ization", &["ize"]),
-    ("isation", &["ise"]),
-    ("izations", &["ize"]),
-    ("ation", &["ate", "e", ""]),
-    ("ations", &["ate", "e", ""]),
-    ("ize", &["ization"]),
-    ("izes", &["ization"]),
-    ("ized", &["ization"]),
-    ("izing", &["ization"]),
-    ("ise", &["isation"]),
-    ("ised", &["isation"]),
-    ("ate", &["ation"]),
-    ("ated", &["ation"]),
-    ("ating", &["ation"]),
-    ("ates", &["ation"]),
-    ("ure", &["uration"]),
-    ("ured", &["uration"]),
-    ("uring", &["uration"]),
-    ("uration", &["ure"]),
-    ("ssion", &["ss"]),
-    ("ss", &["ssion"]),
-    ("ment", &[""]),
-    ("ments", &[""]),
-    ("ness", &[""]),
-    ("ility", &["le"]),
-    ("ity", &[""]),
-    ("er", &["", "e"]),
-    ("ers", &["", "e"]),
-    ("e", &["er"]),
-    ("ly", &[""]),
-    ("able", &["", "e"]),
-    ("ible", &["", "e"]),
-];
-
 /// The text of the lists.
 const TEXT: &str = include_str!("lexicon.txt");
 
@@ -130,30 +93,6 @@ impl Lexicon {
         out
     }
 
-    /// Other forms of a folded word that the stemmer does not bring together: derivations
-    /// ("optimization" and "optimize", "configure" and "configuration", "parser" and
-    /// "parse", "improvement" and "improve"), by rules on the ending ([`DERIVATIONS`]).
-    /// Each is at least four bytes long and differs from the word's stem.
-    pub(crate) fn derivations(&self, word: &[u8]) -> Vec<Vec<u8>> {
-        let own = stem_of(word);
-        let mut out: Vec<Vec<u8>> = Vec::new();
-        for (from, tos) in DERIVATIONS {
-            let Some(base) = word.strip_suffix(from.as_bytes()) else {
-                continue;
-            };
-            if base.len() < 3 {
-                continue;
-            }
-            for to in *tos {
-                let v = [base, to.as_bytes()].concat();
-                if v.len() >= 4 && stem_of(&v) != own && !out.contains(&v) {
-                    out.push(v);
-                }
-            }
-        }
-        out
-    }
-
     /// The synonym groups, for tests.
     #[cfg(test)]
     pub(crate) fn groups(&self) -> &[Vec<Vec<u8>>] {
@@ -168,10 +107,20 @@ mod tests {
     #[test]
     fn stop_words_and_question_framing() {
         let lex = lexicon();
-        for w in ["the", "how", "did", "we", "what", "decide", "about", "is", "there", "why"] {
+        for w in [
+            "the", "how", "did", "we", "what", "decide", "about", "is", "there", "why",
+        ] {
             assert!(lex.is_stop_word(w.as_bytes()), "{w}");
         }
-        for w in ["auth", "migration", "backoff", "retry", "login", "timeout", "dfa"] {
+        for w in [
+            "auth",
+            "migration",
+            "backoff",
+            "retry",
+            "login",
+            "timeout",
+            "dfa",
+        ] {
             assert!(!lex.is_stop_word(w.as_bytes()), "{w}");
         }
     }
@@ -196,38 +145,6 @@ mod tests {
         assert!(syn("kubernetes").is_empty());
     }
 
-    #[test]
-    fn derivations_table() {
-        let lex = lexicon();
-        let d = |w: &str| -> Vec<String> {
-            lex.derivations(w.as_bytes())
-                .iter()
-                .map(|s| String::from_utf8_lossy(s).into_owned())
-                .collect()
-        };
-        for (word, other) in [
-            ("optimization", "optimize"),
-            ("optimize", "optimization"),
-            ("optimized", "optimization"),
-            ("configuration", "configure"),
-            ("configure", "configuration"),
-            ("validation", "valid"),
-            ("compression", "compress"),
-            ("compress", "compression"),
-            ("improvement", "improve"),
-            ("parser", "parse"),
-            ("matcher", "match"),
-            ("parse", "parser"),
-            ("stability", "stable"),
-            ("quickly", "quick"),
-        ] {
-            assert!(d(word).contains(&other.to_string()), "{word}: {:?}", d(word));
-        }
-        // Nothing shorter than four bytes, nothing of the word's own stem.
-        assert!(d("user").is_empty(), "{:?}", d("user"));
-        assert!(!d("migration").contains(&"migrat".to_string()));
-    }
-
     /// Every group is well formed: at least two members, each folded as the engine folds
     /// text (one token), none a stop word, and no member in two groups.
     #[test]
@@ -242,7 +159,11 @@ mod tests {
                 tokenize(std::str::from_utf8(m).unwrap(), &mut Vec::new(), |t| {
                     toks.push(t.to_vec())
                 });
-                assert_eq!(toks, [m.clone()], "{:?} is not one folded word", m);
+                assert_eq!(
+                    toks,
+                    std::slice::from_ref(m),
+                    "{m:?} is not one folded word"
+                );
                 assert!(!lex.is_stop_word(m), "{m:?} is a stop word");
                 assert!(seen.insert(m.clone()), "{m:?} is in two groups");
             }

@@ -114,9 +114,7 @@ mod window;
 
 pub use engine::{FieldWeights, Hit, SearchOptions, search};
 pub use error::{Error, ErrorKind};
-pub use explain::{
-    Explanation, Field, MatchKind, TermMatch, WordExplanation, format_explanation,
-};
+pub use explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use format::{FormatOptions, format_recall, format_standup};
 pub use query::Query;
 pub use recall::{RecallOptions, RecallResult, SkippedFile, WorkspaceCount, recall};

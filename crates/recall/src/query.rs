@@ -2,11 +2,7 @@
 
 use crate::engine::SearchOptions;
 use crate::error::Error;
-use crate::lexicon::{Lexicon, lexicon};
-
-/// How much another form of a query word ([`Lexicon::derivations`]) counts against the word
-/// itself: as much as a word of the same stem, a little less than the word.
-const DERIVED_WEIGHT: f32 = 0.92;
+use crate::lexicon::lexicon;
 use crate::prefilter::{Probe, Token, head4};
 use crate::similarity::allowed_edits;
 use crate::text::{letter_mask, stem, tokenize};
@@ -92,11 +88,6 @@ impl Query {
                 for syn in lex.synonyms(q.as_bytes()) {
                     words.push(Word::new(syn, slot, false, Some(opts.synonym_weight)));
                 }
-                for other in lex.derivations(q.as_bytes()) {
-                    let mut w = Word::new(&other, slot, false, Some(DERIVED_WEIGHT));
-                    w.derived = true;
-                    words.push(w);
-                }
             }
         }
         words
@@ -113,9 +104,6 @@ pub(crate) struct Word {
     /// For a synonym, the factor its similarity is scaled by; it then matches only itself
     /// and words of its stem ([`synonym_similarity`](crate::similarity::synonym_similarity)).
     pub(crate) synonym: Option<f32>,
-    /// Whether it is another form of the query word ([`Lexicon::derivations`]), not a
-    /// synonym (both match the same way; explanations tell them apart).
-    pub(crate) derived: bool,
     pub(crate) probe: Probe,
 }
 
@@ -141,7 +129,6 @@ impl Word {
             slot,
             is_last,
             synonym,
-            derived: false,
         }
     }
 
@@ -170,7 +157,14 @@ mod tests {
             Query::parse("what did we decide about retry backoff?").terms(),
             ["retry", "backoff"]
         );
-        for nothing in ["the", "  !! ", "", "what was it?", "is there any?", "--- ... ///"] {
+        for nothing in [
+            "the",
+            "  !! ",
+            "",
+            "what was it?",
+            "is there any?",
+            "--- ... ///",
+        ] {
             assert!(Query::parse(nothing).is_empty(), "{nothing:?}");
             let err = Query::try_parse(nothing).unwrap_err();
             assert_eq!(err.kind(), crate::ErrorKind::NothingToSearch);

@@ -183,7 +183,10 @@ pub(crate) fn reference_search(
             at: cands.len(),
         });
     }
-    rank(&cands, cps, opts).into_iter().map(|(h, _)| h).collect()
+    rank(&cands, cps, opts)
+        .into_iter()
+        .map(|(h, _)| h)
+        .collect()
 }
 
 /// The evaluation set's checkpoints, grown to `n` the way the bench grows them (extra

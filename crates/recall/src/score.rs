@@ -7,7 +7,7 @@
 use goldfish_store::Checkpoint;
 
 use crate::engine::{Hit, SearchOptions};
-use crate::explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation};
+use crate::explain::{Explanation, Field, TermMatch, WordExplanation};
 use crate::pass::{FIELDS, Pass};
 use crate::query::{Query, Word};
 use crate::similarity::how;
@@ -240,12 +240,12 @@ impl Pass {
         }
         let mut hits = Vec::with_capacity(cands.len());
         for (mut hit, at) in rank(&cands, checkpoints, opts) {
-            if opts.explain {
-                if let (Some(c), Some((best, strong))) = (cands.get(at), bests.get(at)) {
-                    hit.explain = Some(Box::new(self.explanation(
-                        query, words, &q_weight, best, strong, &term_idf, c,
-                    )));
-                }
+            if opts.explain
+                && let (Some(c), Some((best, strong))) = (cands.get(at), bests.get(at))
+            {
+                hit.explain = Some(Box::new(
+                    self.explanation(query, words, &q_weight, best, strong, &term_idf, c),
+                ));
             }
             hits.push(hit);
         }
@@ -272,11 +272,7 @@ impl Pass {
                 let q = &words[qi];
                 TermMatch {
                     term: String::from_utf8_lossy(term).into_owned(),
-                    how: if w.derived {
-                        MatchKind::Stem
-                    } else {
-                        how(&q.bytes, &q.stem, term, q.is_last, w.synonym.is_some())
-                    },
+                    how: how(&q.bytes, &q.stem, term, q.is_last, w.synonym.is_some()),
                     fields: (0..FIELDS)
                         .filter(|f| b.fields & (1 << f) != 0)
                         .map(Field::of)

@@ -120,7 +120,11 @@ pub(crate) fn synonym_similarity(s: &[u8], ss: &[u8], v: &[u8]) -> f32 {
         return 0.0;
     }
     let mut vs_buf = [0u8; 64];
-    if stem(v, &mut vs_buf) == ss { 0.92 } else { 0.0 }
+    if stem(v, &mut vs_buf) == ss {
+        0.92
+    } else {
+        0.0
+    }
 }
 
 /// Which rule of [`similarity`] (or [`synonym_similarity`]) matched `v` to the query word
