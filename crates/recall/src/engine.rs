@@ -64,7 +64,7 @@ pub struct SearchOptions {
     /// with no similarity at all (0) never matches, whatever this is. Default 0.5.
     pub min_similarity: f32,
     /// How much a synonym or abbreviation from the crate's lexicon counts against the word
-    /// itself (`db` for `database`, `login` for `auth`); 0 turns synonyms off. Default 0.7.
+    /// itself (`db` for `database`, `login` for `auth`); 0 turns synonyms off. Default 0.9.
     pub synonym_weight: f32,
     /// Whether each [`Hit`] carries an [`Explanation`] of its score. Default `false` (then
     /// nothing is spent on it).
@@ -79,7 +79,7 @@ impl Default for SearchOptions {
             min_coverage: 0.5,
             relative_cutoff: 0.2,
             min_similarity: 0.5,
-            synonym_weight: 0.7,
+            synonym_weight: 0.9,
             explain: false,
         }
     }

@@ -58,7 +58,7 @@ pub struct Explanation {
     pub sum: f32,
     /// The share (0–1) of the query's weight this checkpoint covers.
     pub coverage: f32,
-    /// The final score: `sum × coverage²`.
+    /// The final score: `sum × coverage`.
     pub score: f32,
 }
 
@@ -102,7 +102,7 @@ pub struct TermMatch {
 /// the MCP server.
 ///
 /// ```text
-/// score 7.12 = sum 7.12 × coverage 1.00²
+/// score 7.12 = sum 7.12 × coverage 1.00
 ///   "migratoin" → "migration" (prefix, title) sim 0.82 × idf 4.21 × tf 2.06 = 7.12
 ///   "kubernetes" → no match (weight 3.10, not covered)
 /// ```
@@ -111,7 +111,7 @@ pub fn format_explanation(e: &Explanation) -> String {
     // Writing to a String cannot fail.
     let _ = writeln!(
         out,
-        "score {:.2} = sum {:.2} × coverage {:.2}²",
+        "score {:.2} = sum {:.2} × coverage {:.2}",
         e.score, e.sum, e.coverage
     );
     for w in &e.words {
@@ -181,11 +181,11 @@ mod tests {
             ],
             sum: 7.11,
             coverage: 0.58,
-            score: 2.39,
+            score: 4.12,
         };
         assert_eq!(
             format_explanation(&e),
-            "score 2.39 = sum 7.11 × coverage 0.58²\n  \
+            "score 4.12 = sum 7.11 × coverage 0.58\n  \
              \"migratoin\" → \"migration\" (prefix, title, body) sim 0.82 × idf 4.21 × tf 2.06 = 7.11\n  \
              \"kubernetes\" → no match (weight 3.10, not covered)\n"
         );

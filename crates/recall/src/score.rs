@@ -1,6 +1,6 @@
 //! Scoring the documents the pass kept: per query word, the best BM25F score among its
 //! expansions (its own typos, stems and partial words, and its synonyms) scaled by their
-//! similarity; the sum multiplied by the square of the share of the query covered; a
+//! similarity; the sum multiplied by the share of the query covered; a
 //! coverage floor relative to the best-covering document, a score cut-off relative to the
 //! best; ties by recency. Explanations are built here too, from the same numbers.
 
@@ -40,7 +40,7 @@ pub(crate) struct Candidate {
 
 /// The hits among `cands`, best first, each with the position of its candidate: a document
 /// must cover at least [`SearchOptions::min_coverage`] of the best coverage, score above
-/// zero (`sum × coverage²`) and at least [`SearchOptions::relative_cutoff`] of the best
+/// zero (`sum × coverage`) and at least [`SearchOptions::relative_cutoff`] of the best
 /// score; ties go to the newer checkpoint, then to the earlier one in the input.
 pub(crate) fn rank(
     cands: &[Candidate],
@@ -55,7 +55,7 @@ pub(crate) fn rank(
         .map(|c| {
             let hit = Hit {
                 index: c.index,
-                score: c.sum * c.coverage * c.coverage,
+                score: c.sum * c.coverage,
                 explain: None,
             };
             (hit, c.at)
@@ -294,7 +294,7 @@ impl Pass {
             words: explained.collect(),
             sum: c.sum,
             coverage: c.coverage,
-            score: c.sum * c.coverage * c.coverage,
+            score: c.sum * c.coverage,
         }
     }
 }
