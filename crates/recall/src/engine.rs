@@ -289,7 +289,7 @@ mod tests {
                     let q = String::from_utf8_lossy(q);
                     let other = String::from_utf8_lossy(other);
                     let cps = vec![
-                        cp("unrelated", 0, "Tidied the grammar of the parser", &[]),
+                        cp("unrelated", 0, "Tidied the grammar of the lexer", &[]),
                         cp("it", 1, &format!("Tidied the {other} bits"), &[]),
                     ];
                     assert_eq!(ids(&q, &cps), ["it"], "{q} ~ {other}");
