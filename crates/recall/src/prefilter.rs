@@ -1,6 +1,6 @@
 //! Cheap necessary conditions for a token to match a query word, each derived from the rules
 //! of [`crate::similarity`] (the proof is beside each), and checked against
-//! [`similarity`](crate::similarity::similarity) by property tests: a token they reject cannot
+//! [`similarity`](crate::similarity::similarity)(crate::similarity::similarity) by property tests: a token they reject cannot
 //! match. [`Probe::may_match`] is tested per token, [`scan_filter`] on 64 bytes at once by the
 //! scanner.
 
@@ -10,7 +10,7 @@ use crate::scan::Filter;
 use crate::similarity::allowed_edits;
 use crate::text::{letter_bit, letter_mask};
 
-/// The letters [`stem`] strips (`-s`, `-ing`, `-ed`, `-ion` of `-tion`, `-e`, `-ies`/`-ied`)
+/// The letters [`stem`](crate::text::stem) strips (`-s`, `-ing`, `-ed`, `-ion` of `-tion`, `-e`, `-ies`/`-ied`)
 /// or writes (`y`): two words with the same stem differ only in these.
 const SUFFIX_LETTERS: u32 = {
     let mut m = 0u32;
@@ -70,7 +70,7 @@ pub(crate) struct Probe {
     /// [`letter_mask`] of the word.
     pub(crate) mask: u32,
     pub(crate) len: usize,
-    /// The most edits any typo branch of [`similarity`] allows for this word.
+    /// The most edits any typo branch of [`similarity`](crate::similarity::similarity) allows for this word.
     pub(crate) max_edits: u32,
 }
 
@@ -78,7 +78,7 @@ impl Probe {
     /// A cheap necessary condition for `similarity(q, qs, v, _) > 0`: false means the token
     /// cannot match this word, true that it may.
     ///
-    /// Every branch of [`similarity`] is covered: a word of at most five bytes only matches
+    /// Every branch of [`similarity`](crate::similarity::similarity) is covered: a word of at most five bytes only matches
     /// tokens with its first byte (exact, prefixes, same stem, and its typo rule); the prefix
     /// branches imply equal first three or four bytes, and so does a stem of at least five
     /// bytes that begins the word (the stemmer may rewrite only its last byte, so the token
@@ -108,13 +108,13 @@ impl Probe {
 /// A necessary condition for a token to match one of `words` (see [`Filter`]), which lets the
 /// scanner skip most tokens without looking them up.
 ///
-/// Every way [`Matcher::lookup`] can match a token `v` to a word `q` (with stem `qs`) is
+/// Every way [`Matcher::lookup`](crate::pass) can match a token `v` to a word `q` (with stem `qs`) is
 /// covered:
-/// - equality, and every branch of [`similarity`] for a word of at most five bytes (and every
+/// - equality, and every branch of [`similarity`](crate::similarity::similarity) for a word of at most five bytes (and every
 ///   word without `fuzzy`): `v` begins with `q`'s first byte;
 /// - `q` begins `v` (`q` of at least three bytes), or `v` of at least four bytes begins `q`:
 ///   `v` contains `q[..3]`;
-/// - equal stems of at least three bytes: [`stem`] keeps a prefix and may rewrite its last
+/// - equal stems of at least three bytes: [`stem`](crate::text::stem) keeps a prefix and may rewrite its last
 ///   byte, so `v` begins with `qs` less its last byte, which begins `q`: `v` contains
 ///   `q[..3]`, or `q[..2]` when `qs` has three bytes;
 /// - `v`'s stem of at least five bytes begins `q` (a slip in the ending): `v` begins with that
@@ -153,7 +153,7 @@ pub(crate) fn scan_filter(words: &[Word], opts: &SearchOptions) -> Filter {
 }
 
 /// Pieces of `q`, one of which every string within `k` edits of `q` (insertions, deletions,
-/// substitutions, transpositions of neighbours: [`osa_within`]) contains: `k + 1` pieces of at
+/// substitutions, transpositions of neighbours: [`osa_within`](crate::text::osa_within)) contains: `k + 1` pieces of at
 /// most three bytes with a byte left out between each two. An edit touches at most one piece
 /// — a transposition's two bytes cannot lie in two pieces with a byte between them, and an
 /// insertion breaks at most the piece around it — so `k` edits leave one piece whole, in
