@@ -10,6 +10,9 @@ pub enum ErrorKind {
     /// An option had a value recall cannot use (a bad `since`, `from` or `to`, a workspace
     /// name that could escape the store, a window that ends before it starts).
     InvalidArgument,
+    /// A search query had nothing to search for: only stop words, the framing of a question
+    /// ("what was it?") or punctuation.
+    NothingToSearch,
     /// The store failed in a way that is not about one skippable file (an unreadable store
     /// directory, a broken active-plan file, …).
     Store,
@@ -59,6 +62,29 @@ impl Error {
                 source: None,
             }),
         }
+    }
+
+    pub(crate) fn nothing_to_search(query: &str) -> Self {
+        let shown: String = query.chars().take(80).collect();
+        Error {
+            inner: Box::new(Inner {
+                kind: ErrorKind::NothingToSearch,
+                argument: Some("search"),
+                path: None,
+                line: None,
+                message: format!(
+                    "nothing to search for in {shown:?}: it has only common words or \
+                     punctuation; add a word the checkpoint would contain (a name, a topic, \
+                     an error message)"
+                ),
+                source: None,
+            }),
+        }
+    }
+
+    /// Whether the error is a search query with nothing to search for.
+    pub fn is_nothing_to_search(&self) -> bool {
+        self.inner.kind == ErrorKind::NothingToSearch
     }
 
     /// The kind of failure.

@@ -3,12 +3,16 @@
 //! elsewhere), or with AVX2 where the processor has it ([`Avx2`], x86-64 only), chosen once
 //! per search by [`dispatch`].
 //!
-//! This is the crate's only module with `unsafe` code, and it has three `unsafe` blocks, each
-//! a call to a function compiled for AVX2: the one that runs the search pass (compiled for
-//! BMI1, BMI2, LZCNT and POPCNT too), and the two that classify a window. Such a call is sound
-//! exactly when the processor has those features. Each is made through an [`Avx2`] value, and
-//! the only way to get one is [`Avx2::detect`], which asks the processor at run time
-//! (`is_x86_feature_detected!`).
+//! The classifier is written once ([`planes`], [`newline_plane`]), generic over a small
+//! [`Vector`] trait with one implementation per instruction set, as `memchr` does.
+//!
+//! This is the crate's only module with `unsafe` code. Its `unsafe` blocks are of two kinds,
+//! all in `mod avx2`: three calls to functions compiled for AVX2 (the one that runs the
+//! search pass, compiled for BMI1, BMI2, LZCNT and POPCNT too, and the two that classify a
+//! window), and the AVX2 instructions of [`Vector`] for `V256`. Each is sound exactly when the
+//! processor has those features, and each is reached only through an [`Avx2`] value (a
+//! `V256` is made from one): the only way to get one is [`Avx2::detect`], which asks the
+//! processor at run time (`is_x86_feature_detected!`).
 //!
 //! Both ways compute the same [`Planes`] bit for bit (property-tested here), and the scanner's
 //! and the engine's tests run with each (AVX2 where the test machine has it).
@@ -88,105 +92,157 @@ impl Splat {
     pub(crate) fn new(b: u8) -> Splat {
         Splat([b; 32])
     }
+}
 
-    /// Its first sixteen lanes.
+/// A vector of bytes, and the few operations the window classifier needs of it: one
+/// implementation per instruction set (`wide`'s [`i8x16`] everywhere, `__m256i` with AVX2),
+/// and [`planes`], written once, generic over it.
+///
+/// A value of `Self::Proof` exists only where the instructions do (for AVX2, only
+/// [`Avx2::detect`] makes one), and every vector is made from one, so the operations on a
+/// vector need no other check.
+pub(crate) trait Vector: Copy {
+    /// What shows that the instructions exist.
+    type Proof: Copy;
+    /// Bytes per vector.
+    const BYTES: usize;
+    /// `b` in every lane.
+    fn splat(proof: Self::Proof, b: u8) -> Self;
+    /// The first [`Vector::BYTES`] lanes of a [`Splat`].
+    fn splatted(proof: Self::Proof, s: &Splat) -> Self;
+    /// [`Vector::BYTES`] bytes of `win` from `at`.
+    fn load(proof: Self::Proof, win: &[u8; PAD], at: usize) -> Self;
+    /// Bitwise or.
+    fn or(self, other: Self) -> Self;
+    /// Bitwise and.
+    fn and(self, other: Self) -> Self;
+    /// `!self & other`, bitwise.
+    fn and_not(self, other: Self) -> Self;
+    /// Lane-wise wrapping addition.
+    fn add(self, other: Self) -> Self;
+    /// All ones in the lanes where the bytes are equal.
+    fn eq(self, other: Self) -> Self;
+    /// All ones in the lanes where `self < other`, as signed bytes.
+    fn lt(self, other: Self) -> Self;
+    /// The lanes' top bits, lane `i` in bit `i`.
+    fn mask(self) -> u64;
+}
+
+impl Vector for i8x16 {
+    type Proof = ();
+    const BYTES: usize = 16;
     #[inline(always)]
-    fn v16(&self) -> i8x16 {
-        let half: [u8; 16] = self.0[..16].try_into().expect("sixteen bytes");
+    fn splat((): (), b: u8) -> i8x16 {
+        i8x16::splat(b as i8)
+    }
+    #[inline(always)]
+    fn splatted((): (), s: &Splat) -> i8x16 {
+        let half: [u8; 16] = s.0[..16].try_into().expect("sixteen bytes");
         wide::bytemuck::cast(half)
     }
-}
-
-/// `wide`'s sixteen-byte vectors, on every target.
-#[derive(Clone, Copy)]
-pub(crate) struct Portable;
-
-/// Sixteen bytes of `win` from `at`, as one vector (`wide`'s vectors are plain bytes:
-/// `bytemuck::Pod`).
-#[inline(always)]
-fn load16(win: &[u8; PAD], at: usize) -> i8x16 {
-    let chunk: [u8; 16] = win[at..at + 16].try_into().expect("sixteen bytes");
-    wide::bytemuck::cast(chunk)
-}
-
-impl Lanes for Portable {
     #[inline(always)]
-    fn planes(self, win: &[u8; PAD], chunks: usize, filter: &Filter) -> Planes {
-        // A whole window (most of them) gets its own copy, whose loops, with their constant
-        // count, unroll.
-        if chunks >= WINDOW / 16 {
-            planes16(win, WINDOW / 16, filter)
-        } else {
-            planes16(win, chunks, filter)
-        }
+    fn load((): (), win: &[u8; PAD], at: usize) -> i8x16 {
+        // `wide`'s vectors are plain bytes (`bytemuck::Pod`).
+        let chunk: [u8; 16] = win[at..at + 16].try_into().expect("sixteen bytes");
+        wide::bytemuck::cast(chunk)
     }
-
     #[inline(always)]
-    fn newline_plane(self, win: &[u8; PAD]) -> u64 {
-        let newline = i8x16::splat(b'\n' as i8);
-        let m = |k: usize| u64::from(load16(win, 16 * k).simd_eq(newline).to_bitmask()) << (16 * k);
-        m(0) | m(1) | m(2) | m(3)
+    fn or(self, other: i8x16) -> i8x16 {
+        self | other
     }
-
     #[inline(always)]
-    fn execute<W: WithLanes>(self, work: W) -> W::Output {
-        work.run(self)
+    fn and(self, other: i8x16) -> i8x16 {
+        self & other
+    }
+    #[inline(always)]
+    fn and_not(self, other: i8x16) -> i8x16 {
+        !self & other
+    }
+    #[inline(always)]
+    fn add(self, other: i8x16) -> i8x16 {
+        self + other
+    }
+    #[inline(always)]
+    fn eq(self, other: i8x16) -> i8x16 {
+        self.simd_eq(other)
+    }
+    #[inline(always)]
+    fn lt(self, other: i8x16) -> i8x16 {
+        self.simd_lt(other)
+    }
+    #[inline(always)]
+    fn mask(self) -> u64 {
+        u64::from(self.to_bitmask())
     }
 }
 
-/// [`Portable`]'s planes.
-// The four chunks are indexed together across several arrays.
-#[inline(always)]
+/// The planes of the first [`WINDOW`] bytes of `win` (see [`Lanes::planes`]), with vectors
+/// `V` of which `N` make a window. Only the first `chunks` vectors are classified (with
+/// `chunks` ≥ `N`, every one): the others are zeros, whose planes are empty.
+// The vectors of a window are indexed together across several arrays.
 #[allow(clippy::needless_range_loop)]
-fn planes16(win: &[u8; PAD], chunks: usize, filter: &Filter) -> Planes {
-    const N: usize = WINDOW / 16;
+#[inline(always)]
+fn planes<V: Vector, const N: usize>(
+    proof: V::Proof,
+    win: &[u8; PAD],
+    chunks: usize,
+    filter: &Filter,
+) -> Planes {
+    debug_assert_eq!(N * V::BYTES, WINDOW);
+    let splat = |b: u8| V::splat(proof, b);
+    let load = |at: usize| V::load(proof, win, at);
     let mut p = Planes::default();
-    let zero = i8x16::splat(0);
-    let case = i8x16::splat(0x20);
-    // A chunk past the text is zeros, folded: what AVX2, which classifies every chunk, has.
+    let zero = splat(0);
+    let case = splat(0x20);
+    let bits = |v: [V; N]| -> u64 {
+        let mut m = 0;
+        for k in 0..N {
+            m |= v[k].mask() << (V::BYTES * k);
+        }
+        m
+    };
+    // A vector past the text is zeros, folded: what a classified vector of zeros gives.
     let mut folded = [case; N];
     for k in 0..N {
         if k >= chunks {
             break;
         }
-        let x = load16(win, 16 * k);
+        let x = load(V::BYTES * k);
         // Unsigned range tests as signed compares: (b - lo) as u8 < n  ⟺
         // (b - lo + 0x80) as i8 < n - 128.
-        folded[k] = x | case;
-        let letter = (folded[k] + i8x16::splat(0x80u8.wrapping_sub(b'a') as i8))
-            .simd_lt(i8x16::splat(i8::MIN + 26));
-        let digit =
-            (x + i8x16::splat(0x80u8.wrapping_sub(b'0') as i8)).simd_lt(i8x16::splat(i8::MIN + 10));
-        let small = (x & case).simd_eq(zero);
-        let shift = 16 * k;
+        folded[k] = x.or(case);
+        let letter = folded[k]
+            .add(splat(0x80u8.wrapping_sub(b'a')))
+            .lt(splat((i8::MIN + 26) as u8));
+        let digit = x
+            .add(splat(0x80u8.wrapping_sub(b'0')))
+            .lt(splat((i8::MIN + 10) as u8));
+        let small = x.and(case).eq(zero);
+        let shift = V::BYTES * k;
         // A byte of 0x80 and above is negative: its own sign bit.
-        p.run |= u64::from((letter | digit | x).to_bitmask()) << shift;
-        p.upper |= u64::from((letter & small).to_bitmask()) << shift;
-        p.lower |= u64::from((letter & !small).to_bitmask()) << shift;
-        p.high |= u64::from(x.to_bitmask()) << shift;
+        p.run |= letter.or(digit).or(x).mask() << shift;
+        p.upper |= letter.and(small).mask() << shift;
+        p.lower |= small.and_not(letter).mask() << shift;
+        p.high |= x.mask() << shift;
     }
     if filter.all {
         return p;
     }
-    // The filter on all four chunks (past the text they are zeros, which are not in runs):
-    // each first byte and piece compared with every chunk, the results gathered per chunk.
-    let bits = |v: [i8x16; N]| -> u64 {
-        let m = |k: usize| u64::from(v[k].to_bitmask()) << (16 * k);
-        m(0) | m(1) | m(2) | m(3)
-    };
+    // The filter on every vector (past the text they are zeros, which are not in runs):
+    // each first byte and piece compared with every vector, the results gathered per vector.
     let mut first = [zero; N];
     for b in &filter.first {
-        let b = b.v16();
+        let b = V::splatted(proof, b);
         for k in 0..N {
-            first[k] |= folded[k].simd_eq(b);
+            first[k] = first[k].or(folded[k].eq(b));
         }
     }
     p.first = bits(first);
     let mut piece = [zero; N];
     for a in &filter.ones {
-        let a = a.v16();
+        let a = V::splatted(proof, a);
         for k in 0..N {
-            piece[k] |= folded[k].simd_eq(a);
+            piece[k] = piece[k].or(folded[k].eq(a));
         }
     }
     if !filter.twos.is_empty() || !filter.threes.is_empty() {
@@ -195,24 +251,68 @@ fn planes16(win: &[u8; PAD], chunks: usize, filter: &Filter) -> Planes {
         let mut next = [zero; N];
         let mut after = [zero; N];
         for k in 0..N {
-            next[k] = load16(win, 16 * k + 1) | case;
-            after[k] = load16(win, 16 * k + 2) | case;
+            next[k] = load(V::BYTES * k + 1).or(case);
+            after[k] = load(V::BYTES * k + 2).or(case);
         }
         for [a, b] in &filter.twos {
-            let (a, b) = (a.v16(), b.v16());
+            let (a, b) = (V::splatted(proof, a), V::splatted(proof, b));
             for k in 0..N {
-                piece[k] |= folded[k].simd_eq(a) & next[k].simd_eq(b);
+                piece[k] = piece[k].or(folded[k].eq(a).and(next[k].eq(b)));
             }
         }
         for [a, b, c] in &filter.threes {
-            let (a, b, c) = (a.v16(), b.v16(), c.v16());
+            let (a, b, c) = (
+                V::splatted(proof, a),
+                V::splatted(proof, b),
+                V::splatted(proof, c),
+            );
             for k in 0..N {
-                piece[k] |= folded[k].simd_eq(a) & next[k].simd_eq(b) & after[k].simd_eq(c);
+                let hit = folded[k].eq(a).and(next[k].eq(b)).and(after[k].eq(c));
+                piece[k] = piece[k].or(hit);
             }
         }
     }
     p.piece = bits(piece);
     p
+}
+
+/// The newlines among the first [`WINDOW`] bytes of `win`, with vectors `V` of which `N`
+/// make a window.
+#[inline(always)]
+fn newline_plane<V: Vector, const N: usize>(proof: V::Proof, win: &[u8; PAD]) -> u64 {
+    let newline = V::splat(proof, b'\n');
+    let mut m = 0;
+    for k in 0..N {
+        m |= V::load(proof, win, V::BYTES * k).eq(newline).mask() << (V::BYTES * k);
+    }
+    m
+}
+
+/// `wide`'s sixteen-byte vectors, on every target.
+#[derive(Clone, Copy)]
+pub(crate) struct Portable;
+
+impl Lanes for Portable {
+    #[inline(always)]
+    fn planes(self, win: &[u8; PAD], chunks: usize, filter: &Filter) -> Planes {
+        // A whole window (most of them) gets its own copy, whose loops, with their constant
+        // count, unroll.
+        if chunks >= WINDOW / 16 {
+            planes::<i8x16, { WINDOW / 16 }>((), win, WINDOW / 16, filter)
+        } else {
+            planes::<i8x16, { WINDOW / 16 }>((), win, chunks, filter)
+        }
+    }
+
+    #[inline(always)]
+    fn newline_plane(self, win: &[u8; PAD]) -> u64 {
+        newline_plane::<i8x16, { WINDOW / 16 }>((), win)
+    }
+
+    #[inline(always)]
+    fn execute<W: WithLanes>(self, work: W) -> W::Output {
+        work.run(self)
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -224,10 +324,9 @@ mod avx2 {
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8,
         _mm256_cmpgt_epi8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
-        _mm256_setzero_si256,
     };
 
-    use super::{Lanes, Splat, WithLanes};
+    use super::{Lanes, Splat, Vector, WithLanes, newline_plane, planes};
     use crate::scan::{Filter, PAD, Planes, WINDOW};
 
     /// Proof that this processor has AVX2, BMI1, BMI2, LZCNT and POPCNT: a value exists only
@@ -270,121 +369,85 @@ mod avx2 {
                     .iter()
                     .all(|&b| b == 0)
             );
+            #[target_feature(enable = "avx2")]
+            fn with(proof: Avx2, win: &[u8; PAD], filter: &Filter) -> Planes {
+                planes::<V256, { WINDOW / 32 }>(proof, win, WINDOW / 32, filter)
+            }
             // SAFETY: `self` exists only where `detect` found AVX2.
-            unsafe { planes(win, filter) }
+            unsafe { with(self, win, filter) }
         }
 
         #[inline(always)]
         fn newline_plane(self, win: &[u8; PAD]) -> u64 {
+            #[target_feature(enable = "avx2")]
+            fn with(proof: Avx2, win: &[u8; PAD]) -> u64 {
+                newline_plane::<V256, { WINDOW / 32 }>(proof, win)
+            }
             // SAFETY: `self` exists only where `detect` found AVX2.
-            unsafe { newline_plane(win) }
+            unsafe { with(self, win) }
         }
     }
 
-    /// Thirty-two bytes of `win` from `at`, as one vector.
-    #[inline(always)]
-    fn load(win: &[u8; PAD], at: usize) -> __m256i {
-        let chunk: [u8; 32] = win[at..at + 32].try_into().expect("thirty-two bytes");
-        wide::bytemuck::cast(chunk)
-    }
+    /// Thirty-two bytes in an AVX2 register. Every value is made from an [`Avx2`] (see
+    /// [`Vector::Proof`]), so one exists only where the processor has AVX2, and each
+    /// operation below, an AVX2 instruction, is sound on it. The operations are inlined
+    /// into functions compiled for AVX2, where the instructions are inlined in turn.
+    #[derive(Clone, Copy)]
+    pub(crate) struct V256(__m256i);
 
-    #[inline(always)]
-    fn splat(s: &Splat) -> __m256i {
-        wide::bytemuck::cast(s.0)
-    }
-
-    /// [`Lanes::planes`] 32 bytes at a time: the same tests as [`super::Portable`]'s.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    #[allow(clippy::needless_range_loop)]
-    fn planes(win: &[u8; PAD], filter: &Filter) -> Planes {
-        const N: usize = WINDOW / 32;
-        let mut p = Planes::default();
-        let zero = _mm256_setzero_si256();
-        let case = _mm256_set1_epi8(0x20);
-        let bits = |v: __m256i, k: usize| u64::from(_mm256_movemask_epi8(v) as u32) << (32 * k);
-        let mut folded = [zero; N];
-        for k in 0..N {
-            let x = load(win, 32 * k);
-            folded[k] = _mm256_or_si256(x, case);
-            // `a > b` as `b < a`, the signed range tests of the portable code.
-            let letter = _mm256_cmpgt_epi8(
-                _mm256_set1_epi8(i8::MIN + 26),
-                _mm256_add_epi8(folded[k], _mm256_set1_epi8(0x80u8.wrapping_sub(b'a') as i8)),
-            );
-            let digit = _mm256_cmpgt_epi8(
-                _mm256_set1_epi8(i8::MIN + 10),
-                _mm256_add_epi8(x, _mm256_set1_epi8(0x80u8.wrapping_sub(b'0') as i8)),
-            );
-            let small = _mm256_cmpeq_epi8(_mm256_and_si256(x, case), zero);
-            p.run |= bits(_mm256_or_si256(_mm256_or_si256(letter, digit), x), k);
-            p.upper |= bits(_mm256_and_si256(letter, small), k);
-            p.lower |= bits(_mm256_andnot_si256(small, letter), k);
-            p.high |= bits(x, k);
+    impl Vector for V256 {
+        type Proof = Avx2;
+        const BYTES: usize = 32;
+        #[inline(always)]
+        fn splat(_: Avx2, b: u8) -> V256 {
+            // SAFETY: an `Avx2` exists only where `detect` found AVX2.
+            V256(unsafe { _mm256_set1_epi8(b as i8) })
         }
-        if filter.all {
-            return p;
+        #[inline(always)]
+        fn splatted(_: Avx2, s: &Splat) -> V256 {
+            V256(wide::bytemuck::cast(s.0))
         }
-        let mut first = [zero; N];
-        for b in &filter.first {
-            let b = splat(b);
-            for k in 0..N {
-                first[k] = _mm256_or_si256(first[k], _mm256_cmpeq_epi8(folded[k], b));
-            }
+        #[inline(always)]
+        fn load(_: Avx2, win: &[u8; PAD], at: usize) -> V256 {
+            let chunk: [u8; 32] = win[at..at + 32].try_into().expect("thirty-two bytes");
+            V256(wide::bytemuck::cast(chunk))
         }
-        p.first = bits(first[0], 0) | bits(first[1], 1);
-        let mut piece = [zero; N];
-        for a in &filter.ones {
-            let a = splat(a);
-            for k in 0..N {
-                piece[k] = _mm256_or_si256(piece[k], _mm256_cmpeq_epi8(folded[k], a));
-            }
+        #[inline(always)]
+        fn or(self, other: V256) -> V256 {
+            // SAFETY: a `V256` exists only where the processor has AVX2 (see the type).
+            V256(unsafe { _mm256_or_si256(self.0, other.0) })
         }
-        if !filter.twos.is_empty() || !filter.threes.is_empty() {
-            let mut next = [zero; N];
-            let mut after = [zero; N];
-            for k in 0..N {
-                next[k] = _mm256_or_si256(load(win, 32 * k + 1), case);
-                after[k] = _mm256_or_si256(load(win, 32 * k + 2), case);
-            }
-            for [a, b] in &filter.twos {
-                let (a, b) = (splat(a), splat(b));
-                for k in 0..N {
-                    let hit = _mm256_and_si256(
-                        _mm256_cmpeq_epi8(folded[k], a),
-                        _mm256_cmpeq_epi8(next[k], b),
-                    );
-                    piece[k] = _mm256_or_si256(piece[k], hit);
-                }
-            }
-            for [a, b, c] in &filter.threes {
-                let (a, b, c) = (splat(a), splat(b), splat(c));
-                for k in 0..N {
-                    let hit = _mm256_and_si256(
-                        _mm256_and_si256(
-                            _mm256_cmpeq_epi8(folded[k], a),
-                            _mm256_cmpeq_epi8(next[k], b),
-                        ),
-                        _mm256_cmpeq_epi8(after[k], c),
-                    );
-                    piece[k] = _mm256_or_si256(piece[k], hit);
-                }
-            }
+        #[inline(always)]
+        fn and(self, other: V256) -> V256 {
+            // SAFETY: a `V256` exists only where the processor has AVX2 (see the type).
+            V256(unsafe { _mm256_and_si256(self.0, other.0) })
         }
-        p.piece = bits(piece[0], 0) | bits(piece[1], 1);
-        p
-    }
-
-    /// [`Lanes::newline_plane`] 32 bytes at a time.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn newline_plane(win: &[u8; PAD]) -> u64 {
-        let newline = _mm256_set1_epi8(b'\n' as i8);
-        let m = |k: usize| {
-            u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(load(win, 32 * k), newline)) as u32)
-                << (32 * k)
-        };
-        m(0) | m(1)
+        #[inline(always)]
+        fn and_not(self, other: V256) -> V256 {
+            // SAFETY: a `V256` exists only where the processor has AVX2 (see the type).
+            V256(unsafe { _mm256_andnot_si256(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn add(self, other: V256) -> V256 {
+            // SAFETY: a `V256` exists only where the processor has AVX2 (see the type).
+            V256(unsafe { _mm256_add_epi8(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn eq(self, other: V256) -> V256 {
+            // SAFETY: a `V256` exists only where the processor has AVX2 (see the type).
+            V256(unsafe { _mm256_cmpeq_epi8(self.0, other.0) })
+        }
+        #[inline(always)]
+        fn lt(self, other: V256) -> V256 {
+            // `a < b` as `b > a`.
+            // SAFETY: a `V256` exists only where the processor has AVX2 (see the type).
+            V256(unsafe { _mm256_cmpgt_epi8(other.0, self.0) })
+        }
+        #[inline(always)]
+        fn mask(self) -> u64 {
+            // SAFETY: a `V256` exists only where the processor has AVX2 (see the type).
+            u64::from(unsafe { _mm256_movemask_epi8(self.0) } as u32)
+        }
     }
 }
 

@@ -279,88 +279,6 @@ pub(crate) fn stem<'a>(t: &'a [u8], out: &'a mut [u8; 64]) -> &'a [u8] {
     s
 }
 
-/// Words that carry no meaning in a conversational query ("what did we do about the
-/// flaky test"). They are dropped from a query unless the query has nothing else.
-pub(crate) fn is_stop_word(t: &[u8]) -> bool {
-    matches!(
-        t,
-        b"a" | b"about"
-            | b"after"
-            | b"again"
-            | b"ago"
-            | b"all"
-            | b"am"
-            | b"an"
-            | b"and"
-            | b"any"
-            | b"are"
-            | b"as"
-            | b"at"
-            | b"be"
-            | b"been"
-            | b"before"
-            | b"but"
-            | b"by"
-            | b"can"
-            | b"could"
-            | b"did"
-            | b"do"
-            | b"does"
-            | b"doing"
-            | b"done"
-            | b"earlier"
-            | b"for"
-            | b"from"
-            | b"had"
-            | b"has"
-            | b"have"
-            | b"how"
-            | b"i"
-            | b"if"
-            | b"in"
-            | b"into"
-            | b"is"
-            | b"it"
-            | b"its"
-            | b"me"
-            | b"my"
-            | b"of"
-            | b"on"
-            | b"or"
-            | b"our"
-            | b"recently"
-            | b"should"
-            | b"so"
-            | b"some"
-            | b"that"
-            | b"the"
-            | b"their"
-            | b"there"
-            | b"these"
-            | b"this"
-            | b"those"
-            | b"to"
-            | b"today"
-            | b"us"
-            | b"was"
-            | b"we"
-            | b"were"
-            | b"what"
-            | b"when"
-            | b"where"
-            | b"which"
-            | b"while"
-            | b"who"
-            | b"why"
-            | b"will"
-            | b"with"
-            | b"would"
-            | b"yesterday"
-            | b"you"
-            | b"your"
-    )
-}
-
 /// Optimal-string-alignment distance (Damerau–Levenshtein with adjacent transpositions)
 /// between `a` and `b`, or `None` when it exceeds `max`. Both are short tokens.
 // The three DP rows are indexed by the same column together.
@@ -484,12 +402,6 @@ mod tests {
         ] {
             assert_eq!(letter_mask(v.as_bytes()), naive(v.as_bytes()), "{v}");
         }
-    }
-
-    #[test]
-    fn stop_words() {
-        assert!(is_stop_word(b"the"));
-        assert!(!is_stop_word(b"auth"));
     }
 
     /// The tokenizer before its eight-bytes-at-a-time fast path, to compare against.

@@ -2,6 +2,7 @@
 
 mod eval;
 mod format;
+mod nl_eval;
 mod props;
 mod seed;
 mod store;

@@ -1,0 +1,300 @@
+//! Scoring the documents the pass kept: per query word, the best BM25F score among its
+//! expansions (its own typos, stems and partial words, and its synonyms) scaled by their
+//! similarity; the sum multiplied by the share of the query covered; a
+//! coverage floor relative to the best-covering document, a score cut-off relative to the
+//! best; ties by recency. Explanations are built here too, from the same numbers.
+
+use goldfish_store::Checkpoint;
+
+use crate::engine::{Hit, SearchOptions};
+use crate::explain::{Explanation, Field, TermMatch, WordExplanation};
+use crate::pass::{FIELDS, Pass};
+use crate::query::{Query, Word};
+use crate::similarity::how;
+
+/// BM25 length normalisation per field.
+pub(crate) const B: [f32; FIELDS] = [0.5, 0.75, 0.5, 0.0, 0.75];
+/// BM25 term-frequency saturation.
+pub(crate) const K1: f32 = 1.2;
+/// Expansions kept per query word (the most similar ones).
+pub(crate) const MAX_EXPANSIONS: usize = 64;
+
+/// The field weights in field order: title, body, tags, branch, files.
+pub(crate) fn field_weights(opts: &SearchOptions) -> [f32; FIELDS] {
+    let w = opts.weights;
+    [w.title, w.description, w.tags, w.branch, w.files]
+}
+
+/// A document that matched something, before the cut: its raw sum and its coverage.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Candidate {
+    /// Index of the checkpoint.
+    pub(crate) index: usize,
+    /// Sum of the words' best contributions.
+    pub(crate) sum: f32,
+    /// Share of the query's weight covered.
+    pub(crate) coverage: f32,
+    /// Its position among the candidates (where the caller keeps more about it).
+    pub(crate) at: usize,
+}
+
+/// The hits among `cands`, best first, each with the position of its candidate: a document
+/// must cover at least [`SearchOptions::min_coverage`] of the best coverage, score above
+/// zero (`sum × coverage`) and at least [`SearchOptions::relative_cutoff`] of the best
+/// score; ties go to the newer checkpoint, then to the earlier one in the input.
+pub(crate) fn rank(
+    cands: &[Candidate],
+    checkpoints: &[Checkpoint],
+    opts: &SearchOptions,
+) -> Vec<(Hit, usize)> {
+    let best_cov = cands.iter().map(|c| c.coverage).fold(0.0f32, f32::max);
+    let floor = opts.min_coverage * best_cov;
+    let mut hits: Vec<(Hit, usize)> = cands
+        .iter()
+        .filter(|c| c.coverage >= floor)
+        .map(|c| {
+            let hit = Hit {
+                index: c.index,
+                score: c.sum * c.coverage,
+                explain: None,
+            };
+            (hit, c.at)
+        })
+        .filter(|(h, _)| h.score > 0.0)
+        .collect();
+    let top = hits.iter().map(|h| h.0.score).fold(0.0f32, f32::max);
+    hits.retain(|h| h.0.score >= top * opts.relative_cutoff);
+    hits.sort_by(|(a, _), (b, _)| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| {
+                checkpoints[b.index]
+                    .timestamp
+                    .cmp(&checkpoints[a.index].timestamp)
+            })
+            .then(a.index.cmp(&b.index))
+    });
+    hits
+}
+
+/// A word's best match in one document: the term, the word that matched it (the query
+/// word or a synonym), the similarity, the term-frequency part, and the fields it is in.
+#[derive(Debug, Clone, Copy, Default)]
+struct Best {
+    value: f32,
+    term: u32,
+    word: u32,
+    sim: f32,
+    sat: f32,
+    fields: u8,
+}
+
+impl Pass {
+    fn idf(&self, term: usize, n: f32) -> f32 {
+        let df = self.terms[term].df as f32;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    // Several per-field arrays are indexed by the field number together.
+    #[allow(clippy::needless_range_loop)]
+    pub(crate) fn score(
+        &self,
+        query: &Query,
+        words: &[Word],
+        checkpoints: &[Checkpoint],
+        opts: &SearchOptions,
+    ) -> Vec<Hit> {
+        let q_len = query.terms.len();
+        let n = checkpoints.len() as f32;
+        // Expansion: for every query word, the matched terms it stands for, in term order,
+        // each once with the best similarity of the words of its slot (and that word).
+        let mut found: Vec<Vec<(u32, f32, u32)>> = vec![Vec::new(); q_len];
+        for (t, term) in self.terms.iter().enumerate() {
+            for &(wi, sim) in &term.matches {
+                let list = &mut found[words[wi].slot];
+                match list.last_mut() {
+                    Some(last) if last.0 == t as u32 => {
+                        if sim > last.1 {
+                            *last = (t as u32, sim, wi as u32);
+                        }
+                    }
+                    _ => list.push((t as u32, sim, wi as u32)),
+                }
+            }
+        }
+        // Per term, the (query word, similarity, matching word) it serves after the cut to
+        // the `MAX_EXPANSIONS` most similar expansions of each word.
+        let mut kept: Vec<Vec<(usize, f32, u32)>> = vec![Vec::new(); self.terms.len()];
+        let mut q_weight = vec![0.0f32; q_len];
+        let unseen_idf = (1.0 + (n + 0.5) / 0.5).ln();
+        let mut any = false;
+        for (qi, list) in found.iter_mut().enumerate() {
+            if list.len() > MAX_EXPANSIONS {
+                list.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                list.truncate(MAX_EXPANSIONS);
+            }
+            let mut best_weight = 0.0f32;
+            for &(t, sim, wi) in list.iter() {
+                best_weight = best_weight.max(sim * self.idf(t as usize, n));
+                kept[t as usize].push((qi, sim, wi));
+                any = true;
+            }
+            // A word found nowhere still counts, at half weight, against every document:
+            // "file locking" with no "locking" anywhere must not become a search for "file".
+            q_weight[qi] = if best_weight > 0.0 {
+                best_weight
+            } else {
+                0.5 * unseen_idf
+            };
+        }
+        if !any {
+            return Vec::new();
+        }
+        let total_weight: f32 = q_weight.iter().sum();
+        let term_idf: Vec<f32> = (0..self.terms.len()).map(|t| self.idf(t, n)).collect();
+        let field_w = field_weights(opts);
+
+        let mut tf: Vec<[f32; FIELDS]> = vec![[0.0; FIELDS]; self.terms.len()];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut best = vec![Best::default(); q_len];
+        let mut strong = vec![false; q_len];
+        let mut cands: Vec<Candidate> = Vec::new();
+        // The best matches of the candidates, kept only when explaining.
+        let mut bests: Vec<(Vec<Best>, Vec<bool>)> = Vec::new();
+        let mut start = 0;
+        for doc in &self.docs {
+            for &(t, f) in &self.occurrences[start..doc.end] {
+                let t = t as usize;
+                if kept[t].is_empty() {
+                    continue;
+                }
+                if tf[t].iter().all(|&x| x == 0.0) {
+                    touched.push(t);
+                }
+                tf[t][usize::from(f)] += 1.0;
+            }
+            start = doc.end;
+            if touched.is_empty() {
+                continue;
+            }
+            let mut norm = [0.0f32; FIELDS];
+            for f in 0..FIELDS {
+                let len = doc.lens[f] as f32;
+                norm[f] = 1.0 - B[f] + B[f] * len / self.avg_len[f];
+            }
+            best.iter_mut().for_each(|b| b.value = 0.0);
+            strong.iter_mut().for_each(|s| *s = false);
+            for &t in &touched {
+                // A word found only in file paths, and only approximately ("locking" in
+                // `Cargo.lock`), adds to the score but does not count as covering the word.
+                let outside_files = tf[t][..FIELDS - 1].iter().any(|&x| x > 0.0);
+                let mut tfw = 0.0;
+                let mut fields = 0u8;
+                for f in 0..FIELDS {
+                    tfw += field_w[f] * tf[t][f] / norm[f];
+                    fields |= u8::from(tf[t][f] > 0.0) << f;
+                }
+                let sat = tfw * (K1 + 1.0) / (tfw + K1);
+                for &(qi, sim, wi) in &kept[t] {
+                    let v = sim * term_idf[t] * sat;
+                    if v > best[qi].value {
+                        best[qi] = Best {
+                            value: v,
+                            term: t as u32,
+                            word: wi,
+                            sim,
+                            sat,
+                            fields,
+                        };
+                    }
+                    strong[qi] |= outside_files || sim >= 1.0;
+                }
+                tf[t] = [0.0; FIELDS];
+            }
+            touched.clear();
+            let mut sum = 0.0;
+            let mut covered = 0.0;
+            for qi in 0..q_len {
+                sum += best[qi].value;
+                if strong[qi] {
+                    covered += q_weight[qi];
+                }
+            }
+            let coverage = if total_weight > 0.0 {
+                covered / total_weight
+            } else {
+                0.0
+            };
+            if sum <= 0.0 {
+                continue;
+            }
+            cands.push(Candidate {
+                index: doc.index,
+                sum,
+                coverage,
+                at: cands.len(),
+            });
+            if opts.explain {
+                bests.push((best.clone(), strong.clone()));
+            }
+        }
+        let mut hits = Vec::with_capacity(cands.len());
+        for (mut hit, at) in rank(&cands, checkpoints, opts) {
+            if opts.explain
+                && let (Some(c), Some((best, strong))) = (cands.get(at), bests.get(at))
+            {
+                hit.explain = Some(Box::new(
+                    self.explanation(query, words, &q_weight, best, strong, &term_idf, c),
+                ));
+            }
+            hits.push(hit);
+        }
+        hits
+    }
+
+    /// The explanation of a candidate from its best matches.
+    #[allow(clippy::too_many_arguments)]
+    fn explanation(
+        &self,
+        query: &Query,
+        words: &[Word],
+        q_weight: &[f32],
+        best: &[Best],
+        strong: &[bool],
+        term_idf: &[f32],
+        c: &Candidate,
+    ) -> Explanation {
+        let explained = query.terms.iter().enumerate().map(|(qi, word)| {
+            let b = best[qi];
+            let matched = (b.value > 0.0).then(|| {
+                let w = &words[b.word as usize];
+                let term = &self.terms[b.term as usize].text;
+                let q = &words[qi];
+                TermMatch {
+                    term: String::from_utf8_lossy(term).into_owned(),
+                    how: how(&q.bytes, &q.stem, term, q.is_last, w.synonym.is_some()),
+                    fields: (0..FIELDS)
+                        .filter(|f| b.fields & (1 << f) != 0)
+                        .map(Field::of)
+                        .collect(),
+                    similarity: b.sim,
+                    idf: term_idf[b.term as usize],
+                    tf: b.sat,
+                    contribution: b.value,
+                }
+            });
+            WordExplanation {
+                word: word.clone(),
+                weight: q_weight[qi],
+                covered: strong[qi],
+                matched,
+            }
+        });
+        Explanation {
+            words: explained.collect(),
+            sum: c.sum,
+            coverage: c.coverage,
+            score: c.sum * c.coverage,
+        }
+    }
+}
