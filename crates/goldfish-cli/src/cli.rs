@@ -184,9 +184,17 @@ pub(crate) struct RecallArgs {
     /// End of the window; a date alone means the end of that day.
     #[arg(long)]
     pub(crate) to: Option<String>,
-    /// Typo-tolerant search, ranked by relevance.
+    /// Search, ranked by relevance. A query may be keywords (`auth timeout`), a question in
+    /// plain words ("how did we stop the login page from timing out?"), or a typo'd or
+    /// partial word (`migratoin`, `auth`); question words and stop words are left out, and
+    /// common software synonyms and abbreviations match (db ~ database, login ~ auth).
     #[arg(long, short = 's')]
     pub(crate) search: Option<String>,
+    /// With --search: show under each checkpoint why it matched — which query words matched
+    /// which terms, in which fields, how (exact, stem, prefix, typo, synonym), and the
+    /// score's parts.
+    #[arg(long, requires = "search")]
+    pub(crate) explain: bool,
     /// At most this many checkpoints (default 10; 0 = active plan only).
     #[arg(long, short = 'n')]
     pub(crate) limit: Option<usize>,

@@ -142,9 +142,15 @@ pub(crate) struct RecallParams {
     /// Window end; a date alone means the end of that day.
     #[serde(default)]
     pub(crate) to: Option<String>,
-    /// Typo-tolerant search, ranked by relevance.
+    /// Search, ranked by relevance: keywords, a question in plain words, or a typo'd or
+    /// partial word.
     #[serde(default)]
     pub(crate) search: Option<String>,
+    /// With `search`: explain under each checkpoint why it matched (query words, matched
+    /// terms and fields, how, and the score's parts).
+    #[serde(default, deserialize_with = "opt_bool")]
+    #[schemars(with = "Option<bool>")]
+    pub(crate) explain: Option<bool>,
     /// At most this many checkpoints (default 10; 0 = active plan only).
     #[serde(default, deserialize_with = "opt_uint")]
     #[schemars(with = "Option<u32>")]
@@ -503,6 +509,7 @@ fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOption
     o.from = p.from;
     o.to = p.to;
     o.search = p.search;
+    o.explain = p.explain.unwrap_or(false);
     if let Some(limit) = p.limit {
         o.limit = usize::try_from(limit).unwrap_or(usize::MAX);
     }

@@ -130,7 +130,14 @@ pub(crate) fn recall_json(r: &RecallResult) -> Value {
         "window": r.window,
         "search": r.search,
         "total": r.total,
-        "checkpoints": r.checkpoints.iter().map(checkpoint_json).collect::<Vec<_>>(),
+        "checkpoints": r.checkpoints.iter().enumerate().map(|(i, c)| {
+            let mut v = checkpoint_json(c);
+            // With --explain, each checkpoint carries why it matched.
+            if let (Some(e), Value::Object(map)) = (r.explanations.get(i), &mut v) {
+                map.insert("explain".into(), serde_json::to_value(e).unwrap_or(Value::Null));
+            }
+            v
+        }).collect::<Vec<_>>(),
         "active_plan": r.active_plan.as_ref().map(plan_json),
         "workspaces": if all { serde_json::to_value(&r.workspaces).unwrap_or(Value::Null) } else { Value::Null },
         "skipped": serde_json::to_value(&r.skipped).unwrap_or(Value::Null),

@@ -6,6 +6,7 @@ mod agent;
 mod checkpoint;
 mod concurrency;
 mod errors;
+mod explain;
 mod faults;
 mod journal;
 mod mcp;

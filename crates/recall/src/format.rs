@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use goldfish_store::Checkpoint;
 
+use crate::explain::format_explanation;
 use crate::recall::{RecallResult, StoreState};
 use crate::standup::Standup;
 use crate::window::TimeWindow;
@@ -227,8 +228,15 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
         b.push("\n## Checkpoints\n", FOOTER_RESERVE);
     }
     let mut shown = 0;
-    for c in &result.checkpoints {
-        if !b.push(&entry(c, opts.full, all), FOOTER_RESERVE) {
+    for (i, c) in result.checkpoints.iter().enumerate() {
+        let mut text = entry(c, opts.full, all);
+        // With an explanation, the reasons follow their checkpoint, indented under it.
+        if let Some(e) = result.explanations.get(i) {
+            for line in format_explanation(e).lines() {
+                let _ = writeln!(text, "    {line}");
+            }
+        }
+        if !b.push(&text, FOOTER_RESERVE) {
             break;
         }
         shown += 1;

@@ -7,6 +7,7 @@ use goldfish_store::{Checkpoint, Plan, Store, resolve_workspace};
 
 use crate::engine::{Query, SearchOptions, search};
 use crate::error::Error;
+use crate::explain::Explanation;
 use crate::window::TimeWindow;
 
 /// Which workspaces a recall reads.
@@ -62,8 +63,15 @@ pub struct RecallOptions {
     pub from: Option<String>,
     /// End of the window: a date (the end of that UTC day) or a timestamp. Default now.
     pub to: Option<String>,
-    /// Free text to search for; the results are then ranked by relevance instead of time.
+    /// Free text to search for — keywords, a question in plain words, a typo'd word; the
+    /// results are then ranked by relevance instead of time. Text with no content word at
+    /// all (only stop words or punctuation) is an error of kind
+    /// [`ErrorKind::NothingToSearch`](crate::ErrorKind::NothingToSearch), not an empty answer.
     pub search: Option<String>,
+    /// With a search, explain each shown checkpoint's score in
+    /// [`RecallResult::explanations`]: which query words matched which terms, in which
+    /// fields, how, and the score's parts. Default false (no cost when off).
+    pub explain: bool,
     /// At most this many checkpoints in all. 0 returns only the active plan. Default 10.
     pub limit: usize,
     /// The current time; `None` uses the store's clock ([`Store::now`]). Set it for
@@ -82,6 +90,7 @@ impl Default for RecallOptions {
             from: None,
             to: None,
             search: None,
+            explain: false,
             limit: 10,
             now: None,
             cwd: None,
@@ -157,6 +166,10 @@ pub struct RecallResult {
     pub search: Option<String>,
     /// The checkpoints: by relevance with a search, else newest first; at most `limit`.
     pub checkpoints: Vec<Checkpoint>,
+    /// With [`RecallOptions::explain`] and a search: why each of
+    /// [`checkpoints`](RecallResult::checkpoints) matched, in the same order. Empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub explanations: Vec<Explanation>,
     /// How many checkpoints matched before the limit.
     pub total: usize,
     /// Per workspace with at least one match: matched and shown counts, in name order.
@@ -209,18 +222,31 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
     };
     let (mut checkpoints, mut skipped) = read_all(store, &workspaces, window)?;
 
-    let query = opts
-        .search
-        .as_deref()
-        .map(Query::parse)
-        .filter(|q| !q.is_empty());
+    // A blank search is no search; text without a single content word is an error that says
+    // so, never a silent "nothing matched".
+    let query = match opts.search.as_deref().filter(|s| !s.trim().is_empty()) {
+        Some(text) => Some(Query::try_parse(text)?),
+        None => None,
+    };
+    let mut explanations = Vec::new();
     let ordered: Vec<Checkpoint> = match &query {
         Some(q) => {
-            let hits = search(q, &checkpoints, &SearchOptions::default());
+            let search_opts = SearchOptions {
+                explain: opts.explain,
+                ..SearchOptions::default()
+            };
+            let hits = search(q, &checkpoints, &search_opts);
             let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
-            hits.iter()
-                .filter_map(|h| slots.get_mut(h.index).and_then(Option::take))
-                .collect()
+            let mut ordered = Vec::with_capacity(hits.len());
+            for hit in hits {
+                if let Some(c) = slots.get_mut(hit.index).and_then(Option::take) {
+                    if let Some(e) = hit.explain.filter(|_| ordered.len() < opts.limit) {
+                        explanations.push(*e);
+                    }
+                    ordered.push(c);
+                }
+            }
+            ordered
         }
         None => {
             // Newest first; equal timestamps keep a stable, workspace-then-file order.
@@ -271,6 +297,7 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
         window,
         search: opts.search.clone().filter(|s| !s.trim().is_empty()),
         checkpoints: shown,
+        explanations,
         total,
         workspaces: counts,
         active_plan,

@@ -48,6 +48,7 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     o.from = a.from;
     o.to = a.to;
     o.search = a.search;
+    o.explain = a.explain;
     if let Some(limit) = a.limit {
         o.limit = limit;
     }
