@@ -22,6 +22,7 @@ use crate::dayfile::{
 };
 use crate::error::{Error, ErrorKind};
 use crate::git::git_context;
+use crate::memory::{MemoryType, Structured};
 use crate::plan::{Plan, PlanStatus, format_plan, parse_plan};
 use crate::workspace::{
     detect_workspace, reject_escapes, resolve_workspace, slugify, validate_workspace,
@@ -50,6 +51,11 @@ pub struct CheckpointInput {
     /// this repository's branch and files. Callers pass their directory unconditionally; the
     /// store decides.
     pub git_dir: Option<PathBuf>,
+    /// What kind of moment this is; default [`MemoryType::Checkpoint`].
+    pub memory_type: MemoryType,
+    /// The structured fields of a typed memory. Text is kept as given; list items are
+    /// trimmed and empty ones dropped; `confidence` must be 1 to 5.
+    pub structured: Structured,
 }
 
 impl CheckpointInput {
@@ -60,6 +66,29 @@ impl CheckpointInput {
             ..CheckpointInput::default()
         }
     }
+}
+
+/// Trims list items and drops empty ones; a blank text field counts as not given.
+fn clean_structured(mut s: Structured) -> Structured {
+    for list in [
+        &mut s.alternatives,
+        &mut s.evidence,
+        &mut s.symbols,
+        &mut s.unknowns,
+    ] {
+        *list = list
+            .iter()
+            .map(|i| i.trim())
+            .filter(|i| !i.is_empty())
+            .map(str::to_string)
+            .collect();
+    }
+    for text in [&mut s.context, &mut s.decision, &mut s.impact, &mut s.next] {
+        if text.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            *text = None;
+        }
+    }
+    s
 }
 
 /// Something [`Store::checkpoints_between`] or [`Store::list_plans`] could not read.
@@ -312,6 +341,8 @@ impl Store {
             ));
         }
         let tags = clean_tags(&input.tags)?;
+        input.structured.validate()?;
+        let structured = clean_structured(input.structured);
         let workspace = self.workspace_of(input.workspace.as_deref())?;
         let git = input
             .git_dir
@@ -321,6 +352,8 @@ impl Store {
         let timestamp = self.now();
         let mut checkpoint = Checkpoint::new("", timestamp, workspace.clone(), input.description);
         checkpoint.tags = tags;
+        checkpoint.memory_type = input.memory_type;
+        checkpoint.structured = structured;
         if let Some(git) = git {
             checkpoint.branch = git.branch;
             checkpoint.commit = git.commit;

@@ -274,3 +274,29 @@ fn a_title_slug_collision_does_not_overwrite_another_plan() -> TestResult {
     assert_eq!(store.get_plan("ws", "fix-auth-bug")?.title, "fix auth bug");
     Ok(())
 }
+
+#[test]
+fn typed_memories_are_saved_cleaned_and_checked() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(dir.path())?;
+    let mut input = CheckpointInput::new("Chose rotation");
+    input.workspace = Some("ws".into());
+    input.memory_type = goldfish_store::MemoryType::Decision;
+    input.structured.decision = Some("Rotate refresh tokens".into());
+    input.structured.alternatives = vec![" a ".into(), "".into(), "b; c".into()];
+    input.structured.next = Some("  ".into());
+    input.structured.confidence = Some(4);
+    let saved = store.save_checkpoint(input)?;
+    assert_eq!(saved.structured.alternatives, ["a", "b; c"]);
+    assert_eq!(saved.structured.next, None);
+    let read = store.checkpoints_for_day("ws", saved.timestamp.date_naive())?;
+    assert_eq!(read, vec![saved]);
+
+    let mut bad = CheckpointInput::new("x");
+    bad.workspace = Some("ws".into());
+    bad.structured.confidence = Some(7);
+    let err = store.save_checkpoint(bad).expect_err("confidence 7");
+    assert!(err.is_invalid_input(), "{err}");
+    assert!(err.to_string().contains("confidence 7"), "{err}");
+    Ok(())
+}

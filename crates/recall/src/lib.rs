@@ -107,7 +107,7 @@ pub use engine::{FieldWeights, Hit, Query, SearchOptions, search};
 pub use error::{Error, ErrorKind};
 pub use format::{FormatOptions, format_recall, format_standup};
 pub use recall::{
-    RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount, recall,
+    Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount, recall,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, TimeWindow, parse_bound, parse_since};

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, Plan, Store, resolve_workspace};
+use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
 
 use crate::engine::{Query, SearchOptions, search};
 use crate::error::Error;
@@ -71,6 +71,132 @@ pub struct RecallOptions {
     pub now: Option<DateTime<Utc>>,
     /// The directory `"current"` is resolved from; `None` uses the process's.
     pub cwd: Option<PathBuf>,
+    /// Filters applied before the search and the limit: only checkpoints matching all of
+    /// them are recalled.
+    pub filter: Filter,
+}
+
+/// Which checkpoints a recall keeps; every part is optional and all given parts must match.
+///
+/// Matching ignores case. `files` matches a checkpoint that touched a file equal to the
+/// pattern, under it (`src/auth/` or `src/auth` → `src/auth/jwt.rs`) or ending with it
+/// (`jwt.rs`, `auth/jwt.rs`). `symbol` matches a symbol equal to it or ending with it after
+/// `::` or `.` (`rotate` → `TokenStore::rotate`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Filter {
+    /// Only this kind of memory.
+    pub memory_type: Option<MemoryType>,
+    /// Only checkpoints carrying every one of these tags.
+    pub tags: Vec<String>,
+    /// Only checkpoints that touched a file matching this path (see above).
+    pub file: Option<String>,
+    /// Only checkpoints naming this symbol (see above).
+    pub symbol: Option<String>,
+}
+
+impl Filter {
+    /// True when no part is given: every checkpoint matches.
+    pub fn is_empty(&self) -> bool {
+        self.memory_type.is_none()
+            && self.tags.iter().all(|t| t.trim().is_empty())
+            && self.file.as_deref().is_none_or(|f| f.trim().is_empty())
+            && self.symbol.as_deref().is_none_or(|s| s.trim().is_empty())
+    }
+
+    /// True when `checkpoint` matches every given part.
+    pub fn matches(&self, checkpoint: &Checkpoint) -> bool {
+        if self
+            .memory_type
+            .is_some_and(|t| t != checkpoint.memory_type)
+        {
+            return false;
+        }
+        let tags_ok = self
+            .tags
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+            .all(|want| checkpoint.tags.iter().any(|t| t.eq_ignore_ascii_case(want)));
+        if !tags_ok {
+            return false;
+        }
+        if let Some(pattern) = self.file.as_deref().map(str::trim).filter(|f| !f.is_empty())
+            && !checkpoint.files.iter().any(|f| file_matches(f, pattern))
+        {
+            return false;
+        }
+        if let Some(symbol) = self.symbol.as_deref().map(str::trim).filter(|s| !s.is_empty())
+            && !checkpoint
+                .structured
+                .symbols
+                .iter()
+                .any(|s| symbol_matches(s, symbol))
+        {
+            return false;
+        }
+        true
+    }
+}
+
+/// A path matches a pattern equal to it, a directory above it, or a suffix of it that starts
+/// at a path component. Separators `\` count as `/`; a leading `./` is ignored; case is
+/// ignored.
+fn file_matches(path: &str, pattern: &str) -> bool {
+    let norm = |s: &str| {
+        let s = s.replace('\\', "/").to_lowercase();
+        s.strip_prefix("./").map(str::to_string).unwrap_or(s)
+    };
+    let path = norm(path);
+    let pattern = norm(pattern);
+    let dir = pattern.trim_end_matches('/');
+    if dir.is_empty() {
+        return false;
+    }
+    if path == dir || path.starts_with(&format!("{dir}/")) {
+        return true;
+    }
+    // A suffix starting at a component: `jwt.rs` or `auth/jwt.rs` in `src/auth/jwt.rs`, and
+    // a directory inside: `auth/` in `src/auth/jwt.rs`.
+    let inner = format!("/{dir}");
+    path.ends_with(&inner) || path.contains(&format!("{inner}/"))
+}
+
+/// A symbol matches a name equal to it or ending with `::name` or `.name`, ignoring case.
+fn symbol_matches(symbol: &str, wanted: &str) -> bool {
+    let symbol = symbol.to_lowercase();
+    let wanted = wanted.to_lowercase();
+    symbol == wanted
+        || symbol.ends_with(&format!("::{wanted}"))
+        || symbol.ends_with(&format!(".{wanted}"))
+}
+
+/// Appends each checkpoint's type and structured text to its description, so that the search
+/// sees them with the description's weight, and returns the original lengths for
+/// [`restore_descriptions`]. Typed text is written by the same person, about the same moment,
+/// as the description: it deserves the same weight.
+fn append_typed_text(checkpoints: &mut [Checkpoint]) -> Vec<usize> {
+    checkpoints
+        .iter_mut()
+        .map(|c| {
+            let len = c.description.len();
+            if c.memory_type != MemoryType::Checkpoint {
+                c.description.push('\n');
+                c.description.push_str(c.memory_type.as_str());
+            }
+            for (_, text) in c.structured.labelled() {
+                c.description.push('\n');
+                c.description.push_str(&text);
+            }
+            len
+        })
+        .collect()
+}
+
+fn restore_descriptions(checkpoints: &mut [Checkpoint], lengths: &[usize]) {
+    for (c, &len) in checkpoints.iter_mut().zip(lengths) {
+        c.description.truncate(len);
+    }
 }
 
 impl Default for RecallOptions {
@@ -85,6 +211,7 @@ impl Default for RecallOptions {
             limit: 10,
             now: None,
             cwd: None,
+            filter: Filter::default(),
         }
     }
 }
@@ -208,6 +335,9 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
         Scope::Named(name) => vec![resolve_scope(Some(name), opts.cwd.as_deref())?],
     };
     let (mut checkpoints, mut skipped) = read_all(store, &workspaces, window)?;
+    if !opts.filter.is_empty() {
+        checkpoints.retain(|c| opts.filter.matches(c));
+    }
 
     let query = opts
         .search
@@ -216,7 +346,9 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
         .filter(|q| !q.is_empty());
     let ordered: Vec<Checkpoint> = match &query {
         Some(q) => {
+            let lengths = append_typed_text(&mut checkpoints);
             let hits = search(q, &checkpoints, &SearchOptions::default());
+            restore_descriptions(&mut checkpoints, &lengths);
             let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
             hits.iter()
                 .filter_map(|h| slots.get_mut(h.index).and_then(Option::take))
@@ -366,4 +498,55 @@ pub(crate) fn read_all(
         skipped.extend(range.skipped.into_iter().map(SkippedFile::from));
     }
     Ok((checkpoints, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_patterns() {
+        let cases: [(&str, &str, bool); 14] = [
+            ("src/auth/jwt.rs", "src/auth/", true),
+            ("src/auth/jwt.rs", "src/auth", true),
+            ("src/auth/jwt.rs", "src/auth/jwt.rs", true),
+            ("src/auth/jwt.rs", "./src/auth/jwt.rs", true),
+            ("src/auth/jwt.rs", "jwt.rs", true),
+            ("src/auth/jwt.rs", "auth/jwt.rs", true),
+            ("src/auth/jwt.rs", "auth/", true),
+            ("src/auth/jwt.rs", "SRC/Auth", true),
+            ("src\\auth\\jwt.rs", "src/auth", true),
+            ("src/auth/jwt.rs", "wt.rs", false),
+            ("src/authn/jwt.rs", "src/auth", false),
+            ("src/auth/jwt.rs", "src/au", false),
+            ("src/auth/jwt.rs", "/", false),
+            ("src/auth/jwt.rs", "lib", false),
+        ];
+        for (path, pattern, want) in cases {
+            assert_eq!(file_matches(path, pattern), want, "{path} ~ {pattern}");
+        }
+    }
+
+    #[test]
+    fn symbol_patterns() {
+        assert!(symbol_matches("TokenStore::rotate", "rotate"));
+        assert!(symbol_matches("TokenStore::rotate", "tokenstore::ROTATE"));
+        assert!(symbol_matches("auth.detectReuse", "detectreuse"));
+        assert!(!symbol_matches("TokenStore::rotate_all", "rotate"));
+        assert!(!symbol_matches("rotate", "TokenStore::rotate"));
+    }
+
+    #[test]
+    fn typed_text_is_appended_and_removed() {
+        let mut cp = Checkpoint::new("a", chrono::Utc::now(), "ws", "Title\nbody");
+        cp.memory_type = MemoryType::Incident;
+        cp.structured.impact = Some("logins failed".into());
+        cp.structured.symbols = vec!["A::b".into(), "c".into()];
+        let original = cp.clone();
+        let mut all = vec![cp];
+        let lengths = append_typed_text(&mut all);
+        assert_eq!(all[0].description, "Title\nbody\nincident\nlogins failed\nA::b; c");
+        restore_descriptions(&mut all, &lengths);
+        assert_eq!(all, vec![original]);
+    }
 }

@@ -1,7 +1,7 @@
 //! Standup: one view of recent work across every workspace.
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, Store};
+use goldfish_store::{Checkpoint, MemoryType, Store};
 
 use crate::error::Error;
 use crate::recall::{SkippedFile, read_all};
@@ -59,6 +59,11 @@ pub struct WorkspaceStandup {
     pub last_activity: DateTime<Utc>,
     /// The active plan's progress, if the workspace has an active plan.
     pub plan: Option<PlanProgress>,
+    /// The decisions of the window, newest first (at most `recent`): shown apart, since
+    /// they are what a team most needs to hear about.
+    pub decisions: Vec<Checkpoint>,
+    /// The incidents of the window, newest first (at most `recent`).
+    pub incidents: Vec<Checkpoint>,
 }
 
 /// A standup: every workspace with activity in the window, most recently active first.
@@ -128,7 +133,18 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
                 None
             }
         };
+        let of_type = |t: MemoryType| -> Vec<Checkpoint> {
+            mine.iter()
+                .filter(|c| c.memory_type == t)
+                .take(opts.recent)
+                .map(|c| (*c).clone())
+                .collect()
+        };
+        let decisions = of_type(MemoryType::Decision);
+        let incidents = of_type(MemoryType::Incident);
         workspaces.push(WorkspaceStandup {
+            decisions,
+            incidents,
             workspace: name.clone(),
             checkpoints: mine.len(),
             recent: mine.into_iter().take(opts.recent).cloned().collect(),
