@@ -886,9 +886,15 @@ mod tests {
         let cps = parse_checkpoint_file(text, "ws", date()).expect("parses");
         assert_eq!(cps[0].memory_type, MemoryType::Incident);
         assert_eq!(cps[0].structured.confidence, None);
-        assert_eq!(cps[0].extra, extra(&[("Type", "bogus"), ("Confidence", "7")]));
+        assert_eq!(
+            cps[0].extra,
+            extra(&[("Type", "bogus"), ("Confidence", "7")])
+        );
         let again = format_day_file(date(), &cps);
-        assert_eq!(parse_checkpoint_file(&again, "ws", date()).expect("parses"), cps);
+        assert_eq!(
+            parse_checkpoint_file(&again, "ws", date()).expect("parses"),
+            cps
+        );
         // A v4-style entry (no id line) with typed bullets reads them too, trimmed.
         let v4 = "## 09:00 - y\n\n- **Type**: Learning\n- **Unknowns**: why ; when\n";
         let cps = parse_checkpoint_file(v4, "ws", date()).expect("parses");

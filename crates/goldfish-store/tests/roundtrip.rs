@@ -2,7 +2,8 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 use goldfish_store::{
-    Checkpoint, MemoryType, Structured, format_day_file, parse_checkpoint_file, parse_day_bytes, parse_day_file,
+    Checkpoint, MemoryType, Structured, format_day_file, parse_checkpoint_file, parse_day_bytes,
+    parse_day_file,
 };
 use proptest::prelude::*;
 
@@ -87,7 +88,11 @@ fn structured() -> impl Strategy<Value = (MemoryType, Structured)> {
         (list(), list(), text(), prop::option::of(1u8..=5), list()),
     )
         .prop_map(
-            |(t, (context, decision, alternatives, impact), (evidence, symbols, next, confidence, unknowns))| {
+            |(
+                t,
+                (context, decision, alternatives, impact),
+                (evidence, symbols, next, confidence, unknowns),
+            )| {
                 let mut s = Structured::default();
                 s.context = context;
                 s.decision = decision;
@@ -135,9 +140,21 @@ fn checkpoint_untyped() -> impl Strategy<Value = Checkpoint> {
                     .into_iter()
                     .filter(|(k, _)| {
                         ![
-                            "Tags", "Branch", "Commit", "Files", "More files", "Type", "Context",
-                            "Decision", "Alternatives", "Impact", "Evidence", "Symbols", "Next",
-                            "Confidence", "Unknowns",
+                            "Tags",
+                            "Branch",
+                            "Commit",
+                            "Files",
+                            "More files",
+                            "Type",
+                            "Context",
+                            "Decision",
+                            "Alternatives",
+                            "Impact",
+                            "Evidence",
+                            "Symbols",
+                            "Next",
+                            "Confidence",
+                            "Unknowns",
                         ]
                         .contains(&k.as_str())
                     })

@@ -59,6 +59,11 @@
 //! success@1 0.964, success@5 1.0, against 0.900 for plain BM25 and 0.457 for the fuse.js
 //! matcher of Goldfish v4.
 //!
+//! A typed memory's type and structured fields (decision, alternatives, impact, symbols, …)
+//! are searched as part of its description, with the description's weight: [`recall()`]
+//! appends them for the search and removes them before returning. [`Filter`] (type, tags,
+//! file, symbol) narrows the checkpoints before the search and the limit.
+//!
 //! # Memory
 //!
 //! A search allocates a memo proportional to the distinct words it looks up (those that pass

@@ -121,12 +121,20 @@ impl Filter {
         if !tags_ok {
             return false;
         }
-        if let Some(pattern) = self.file.as_deref().map(str::trim).filter(|f| !f.is_empty())
+        if let Some(pattern) = self
+            .file
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
             && !checkpoint.files.iter().any(|f| file_matches(f, pattern))
         {
             return false;
         }
-        if let Some(symbol) = self.symbol.as_deref().map(str::trim).filter(|s| !s.is_empty())
+        if let Some(symbol) = self
+            .symbol
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
             && !checkpoint
                 .structured
                 .symbols
@@ -545,7 +553,10 @@ mod tests {
         let original = cp.clone();
         let mut all = vec![cp];
         let lengths = append_typed_text(&mut all);
-        assert_eq!(all[0].description, "Title\nbody\nincident\nlogins failed\nA::b; c");
+        assert_eq!(
+            all[0].description,
+            "Title\nbody\nincident\nlogins failed\nA::b; c"
+        );
         restore_descriptions(&mut all, &lengths);
         assert_eq!(all, vec![original]);
     }

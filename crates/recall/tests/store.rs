@@ -389,7 +389,8 @@ fn filters_by_type_tag_file_and_symbol_with_search_and_window() -> TestResult {
     let r = recall(&s.store, &base())?;
     assert_eq!(ids(&r), ["c1", "i1", "d1"]);
 
-    let cases: Vec<(&str, Box<dyn Fn(&mut RecallOptions)>, Vec<&str>)> = vec![
+    type SetUp = Box<dyn Fn(&mut RecallOptions)>;
+    let cases: Vec<(&str, SetUp, Vec<&str>)> = vec![
         (
             "type",
             Box::new(|o| o.filter.memory_type = Some(MemoryType::Decision)),
@@ -484,7 +485,10 @@ fn search_finds_structured_fields() -> TestResult {
         let r = recall(&s.store, &o)?;
         assert_eq!(ids(&r).first().copied(), Some(want), "{query}");
         // The search text never leaks into what is returned.
-        assert!(r.checkpoints.iter().all(|c| !c.description.contains('\n')), "{query}");
+        assert!(
+            r.checkpoints.iter().all(|c| !c.description.contains('\n')),
+            "{query}"
+        );
     }
     let text = format_recall(&recall(&s.store, &o)?, &FormatOptions::default());
     assert!(text.contains("[incident] Login outage"), "{text}");
@@ -498,15 +502,31 @@ fn standup_lists_decisions_and_incidents_apart() -> TestResult {
     o.now = Some(t("2025-10-13T12:00:00Z"));
     let st = standup_with(&s.store, &o)?;
     let ws = &st.workspaces[0];
-    assert_eq!(ws.decisions.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["d1"]);
-    assert_eq!(ws.incidents.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["i1"]);
+    assert_eq!(
+        ws.decisions
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>(),
+        ["d1"]
+    );
+    assert_eq!(
+        ws.incidents
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>(),
+        ["i1"]
+    );
     let text = format_standup(&st, &FormatOptions::default());
     assert!(
-        text.contains("Decisions:\n- 2025-10-13 08:00 Token policy — Rotate refresh tokens on every use\n"),
+        text.contains(
+            "Decisions:\n- 2025-10-13 08:00 Token policy — Rotate refresh tokens on every use\n"
+        ),
         "{text}"
     );
     assert!(
-        text.contains("Incidents:\n- 2025-10-13 09:00 Login outage — Nobody could sign in for 20 minutes\n"),
+        text.contains(
+            "Incidents:\n- 2025-10-13 09:00 Login outage — Nobody could sign in for 20 minutes\n"
+        ),
         "{text}"
     );
     Ok(())
