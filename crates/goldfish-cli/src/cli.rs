@@ -55,6 +55,10 @@ pub(crate) enum Command {
     Pipeline(PipelineArgs),
     /// JOURNAL.md: sessions, failures, mutations, hand-over, archive.
     Journal(JournalArgs),
+    /// Import memories from Goldfish 5–8, Tusk, Goldfish v4 or a JSON Lines export.
+    Import(ImportArgs),
+    /// Write every checkpoint and plan as JSON Lines on stdout (`-w NAME` for one workspace).
+    Export(ExportArgs),
     /// Run the MCP server on stdio (tools: checkpoint, recall, plan).
     Mcp(McpArgs),
     /// Print a shell completion script, e.g. `goldfish completions bash > ~/.local/share/bash-completion/completions/goldfish`.
@@ -521,3 +525,45 @@ fn parse_memory_type(s: &str) -> Result<goldfish_store::MemoryType, String> {
 fn parse_confidence(s: &str) -> Result<u8, String> {
     goldfish_store::parse_confidence(s).map_err(|e| e.message().to_string())
 }
+
+// ----- import and export -------------------------------------------------------------------
+
+/// `goldfish import`.
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// Show what would be imported, per workspace, and write nothing.
+    #[arg(long, global = true)]
+    pub(crate) dry_run: bool,
+    /// Where from.
+    #[command(subcommand)]
+    pub(crate) source: ImportSource,
+}
+
+/// What `goldfish import` reads.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ImportSource {
+    /// A Goldfish 5–8 project (or its `.memories/`), or a `registry.json` of projects.
+    GoldfishMemories {
+        /// The project directory, its `.memories` directory, or `~/.goldfish/registry.json`.
+        path: PathBuf,
+    },
+    /// Tusk's SQLite journal (read from a copy; never modified).
+    Tusk {
+        /// The `journal.db` file.
+        path: PathBuf,
+    },
+    /// A Goldfish v4 store (`{workspace}/checkpoints/*.md`, `{workspace}/plans/*.md`).
+    GoldfishV4 {
+        /// The store directory.
+        path: PathBuf,
+    },
+    /// A `goldfish export` file.
+    Jsonl {
+        /// The `.jsonl` file.
+        path: PathBuf,
+    },
+}
+
+/// `goldfish export`.
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {}

@@ -382,6 +382,90 @@ impl Store {
         Ok(saved)
     }
 
+    /// Adds `checkpoint` exactly as given (its id, timestamp and every field) to its
+    /// workspace, unless an entry with the same id is already in its day file: then nothing is
+    /// written. Returns whether it was added. This is how imports stay idempotent: an entry
+    /// imported twice keeps one copy, and other writers' entries are kept (the day file is
+    /// re-read under its lock, as by [`save_checkpoint`](Self::save_checkpoint)).
+    ///
+    /// Errors: an empty id, a blank description, a tag with a comma or line break, a bad
+    /// workspace name or confidence ([`Error::is_invalid_input`]); a day file holding invalid
+    /// UTF-8 ([`Error::is_parse`]: it is left alone).
+    pub fn import_checkpoint(&self, checkpoint: &Checkpoint) -> Result<bool, Error> {
+        if checkpoint.id.trim().is_empty() {
+            return Err(Error::invalid("an imported checkpoint needs an id"));
+        }
+        if checkpoint.description.trim().is_empty() {
+            return Err(Error::invalid(format!(
+                "checkpoint {} has no description",
+                checkpoint.id
+            )));
+        }
+        if clean_tags(&checkpoint.tags)? != checkpoint.tags {
+            return Err(Error::invalid(format!(
+                "checkpoint {} has blank, repeated or padded tags",
+                checkpoint.id
+            )));
+        }
+        checkpoint.structured.validate()?;
+        let workspace = validate_workspace(&checkpoint.workspace)?;
+        let date = checkpoint.timestamp.date_naive();
+        let path = self.day_file_path(&workspace, date)?;
+        let mut entry = checkpoint.clone();
+        entry.workspace = workspace.clone();
+        entry.timestamp = notes_core::time::truncate_millis(entry.timestamp);
+        let added = update_locked(&path, &WriteOptions::private(), |current| {
+            let text = current.unwrap_or("");
+            let parsed = parse_day_file(text, &workspace, date);
+            if parsed.checkpoints.iter().any(|c| c.id == entry.id) {
+                return Ok::<_, Error>(Update::Keep(false));
+            }
+            Ok(Update::Write(
+                insert_entry(text, date, &parsed, &entry),
+                true,
+            ))
+        })
+        .map_err(|e| with_path_if_missing(e, &path))?;
+        self.invalidate_workspaces();
+        Ok(added)
+    }
+
+    /// Writes `plan` exactly as given (timestamps, status, tags, content, unknown keys)
+    /// unless its workspace already has a plan with its id: then nothing is written. With
+    /// `activate`, it becomes the active plan when the workspace has none. Returns whether
+    /// it was written.
+    pub fn import_plan(&self, plan: &Plan, activate: bool) -> Result<bool, Error> {
+        let workspace = validate_workspace(&plan.workspace)?;
+        let id = validate_plan_id(&plan.id)?;
+        if id != plan.id {
+            return Err(Error::invalid(format!(
+                "plan id {:?} is not a plan id; use {id:?}",
+                plan.id
+            )));
+        }
+        if plan.title.contains(['\n', '\r']) {
+            return Err(Error::invalid(format!(
+                "plan {id}: the title must be one line"
+            )));
+        }
+        clean_tags(&plan.tags)?;
+        let path = self.plan_path(&workspace, &id);
+        let mut plan = plan.clone();
+        plan.workspace = workspace.clone();
+        let written = update_locked(&path, &WriteOptions::private(), |current| {
+            if current.is_some() {
+                return Ok::<_, Error>(Update::Keep(false));
+            }
+            Ok(Update::Write(format_plan(&plan), true))
+        })
+        .map_err(|e| with_path_if_missing(e, &path))?;
+        if written && activate && self.active_plan(&workspace).ok().flatten().is_none() {
+            self.write_active(&workspace, &id)?;
+        }
+        self.invalidate_workspaces();
+        Ok(written)
+    }
+
     fn append_to_invalid_utf8(
         &self,
         path: &Path,

@@ -42,6 +42,8 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod error;
+mod import;
+mod jsonl;
 mod memories;
 mod registry;
 mod tusk;
@@ -49,6 +51,13 @@ mod yaml;
 
 pub use error::{Error, ErrorKind};
 pub use goldfish_store::{MemoryType, PlanStatus, Structured};
+pub use import::{
+    Batch, ImportOptions, ImportReport, PlanItem, WorkspaceImport, apply, memories_batch,
+    tusk_batch, v4_batch,
+};
+pub use jsonl::{
+    CheckpointRecord, PlanRecord, Record, export_jsonl, export_schema, jsonl_batch, parse_jsonl,
+};
 pub use memories::{
     Actor, Brief, GitInfo, MemoriesDir, MemoryRecord, ParseError, Unmapped, parse_brief_file,
     parse_memory_file, read_memories,

@@ -6,9 +6,11 @@ mod memory;
 mod notes;
 mod plan;
 mod signal;
+mod transfer;
 
 pub(crate) use journal::run as journal;
 pub(crate) use memory::{checkpoint, recall, standup};
 pub(crate) use notes::run as notes;
 pub(crate) use plan::run as plan;
 pub(crate) use signal::{pipeline, signal};
+pub(crate) use transfer::{export, import};
