@@ -1,0 +1,231 @@
+//! The writer side: imports into real stores in temp dirs, twice, with bad input, and the
+//! JSON Lines round trip.
+
+use std::path::Path;
+
+use goldfish_import::{
+    ErrorKind, ImportOptions, ImportReport, apply, export_jsonl, export_schema, jsonl_batch,
+    memories_batch, tusk_batch, v4_batch,
+};
+use goldfish_store::{MemoryType, Store};
+
+use crate::{TestResult, copy_tree, fixture};
+
+fn run(store: &Store, batch: goldfish_import::Batch) -> ImportReport {
+    apply(store, batch, &ImportOptions::default(), &mut |_, _| {})
+}
+
+fn counts(r: &ImportReport) -> Vec<(String, usize, usize, usize, usize)> {
+    r.workspaces
+        .iter()
+        .map(|w| {
+            (
+                w.workspace.clone(),
+                w.checkpoints,
+                w.checkpoints_added,
+                w.plans,
+                w.plans_added,
+            )
+        })
+        .collect()
+}
+
+fn export(store: &Store) -> Result<String, Box<dyn std::error::Error>> {
+    let mut out = Vec::new();
+    let (_, problems) = export_jsonl(store, &[], &mut out)?;
+    assert!(problems.is_empty(), "{problems:?}");
+    Ok(String::from_utf8(out)?)
+}
+
+/// The v7 fixture with its registry's placeholders filled in.
+fn v7_copy(dir: &Path) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
+    copy_tree(&fixture("goldfish-v7"), dir)?;
+    let registry = dir.join("goldfish-home/registry.json");
+    let text = std::fs::read_to_string(&registry)?;
+    std::fs::write(
+        &registry,
+        text.replace("{{FIXTURE_DIR}}", &dir.to_string_lossy()),
+    )?;
+    Ok(registry)
+}
+
+#[test]
+fn goldfish_memories_import_every_record_once() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let registry = v7_copy(&tmp.path().join("src"))?;
+    let store = Store::open(tmp.path().join("home"))?;
+
+    let mut dry = ImportOptions::default();
+    dry.dry_run = true;
+    let r = apply(&store, memories_batch(&registry)?, &dry, &mut |_, _| {});
+    assert_eq!(
+        counts(&r),
+        [
+            ("reef-ui".into(), 15, 0, 1, 0),
+            ("tidepool".into(), 25, 0, 3, 0)
+        ]
+    );
+    assert!(!store.root().exists(), "a dry run writes nothing");
+
+    let mut calls = 0;
+    let r = apply(
+        &store,
+        memories_batch(&registry)?,
+        &ImportOptions::default(),
+        &mut |done, total| {
+            calls += 1;
+            assert!(done <= total);
+        },
+    );
+    assert_eq!(calls, 44);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    assert!(r.verified());
+    assert_eq!(
+        counts(&r),
+        [
+            ("reef-ui".into(), 15, 15, 1, 1),
+            ("tidepool".into(), 25, 25, 3, 3)
+        ]
+    );
+    let first = export(&store)?;
+
+    // Again, through the project directory this time: nothing new.
+    let r = run(&store, memories_batch(&tmp.path().join("src/tidepool"))?);
+    assert_eq!(counts(&r), [("tidepool".into(), 25, 0, 3, 0)]);
+    assert_eq!(r.workspaces[0].checkpoints_present, 25);
+    assert!(r.verified());
+    assert_eq!(export(&store)?, first, "a second import changes nothing");
+
+    // Every field of a typed memory came through, and the active brief is the active plan.
+    let all = store.checkpoints_between(
+        "tidepool",
+        chrono::DateTime::UNIX_EPOCH,
+        chrono::Utc::now(),
+    )?;
+    let d = all
+        .checkpoints
+        .iter()
+        .find(|c| c.id == "checkpoint_9dfedc66")
+        .ok_or("the decision")?;
+    assert_eq!(d.memory_type, MemoryType::Decision);
+    assert_eq!(d.structured.confidence, Some(4));
+    assert_eq!(d.structured.symbols, ["TokenStore::rotate", "SessionMiddleware"]);
+    assert_eq!(d.extra["Origin"], "goldfish:checkpoint_9dfedc66");
+    assert!(store.active_plan("tidepool")?.is_some());
+    Ok(())
+}
+
+#[test]
+fn tusk_imports_plans_with_checkboxes_and_notes_once() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let store = Store::open(tmp.path().join("home"))?;
+    let db = fixture("tusk/journal.db");
+    let r = run(&store, tusk_batch(&db)?);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    assert_eq!(
+        counts(&r),
+        [
+            ("harbor-api".into(), 21, 21, 3, 3),
+            ("kelp-scripts".into(), 8, 8, 0, 0),
+            ("lighthouse-docs".into(), 11, 11, 2, 2),
+        ]
+    );
+    // Tusk's tag with a comma became two tags, and says so.
+    assert!(!r.adjusted.is_empty());
+    let plan = store.get_plan("harbor-api", "tusk-20260406090500-rpxukc")?;
+    assert!(plan.content.contains("## Sub-tasks\n\n- [x] Parallel pg_restore (-j 8)\n- [ ] "));
+    assert!(plan.content.contains("## Notes\n\n- 2026-04-07T09:30:00.000Z Restore rehearsal"));
+    assert_eq!(plan.progress().done, 1);
+    let first = export(&store)?;
+    let r = run(&store, tusk_batch(&db)?);
+    assert!(r.workspaces.iter().all(|w| w.checkpoints_added == 0 && w.plans_added == 0));
+    assert_eq!(export(&store)?, first);
+    Ok(())
+}
+
+#[test]
+fn export_import_export_is_byte_identical() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let registry = v7_copy(&tmp.path().join("src"))?;
+    let a = Store::open(tmp.path().join("a"))?;
+    run(&a, memories_batch(&registry)?);
+    run(&a, tusk_batch(&fixture("tusk/journal.db"))?);
+    let first = export(&a)?;
+    assert_eq!(first.lines().count(), 40 + 4 + 40 + 5);
+    let file = tmp.path().join("export.jsonl");
+    std::fs::write(&file, &first)?;
+
+    let b = Store::open(tmp.path().join("b"))?;
+    let r = run(&b, jsonl_batch(&file)?);
+    assert!(r.problems.is_empty() && r.verified(), "{:?}", r.problems);
+    assert_eq!(export(&b)?, first);
+
+    // The v4 reader of the store directory gives the same store again.
+    let c = Store::open(tmp.path().join("c"))?;
+    let r = run(&c, v4_batch(&tmp.path().join("a"))?);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    assert_eq!(export(&c)?, first);
+    Ok(())
+}
+
+#[test]
+fn malformed_inputs_are_reported_by_line_and_the_rest_imported() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let store = Store::open(tmp.path().join("home"))?;
+
+    // A JSON Lines file with a line that is not JSON and one that is not a record.
+    let a = Store::open(tmp.path().join("a"))?;
+    run(&a, tusk_batch(&fixture("tusk/journal.db"))?);
+    let good = export(&a)?;
+    let mut lines: Vec<&str> = good.lines().collect();
+    lines.insert(2, "{not json");
+    lines.insert(5, r#"{"kind":"note","text":"x"}"#);
+    let file = tmp.path().join("bad.jsonl");
+    std::fs::write(&file, lines.join("\n"))?;
+    let r = run(&store, jsonl_batch(&file)?);
+    let at: Vec<(Option<usize>, ErrorKind)> =
+        r.problems.iter().map(|p| (p.line(), p.kind())).collect();
+    assert_eq!(at, [(Some(3), ErrorKind::Malformed), (Some(6), ErrorKind::Malformed)]);
+    assert!(r.problems.iter().all(|p| p.path() == file));
+    assert_eq!(r.workspaces.iter().map(|w| w.checkpoints + w.plans).sum::<usize>(), 45);
+
+    // A broken `.memories/` file: reported with its line, the other 24 imported.
+    let project = tmp.path().join("tidepool");
+    copy_tree(&fixture("goldfish-v7/tidepool"), &project)?;
+    std::fs::write(
+        project.join(".memories/2026-05-06/120000_bad0.md"),
+        "---\nid: checkpoint_bad\ntimestamp: 2026-05-06T12:00:00Z\ntags: [a, b\n---\n\nx\n",
+    )?;
+    let r = run(&store, memories_batch(&project)?);
+    assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+    assert!(r.problems[0].path().ends_with("120000_bad0.md"));
+    assert!(r.problems[0].line().is_some());
+    assert_eq!(r.workspaces[0].checkpoints, 25);
+
+    // Not SQLite, and SQLite without Tusk's tables: errors naming the file.
+    let not_db = tmp.path().join("journal.db");
+    std::fs::write(&not_db, "just text")?;
+    let err = tusk_batch(&not_db).expect_err("not sqlite");
+    assert!(err.is_not_sqlite() && err.path() == not_db, "{err}");
+    let foreign = tmp.path().join("foreign.db");
+    rusqlite::Connection::open(&foreign)?.execute_batch("CREATE TABLE t (x);")?;
+    let err = tusk_batch(&foreign).expect_err("foreign");
+    assert!(err.is_foreign_schema() && err.path() == foreign, "{err}");
+    Ok(())
+}
+
+#[test]
+fn the_published_schema_is_up_to_date() -> TestResult {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/export.schema.json");
+    let want = export_schema();
+    if std::env::var_os("GOLDFISH_BLESS").is_some() {
+        std::fs::write(&path, &want)?;
+    }
+    let got = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: {e} (run the tests with GOLDFISH_BLESS=1)", path.display()))?;
+    assert_eq!(got, want, "schema/export.schema.json is stale: run the tests with GOLDFISH_BLESS=1");
+    // Every line of an export validates against it, at least by its required keys.
+    let schema: serde_json::Value = serde_json::from_str(&got)?;
+    assert!(schema["oneOf"].as_array().is_some_and(|v| v.len() == 2), "{schema}");
+    Ok(())
+}
