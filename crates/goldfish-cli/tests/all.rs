@@ -6,6 +6,7 @@ mod checkpoint;
 mod concurrency;
 mod errors;
 mod faults;
+mod import;
 mod journal;
 mod mcp;
 mod mcp_conformance;

@@ -68,6 +68,27 @@ impl CheckpointInput {
     }
 }
 
+/// What [`Store::import_checkpoint`] refuses; returns the validated workspace.
+fn check_import(checkpoint: &Checkpoint) -> Result<String, Error> {
+    if checkpoint.id.trim().is_empty() {
+        return Err(Error::invalid("an imported checkpoint needs an id"));
+    }
+    if checkpoint.description.trim().is_empty() {
+        return Err(Error::invalid(format!(
+            "checkpoint {} has no description",
+            checkpoint.id
+        )));
+    }
+    if clean_tags(&checkpoint.tags)? != checkpoint.tags {
+        return Err(Error::invalid(format!(
+            "checkpoint {} has blank, repeated or padded tags",
+            checkpoint.id
+        )));
+    }
+    checkpoint.structured.validate()?;
+    validate_workspace(&checkpoint.workspace)
+}
+
 /// Trims list items and drops empty ones; a blank text field counts as not given.
 fn clean_structured(mut s: Structured) -> Structured {
     for list in [
@@ -392,42 +413,90 @@ impl Store {
     /// workspace name or confidence ([`Error::is_invalid_input`]); a day file holding invalid
     /// UTF-8 ([`Error::is_parse`]: it is left alone).
     pub fn import_checkpoint(&self, checkpoint: &Checkpoint) -> Result<bool, Error> {
-        if checkpoint.id.trim().is_empty() {
-            return Err(Error::invalid("an imported checkpoint needs an id"));
-        }
-        if checkpoint.description.trim().is_empty() {
-            return Err(Error::invalid(format!(
-                "checkpoint {} has no description",
-                checkpoint.id
-            )));
-        }
-        if clean_tags(&checkpoint.tags)? != checkpoint.tags {
-            return Err(Error::invalid(format!(
-                "checkpoint {} has blank, repeated or padded tags",
-                checkpoint.id
-            )));
-        }
-        checkpoint.structured.validate()?;
-        let workspace = validate_workspace(&checkpoint.workspace)?;
-        let date = checkpoint.timestamp.date_naive();
-        let path = self.day_file_path(&workspace, date)?;
-        let mut entry = checkpoint.clone();
-        entry.workspace = workspace.clone();
-        entry.timestamp = notes_core::time::truncate_millis(entry.timestamp);
-        let added = update_locked(&path, &WriteOptions::private(), |current| {
-            let text = current.unwrap_or("");
-            let parsed = parse_day_file(text, &workspace, date);
-            if parsed.checkpoints.iter().any(|c| c.id == entry.id) {
-                return Ok::<_, Error>(Update::Keep(false));
+        self.import_checkpoints(std::slice::from_ref(checkpoint))
+            .pop()
+            .unwrap_or(Ok(false))
+    }
+
+    /// [`import_checkpoint`](Self::import_checkpoint) for many checkpoints: those of one day
+    /// file are written in one locked update (one rewrite and fsync per day file, not per
+    /// entry). Returns one result per checkpoint, in order: a refused checkpoint does not
+    /// stop the others. An id given twice is added once.
+    pub fn import_checkpoints(&self, checkpoints: &[Checkpoint]) -> Vec<Result<bool, Error>> {
+        let mut results: Vec<Option<Result<bool, Error>>> = Vec::new();
+        results.resize_with(checkpoints.len(), || None);
+        // Valid entries grouped by day file, in their given order.
+        let mut groups: Vec<((String, NaiveDate), Vec<usize>)> = Vec::new();
+        for (i, checkpoint) in checkpoints.iter().enumerate() {
+            match check_import(checkpoint) {
+                Ok(workspace) => {
+                    let key = (workspace, checkpoint.timestamp.date_naive());
+                    match groups.iter_mut().find(|(k, _)| *k == key) {
+                        Some((_, list)) => list.push(i),
+                        None => groups.push((key, vec![i])),
+                    }
+                }
+                Err(e) => results[i] = Some(Err(e)),
             }
-            Ok(Update::Write(
-                insert_entry(text, date, &parsed, &entry),
-                true,
-            ))
-        })
-        .map_err(|e| with_path_if_missing(e, &path))?;
+        }
+        for ((workspace, date), indices) in groups {
+            let path = match self.day_file_path(&workspace, date) {
+                Ok(p) => p,
+                Err(e) => {
+                    for &i in &indices {
+                        results[i] = Some(Err(Error::invalid(e.to_string())));
+                    }
+                    continue;
+                }
+            };
+            let entries: Vec<Checkpoint> = indices
+                .iter()
+                .map(|&i| {
+                    let mut entry = checkpoints[i].clone();
+                    entry.workspace = workspace.clone();
+                    entry.timestamp = notes_core::time::truncate_millis(entry.timestamp);
+                    entry
+                })
+                .collect();
+            let outcome = update_locked(&path, &WriteOptions::private(), |current| {
+                let mut text = current.unwrap_or("").to_string();
+                let mut parsed = parse_day_file(&text, &workspace, date);
+                let mut added = Vec::with_capacity(entries.len());
+                for entry in &entries {
+                    if parsed.checkpoints.iter().any(|c| c.id == entry.id) {
+                        added.push(false);
+                        continue;
+                    }
+                    text = insert_entry(&text, date, &parsed, entry);
+                    parsed = parse_day_file(&text, &workspace, date);
+                    added.push(true);
+                }
+                if added.iter().any(|a| *a) {
+                    Ok::<_, Error>(Update::Write(text, added))
+                } else {
+                    Ok(Update::Keep(added))
+                }
+            })
+            .map_err(|e| with_path_if_missing(e, &path));
+            match outcome {
+                Ok(added) => {
+                    for (&i, a) in indices.iter().zip(added) {
+                        results[i] = Some(Ok(a));
+                    }
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    for &i in &indices {
+                        results[i] = Some(Err(Error::invalid(message.clone())));
+                    }
+                }
+            }
+        }
         self.invalidate_workspaces();
-        Ok(added)
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or(Ok(false)))
+            .collect()
     }
 
     /// Writes `plan` exactly as given (timestamps, status, tags, content, unknown keys)

@@ -20,6 +20,9 @@ use crate::memories::{MemoriesDir, MemoryRecord, read_memories};
 use crate::registry::{read_registered, read_registry};
 use crate::tusk::{TuskJournal, read_tusk};
 
+/// How many checkpoints go to the store at once.
+const IMPORT_CHUNK: usize = 256;
+
 /// What an import should do besides writing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -140,31 +143,35 @@ pub fn apply(
             .clone()
     };
     let mut done = 0;
-    let mut written_checkpoints: Vec<&Checkpoint> = Vec::new();
-    for c in &batch.checkpoints {
-        let ws = entry(&mut per, &c.workspace);
-        let counts = per.get_mut(&ws).expect("inserted above");
-        if opts.dry_run {
-            counts.checkpoints += 1;
+    // Chunks: the store writes each day file of a chunk once, and progress is reported
+    // between chunks.
+    for chunk in batch.checkpoints.chunks(IMPORT_CHUNK) {
+        let results = if opts.dry_run {
+            Vec::new()
         } else {
-            match store.import_checkpoint(c) {
-                Ok(added) => {
+            store.import_checkpoints(chunk)
+        };
+        for (k, c) in chunk.iter().enumerate() {
+            let ws = entry(&mut per, &c.workspace);
+            let counts = per.get_mut(&ws).expect("inserted above");
+            match results.get(k) {
+                None => counts.checkpoints += 1,
+                Some(Ok(added)) => {
                     counts.checkpoints += 1;
-                    if added {
+                    if *added {
                         counts.checkpoints_added += 1;
                     } else {
                         counts.checkpoints_present += 1;
                     }
-                    written_checkpoints.push(c);
                 }
-                Err(e) => report.problems.push(Error::new(
+                Some(Err(e)) => report.problems.push(Error::new(
                     ErrorKind::Store,
                     &batch.source,
                     format!("checkpoint {} ({}) skipped: {e}", c.id, c.workspace),
                 )),
             }
         }
-        done += 1;
+        done += chunk.len();
         progress(done, total);
     }
     for item in &batch.plans {

@@ -17,6 +17,8 @@ use crate::import::{Batch, PlanItem};
 /// One line of an export: a checkpoint or a plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
+// Records are read and written one at a time: the size of the larger variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Record {
     /// A checkpoint.
     Checkpoint(CheckpointRecord),

@@ -77,7 +77,11 @@ fn goldfish_memories_import_every_record_once() -> TestResult {
             assert!(done <= total);
         },
     );
-    assert_eq!(calls, 44);
+    assert_eq!(
+        calls,
+        1 + 4,
+        "one call per chunk of checkpoints, one per plan"
+    );
     assert!(r.problems.is_empty(), "{:?}", r.problems);
     assert!(r.verified());
     assert_eq!(
@@ -97,11 +101,8 @@ fn goldfish_memories_import_every_record_once() -> TestResult {
     assert_eq!(export(&store)?, first, "a second import changes nothing");
 
     // Every field of a typed memory came through, and the active brief is the active plan.
-    let all = store.checkpoints_between(
-        "tidepool",
-        chrono::DateTime::UNIX_EPOCH,
-        chrono::Utc::now(),
-    )?;
+    let all =
+        store.checkpoints_between("tidepool", chrono::DateTime::UNIX_EPOCH, chrono::Utc::now())?;
     let d = all
         .checkpoints
         .iter()
@@ -109,7 +110,10 @@ fn goldfish_memories_import_every_record_once() -> TestResult {
         .ok_or("the decision")?;
     assert_eq!(d.memory_type, MemoryType::Decision);
     assert_eq!(d.structured.confidence, Some(4));
-    assert_eq!(d.structured.symbols, ["TokenStore::rotate", "SessionMiddleware"]);
+    assert_eq!(
+        d.structured.symbols,
+        ["TokenStore::rotate", "SessionMiddleware"]
+    );
     assert_eq!(d.extra["Origin"], "goldfish:checkpoint_9dfedc66");
     assert!(store.active_plan("tidepool")?.is_some());
     Ok(())
@@ -133,12 +137,22 @@ fn tusk_imports_plans_with_checkboxes_and_notes_once() -> TestResult {
     // Tusk's tag with a comma became two tags, and says so.
     assert!(!r.adjusted.is_empty());
     let plan = store.get_plan("harbor-api", "tusk-20260406090500-rpxukc")?;
-    assert!(plan.content.contains("## Sub-tasks\n\n- [x] Parallel pg_restore (-j 8)\n- [ ] "));
-    assert!(plan.content.contains("## Notes\n\n- 2026-04-07T09:30:00.000Z Restore rehearsal"));
+    assert!(
+        plan.content
+            .contains("## Sub-tasks\n\n- [x] Parallel pg_restore (-j 8)\n- [ ] ")
+    );
+    assert!(
+        plan.content
+            .contains("## Notes\n\n- 2026-04-07T09:30:00.000Z Restore rehearsal")
+    );
     assert_eq!(plan.progress().done, 1);
     let first = export(&store)?;
     let r = run(&store, tusk_batch(&db)?);
-    assert!(r.workspaces.iter().all(|w| w.checkpoints_added == 0 && w.plans_added == 0));
+    assert!(
+        r.workspaces
+            .iter()
+            .all(|w| w.checkpoints_added == 0 && w.plans_added == 0)
+    );
     assert_eq!(export(&store)?, first);
     Ok(())
 }
@@ -185,9 +199,21 @@ fn malformed_inputs_are_reported_by_line_and_the_rest_imported() -> TestResult {
     let r = run(&store, jsonl_batch(&file)?);
     let at: Vec<(Option<usize>, ErrorKind)> =
         r.problems.iter().map(|p| (p.line(), p.kind())).collect();
-    assert_eq!(at, [(Some(3), ErrorKind::Malformed), (Some(6), ErrorKind::Malformed)]);
+    assert_eq!(
+        at,
+        [
+            (Some(3), ErrorKind::Malformed),
+            (Some(6), ErrorKind::Malformed)
+        ]
+    );
     assert!(r.problems.iter().all(|p| p.path() == file));
-    assert_eq!(r.workspaces.iter().map(|w| w.checkpoints + w.plans).sum::<usize>(), 45);
+    assert_eq!(
+        r.workspaces
+            .iter()
+            .map(|w| w.checkpoints + w.plans)
+            .sum::<usize>(),
+        45
+    );
 
     // A broken `.memories/` file: reported with its line, the other 24 imported.
     let project = tmp.path().join("tidepool");
@@ -221,11 +247,21 @@ fn the_published_schema_is_up_to_date() -> TestResult {
     if std::env::var_os("GOLDFISH_BLESS").is_some() {
         std::fs::write(&path, &want)?;
     }
-    let got = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: {e} (run the tests with GOLDFISH_BLESS=1)", path.display()))?;
-    assert_eq!(got, want, "schema/export.schema.json is stale: run the tests with GOLDFISH_BLESS=1");
+    let got = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "{}: {e} (run the tests with GOLDFISH_BLESS=1)",
+            path.display()
+        )
+    })?;
+    assert_eq!(
+        got, want,
+        "schema/export.schema.json is stale: run the tests with GOLDFISH_BLESS=1"
+    );
     // Every line of an export validates against it, at least by its required keys.
     let schema: serde_json::Value = serde_json::from_str(&got)?;
-    assert!(schema["oneOf"].as_array().is_some_and(|v| v.len() == 2), "{schema}");
+    assert!(
+        schema["oneOf"].as_array().is_some_and(|v| v.len() == 2),
+        "{schema}"
+    );
     Ok(())
 }

@@ -31,7 +31,7 @@ pub(crate) fn import(ctx: &Context, a: ImportArgs) -> anyhow::Result<Report> {
     // A progress line on a terminal only: a pipe or a file gets nothing but the report.
     let tty = std::io::stderr().is_terminal() && !ctx.json;
     let mut progress = |done: usize, total: usize| {
-        if tty && (done == total || done % 64 == 0) {
+        if tty {
             let mut err = std::io::stderr().lock();
             let _ = write!(err, "\rimporting {done}/{total}");
             if done == total {
