@@ -461,15 +461,38 @@ impl Store {
             let outcome = update_locked(&path, &WriteOptions::private(), |current| {
                 let mut text = current.unwrap_or("").to_string();
                 let mut parsed = parse_day_file(&text, &workspace, date);
-                let mut added = Vec::with_capacity(entries.len());
-                for entry in &entries {
-                    if parsed.checkpoints.iter().any(|c| c.id == entry.id) {
-                        added.push(false);
-                        continue;
+                let mut ids: HashSet<String> =
+                    parsed.checkpoints.iter().map(|c| c.id.clone()).collect();
+                let added: Vec<bool> = entries.iter().map(|e| ids.insert(e.id.clone())).collect();
+                let mut new: Vec<&Checkpoint> = entries
+                    .iter()
+                    .zip(&added)
+                    .filter_map(|(e, a)| a.then_some(e))
+                    .collect();
+                new.sort_by_key(|e| e.timestamp);
+                let last = parsed.checkpoints.iter().map(|c| c.timestamp).max();
+                if new
+                    .first()
+                    .is_some_and(|first| last.is_none_or(|l| l <= first.timestamp))
+                {
+                    // The usual case, entries later than all others: appended in one go, as
+                    // `insert_entry` would place them one by one.
+                    if text.trim().is_empty() {
+                        text = format_day_header(date);
+                    } else if !text.ends_with('\n') {
+                        text.push('\n');
                     }
-                    text = insert_entry(&text, date, &parsed, entry);
-                    parsed = parse_day_file(&text, &workspace, date);
-                    added.push(true);
+                    for entry in new {
+                        if !text.ends_with("\n\n") {
+                            text.push('\n');
+                        }
+                        text.push_str(&format_checkpoint(entry));
+                    }
+                } else {
+                    for entry in new {
+                        text = insert_entry(&text, date, &parsed, entry);
+                        parsed = parse_day_file(&text, &workspace, date);
+                    }
                 }
                 if added.iter().any(|a| *a) {
                     Ok::<_, Error>(Update::Write(text, added))
