@@ -221,3 +221,107 @@ fn an_import_killed_and_run_again_equals_one_clean_run() -> TestResult {
     assert_eq!(killed.ok(&["-w", "all", "export"])?, want);
     Ok(())
 }
+
+/// Every file under `dir` with its bytes, to show nothing was written.
+fn snapshot(dir: &Path) -> std::io::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let e = e?;
+            if e.file_type()?.is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path(), std::fs::read(e.path())?));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()))?;
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn goldfish_memories_are_read_in_place_and_never_written() -> TestResult {
+    let env = Env::new()?;
+    let base = env.cwd.path().join("projects");
+    copy_tree(&fixtures().join("goldfish-v7"), &base)?;
+    let registry = std::fs::read_to_string(base.join("goldfish-home/registry.json"))?;
+    std::fs::write(
+        env.home().join("registry.json"),
+        registry.replace("{{FIXTURE_DIR}}", &base.to_string_lossy()),
+    )?;
+    let before = snapshot(&base)?;
+
+    // In the project: its memories are the current workspace's, its active brief the plan.
+    let tidepool = base.join("tidepool");
+    let run_in = |dir: &Path, args: &[&str]| -> Result<String, Box<dyn std::error::Error>> {
+        let out = env
+            .cmd(args)
+            .current_dir(dir)
+            .env_remove("GOLDFISH_WORKSPACE")
+            .output()?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let r = run_in(
+        &tidepool,
+        &["--json", "recall", "--days", "100000", "-n", "100"],
+    )?;
+    let v: serde_json::Value = serde_json::from_str(&r)?;
+    assert_eq!(v["workspace"], "tidepool");
+    assert_eq!(v["total"], 25, "{r}");
+    assert_eq!(v["active_plan"]["id"], "search-relevance-tuning");
+    let r = run_in(
+        &tidepool,
+        &[
+            "recall", "--days", "100000", "--type", "decision", "--symbol", "rotate",
+        ],
+    )?;
+    assert!(
+        r.contains("Decided to store refresh-token families in SQLite"),
+        "{r}"
+    );
+
+    // Through the registry: every project is a workspace of `-w all` and of the standup.
+    let all = env.json(&["-w", "all", "recall", "--days", "100000", "-n", "0"])?;
+    assert_eq!(all["total"], 40, "{all}");
+    let s = env.ok(&["standup", "--days", "100000"])?;
+    contains_all(
+        &s,
+        &[
+            "## tidepool — 25 checkpoints",
+            "## reef-ui — 15 checkpoints",
+            "Decisions:",
+        ],
+    )?;
+
+    // Imported and read in place at once: still counted once.
+    env.ok(&[
+        "import",
+        "goldfish-memories",
+        tidepool.to_str().ok_or("path")?,
+    ])?;
+    let all = env.json(&["-w", "all", "recall", "--days", "100000", "-n", "0"])?;
+    assert_eq!(all["total"], 40, "{all}");
+
+    assert!(
+        snapshot(&base)? == before,
+        "nothing under the projects was written"
+    );
+    Ok(())
+}

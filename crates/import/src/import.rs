@@ -641,3 +641,49 @@ fn ensure_blank_line(text: &mut String) {
 fn notes_time(at: &DateTime<Utc>) -> String {
     at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
+
+// ----- Goldfish stores read in place ------------------------------------------------------
+
+/// A Goldfish 5–8 project whose `.memories/` is read in place, as a goldfish workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InPlaceProject {
+    /// The workspace it is shown as: the one goldfish detects for the project's directory
+    /// (so its memories and goldfish's own for that project are one workspace).
+    pub workspace: String,
+    /// The project directory (holding `.memories/`).
+    pub path: PathBuf,
+}
+
+/// The Goldfish projects to read in place: every project of `registry` (Goldfish's
+/// `registry.json`, which lives beside goldfish's own workspace directories when both use
+/// `~/.goldfish`) whose `.memories/` exists, and the nearest directory at or above `cwd`
+/// holding a `.memories/` directory. Nothing is written. A registry that cannot be read is
+/// reported, not fatal.
+pub fn in_place_projects(registry: &Path, cwd: &Path) -> (Vec<InPlaceProject>, Vec<Error>) {
+    let mut out: Vec<InPlaceProject> = Vec::new();
+    let mut problems = Vec::new();
+    let push = |path: PathBuf, out: &mut Vec<InPlaceProject>| {
+        if path.join(".memories").is_dir() && !out.iter().any(|p| p.path == path) {
+            out.push(InPlaceProject {
+                workspace: detect_workspace(&path),
+                path,
+            });
+        }
+    };
+    if registry.is_file() {
+        match read_registry(registry) {
+            Ok(r) => {
+                for p in r.projects {
+                    push(p.path, &mut out);
+                }
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    let absolute = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    if let Some(dir) = absolute.ancestors().find(|d| d.join(".memories").is_dir()) {
+        push(dir.to_path_buf(), &mut out);
+    }
+    (out, problems)
+}

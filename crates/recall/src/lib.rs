@@ -64,6 +64,17 @@
 //! appends them for the search and removes them before returning. [`Filter`] (type, tags,
 //! file, symbol) narrows the checkpoints before the search and the limit.
 //!
+//! # Goldfish 5–8 projects, read in place
+//!
+//! [`recall()`] and [`standup_with`] also read the Goldfish 5–8 projects they can find —
+//! those listed in `registry.json` at the store's root (Goldfish's registry, when both use
+//! `~/.goldfish`) and the project around the current directory — through `goldfish-import`:
+//! each project's `.memories/` checkpoints are those of the workspace goldfish detects for its
+//! directory (every field: type, structured fields, git worktree and actor as bullets), its
+//! active brief is the workspace's active plan when goldfish has none, and an entry both
+//! imported and read in place counts once. They are never written to.
+//! [`RecallOptions::goldfish_memories`] turns this off.
+//!
 //! # Memory
 //!
 //! A search allocates a memo proportional to the distinct words it looks up (those that pass
@@ -100,6 +111,7 @@ mod ahead;
 mod engine;
 mod error;
 mod format;
+mod inplace;
 mod lanes;
 mod recall;
 mod scan;

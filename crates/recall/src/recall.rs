@@ -7,6 +7,7 @@ use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
 
 use crate::engine::{Query, SearchOptions, search};
 use crate::error::Error;
+use crate::inplace::InPlace;
 use crate::window::TimeWindow;
 
 /// Which workspaces a recall reads.
@@ -74,6 +75,11 @@ pub struct RecallOptions {
     /// Filters applied before the search and the limit: only checkpoints matching all of
     /// them are recalled.
     pub filter: Filter,
+    /// Also read Goldfish 5–8 projects in place (default true): those listed in
+    /// `registry.json` at the store's root and the one around `cwd`, each as the workspace
+    /// goldfish detects for its directory, its active brief as the active plan. Nothing is
+    /// written to them.
+    pub goldfish_memories: bool,
 }
 
 /// Which checkpoints a recall keeps; every part is optional and all given parts must match.
@@ -220,6 +226,7 @@ impl Default for RecallOptions {
             now: None,
             cwd: None,
             filter: Filter::default(),
+            goldfish_memories: true,
         }
     }
 }
@@ -328,6 +335,16 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
     } else {
         StoreState::Populated
     };
+    let in_place = if opts.goldfish_memories {
+        InPlace::read(store, &current_dir(opts.cwd.as_deref()))
+    } else {
+        InPlace::default()
+    };
+    let state = if state != StoreState::Populated && in_place.workspaces().next().is_some() {
+        StoreState::Populated
+    } else {
+        state
+    };
     let now = opts.now.unwrap_or_else(|| store.now());
     let window = TimeWindow::resolve(
         now,
@@ -338,11 +355,21 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
     )?;
     let all = opts.workspace == Scope::All;
     let workspaces = match &opts.workspace {
-        Scope::All => known,
+        Scope::All => {
+            let mut all = known;
+            all.extend(in_place.workspaces().cloned());
+            all.sort();
+            all.dedup();
+            all
+        }
         Scope::Current => vec![resolve_scope(None, opts.cwd.as_deref())?],
         Scope::Named(name) => vec![resolve_scope(Some(name), opts.cwd.as_deref())?],
     };
     let (mut checkpoints, mut skipped) = read_all(store, &workspaces, window)?;
+    for ws in &workspaces {
+        in_place.add_checkpoints(ws, window, &mut checkpoints);
+    }
+    skipped.extend(in_place.skipped.iter().cloned());
     if !opts.filter.is_empty() {
         checkpoints.retain(|c| opts.filter.matches(c));
     }
@@ -388,7 +415,7 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
         None
     } else {
         match store.active_plan(&workspaces[0]) {
-            Ok(plan) => plan,
+            Ok(plan) => plan.or_else(|| in_place.active_plan(&workspaces[0])),
             // A broken plan file must not hide the checkpoints: report it and go on.
             Err(e) if e.is_parse() || e.path().is_some() => {
                 skipped.push(SkippedFile {
@@ -447,12 +474,17 @@ fn check_window_options(opts: &RecallOptions) -> Result<(), Error> {
     Ok(())
 }
 
-/// Resolves a workspace: a name (validated), or the current one when `None`.
-pub(crate) fn resolve_scope(explicit: Option<&str>, cwd: Option<&Path>) -> Result<String, Error> {
-    let cwd = match cwd {
+/// The directory to resolve "current" from: `cwd`, else the process's.
+pub(crate) fn current_dir(cwd: Option<&Path>) -> PathBuf {
+    match cwd {
         Some(c) => c.to_path_buf(),
         None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-    };
+    }
+}
+
+/// Resolves a workspace: a name (validated), or the current one when `None`.
+pub(crate) fn resolve_scope(explicit: Option<&str>, cwd: Option<&Path>) -> Result<String, Error> {
+    let cwd = current_dir(cwd);
     resolve_workspace(explicit.map(str::trim), &cwd).map_err(Error::from)
 }
 
