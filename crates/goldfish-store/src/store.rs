@@ -409,9 +409,10 @@ impl Store {
     /// imported twice keeps one copy, and other writers' entries are kept (the day file is
     /// re-read under its lock, as by [`save_checkpoint`](Self::save_checkpoint)).
     ///
-    /// Errors: an empty id, a blank description, a tag with a comma or line break, a bad
-    /// workspace name or confidence ([`Error::is_invalid_input`]); a day file holding invalid
-    /// UTF-8 ([`Error::is_parse`]: it is left alone).
+    /// Errors: an empty id, a blank description, a tag with a comma or line break (or blank,
+    /// repeated or padded), a bad workspace name or confidence ([`Error::is_invalid_input`]);
+    /// a day file that cannot be read or written, named in the message (a day file holding
+    /// invalid UTF-8 is left alone).
     pub fn import_checkpoint(&self, checkpoint: &Checkpoint) -> Result<bool, Error> {
         self.import_checkpoints(std::slice::from_ref(checkpoint))
             .pop()
