@@ -54,6 +54,14 @@ fn import_tusk_twice_and_dry_run() -> TestResult {
         !env.home().join("harbor-api").exists(),
         "a dry run writes nothing"
     );
+    // On a pipe: no progress bar, nothing on stderr.
+    let out = env.run(&["import", "tusk", db])?;
+    assert_eq!(out.stderr(), "");
+    let v: serde_json::Value = serde_json::from_str(&env.ok(&["--json", "import", "tusk", db])?)?;
+    assert_eq!(v["verified"], true);
+    assert_eq!(v["workspaces"][0]["checkpoints_present"], 21);
+    std::fs::remove_dir_all(env.home())?;
+    std::fs::create_dir_all(env.home())?;
     let v = env.json(&["import", "tusk", db])?;
     assert_eq!(v["verified"], true);
     assert_eq!(v["workspaces"][0]["checkpoints_added"], 21);

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 use std::io::{IsTerminal as _, Write as _};
+
 use std::process::ExitCode;
 
 use goldfish_import::{ImportOptions, ImportReport};
@@ -28,15 +29,25 @@ pub(crate) fn import(ctx: &Context, a: ImportArgs) -> anyhow::Result<Report> {
     let mut opts = ImportOptions::default();
     opts.dry_run = a.dry_run;
     let store = ctx.open_store()?;
-    // A progress line on a terminal only: a pipe or a file gets nothing but the report.
+    // A progress bar on a terminal only: a pipe or a file gets nothing but the report.
     let tty = std::io::stderr().is_terminal() && !ctx.json;
+    let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |done: usize, total: usize| {
-        if tty {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\rimporting {done}/{total}");
-            if done == total {
-                let _ = writeln!(err);
+        if !tty {
+            return;
+        }
+        let bar = bar.get_or_insert_with(|| {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "importing {bar:30} {pos}/{len} records ({eta} left)",
+            ) {
+                bar.set_style(style);
             }
+            bar
+        });
+        bar.set_position(done as u64);
+        if done == total {
+            bar.finish_and_clear();
         }
     };
     let report = goldfish_import::apply(&store, batch, &opts, &mut progress);
