@@ -592,8 +592,9 @@ pub fn v4_batch(dir: &Path) -> Result<Batch, Error> {
 
 // ----- helpers ----------------------------------------------------------------------------
 
-/// Tags as goldfish holds them: a tag holding commas or line breaks becomes one tag per
-/// part (reported in `adjusted`), blank and repeated ones are dropped.
+/// Tags as goldfish holds them (a set): a tag holding commas or line breaks becomes one tag
+/// per part, a blank one is left out and a repeated one kept once, each reported in
+/// `adjusted`.
 fn clean_tags(tags: &[String], path: &Path, adjusted: &mut Vec<Error>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for tag in tags {
@@ -609,8 +610,21 @@ fn clean_tags(tags: &[String], path: &Path, adjusted: &mut Vec<Error>) -> Vec<St
                 format!("tag {tag:?} holds a comma or line break; imported as the tags {parts:?}"),
             ));
         }
+        if parts.is_empty() {
+            adjusted.push(Error::new(
+                ErrorKind::Unmapped,
+                path,
+                format!("blank tag {tag:?} left out"),
+            ));
+        }
         for part in parts {
-            if !out.iter().any(|t| t == part) {
+            if out.iter().any(|t| t == part) {
+                adjusted.push(Error::new(
+                    ErrorKind::Unmapped,
+                    path,
+                    format!("tag {part:?} given twice; kept once"),
+                ));
+            } else {
                 out.push(part.to_string());
             }
         }

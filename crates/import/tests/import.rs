@@ -265,3 +265,113 @@ fn the_published_schema_is_up_to_date() -> TestResult {
     );
     Ok(())
 }
+
+/// An imported checkpoint in the shape of the fixture's manifest: the fields Goldfish has no
+/// field for come back from their bullets (`Worktree`, `Actor`, `Summary`, `Brief`).
+fn imported_view(c: &goldfish_store::Checkpoint, file: &str) -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+    let mut o = Map::new();
+    o.insert("id".into(), json!(c.id));
+    o.insert("timestamp".into(), json!(crate::iso(&c.timestamp)));
+    o.insert("description".into(), json!(c.description));
+    let list = |o: &mut Map<String, Value>, k: &str, v: &Vec<String>| {
+        if !v.is_empty() {
+            o.insert(k.into(), json!(v));
+        }
+    };
+    let text = |o: &mut Map<String, Value>, k: &str, v: Option<&String>| {
+        if let Some(v) = v {
+            o.insert(k.into(), json!(v));
+        }
+    };
+    list(&mut o, "tags", &c.tags);
+    let mut g = Map::new();
+    text(&mut g, "branch", c.branch.as_ref());
+    text(&mut g, "commit", c.commit.as_ref());
+    text(&mut g, "worktree", c.extra.get("Worktree"));
+    list(&mut g, "files", &c.files);
+    if !g.is_empty() {
+        o.insert("git".into(), Value::Object(g));
+    }
+    if let Some(actor) = c.extra.get("Actor") {
+        o.insert(
+            "actor".into(),
+            serde_json::from_str(actor).unwrap_or(Value::Null),
+        );
+    }
+    text(&mut o, "summary", c.extra.get("Summary"));
+    text(&mut o, "briefId", c.extra.get("Brief"));
+    text(&mut o, "planId", c.extra.get("Brief"));
+    if c.memory_type != MemoryType::Checkpoint || c.extra.contains_key("x-type") {
+        o.insert("type".into(), json!(c.memory_type.as_str()));
+    }
+    let s = &c.structured;
+    text(&mut o, "context", s.context.as_ref());
+    text(&mut o, "decision", s.decision.as_ref());
+    list(&mut o, "alternatives", &s.alternatives);
+    text(&mut o, "impact", s.impact.as_ref());
+    list(&mut o, "evidence", &s.evidence);
+    list(&mut o, "symbols", &s.symbols);
+    text(&mut o, "next", s.next.as_ref());
+    if let Some(n) = s.confidence {
+        o.insert("confidence".into(), json!(n));
+    }
+    list(&mut o, "unknowns", &s.unknowns);
+    o.insert("filePath".into(), json!(file));
+    Value::Object(o)
+}
+
+#[test]
+fn imported_goldfish_memories_match_the_manifest_field_by_field() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let registry = v7_copy(&tmp.path().join("src"))?;
+    let store = Store::open(tmp.path().join("home"))?;
+    let r = run(&store, memories_batch(&registry)?);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    let adjusted: Vec<String> = r.adjusted.iter().map(|a| a.message().to_string()).collect();
+    assert_eq!(adjusted, ["tag \"dup\" given twice; kept once"]);
+    let manifest = crate::read_json(&fixture("goldfish-v7/manifest.json"))?;
+    let mut diffs = Vec::new();
+    let mut compared = 0;
+    for project in manifest["projects"].as_array().ok_or("projects")? {
+        let dir = tmp
+            .path()
+            .join("src")
+            .join(project["dir"].as_str().ok_or("dir")?);
+        let ws = goldfish_store::detect_workspace(&dir);
+        let got =
+            store.checkpoints_between(&ws, chrono::DateTime::UNIX_EPOCH, chrono::Utc::now())?;
+        assert!(got.skipped.is_empty(), "{:?}", got.skipped);
+        for want in project["checkpoints"].as_array().ok_or("checkpoints")? {
+            let id = want["id"].as_str().ok_or("id")?;
+            let file = want["filePath"].as_str().unwrap_or_default();
+            // The documented normalisations: an explicit `type: checkpoint` is the default type
+            // (not stored), and tags are a set (a repeated tag is kept once, and reported).
+            let mut want = want.clone();
+            if want["type"] == "checkpoint" {
+                want.as_object_mut().ok_or("object")?.remove("type");
+            }
+            if let Some(tags) = want.get_mut("tags").and_then(|t| t.as_array_mut()) {
+                let mut seen = Vec::new();
+                tags.retain(|t| {
+                    let new = !seen.contains(t);
+                    seen.push(t.clone());
+                    new
+                });
+            }
+            match got.checkpoints.iter().find(|c| c.id == id) {
+                Some(c) => crate::diff_fields(
+                    &format!("{ws}/{id}"),
+                    &want,
+                    &imported_view(c, file),
+                    &mut diffs,
+                ),
+                None => diffs.push(format!("{ws}/{id}: not imported")),
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 40);
+    crate::assert_no_diffs(&diffs);
+    Ok(())
+}
