@@ -318,6 +318,23 @@ fn goldfish_memories_are_read_in_place_and_never_written() -> TestResult {
         ],
     )?;
 
+    // The MCP server reads them too.
+    let replies = crate::mcp_replies::call_tools(
+        &env,
+        &[(
+            "recall",
+            json!({"workspace": "tidepool", "days": 100000, "type": "decision", "full": true}),
+        )],
+    )?;
+    let text = crate::mcp_replies::text(&replies[0]);
+    contains_all(
+        &text,
+        &[
+            "Search relevance tuning",
+            "[decision] Decided to store refresh-token families",
+        ],
+    )?;
+
     // Imported and read in place at once: still counted once.
     env.ok(&[
         "import",
