@@ -449,6 +449,8 @@ fn map_tusk(journal: TuskJournal) -> Batch {
                 c.extra.insert(key.to_string(), v);
             }
         };
+        put("Workspace path", Some(t.workspace_path));
+        put("Workspace name", t.workspace_name);
         put("Project", t.project);
         put("Session", t.session_id);
         put("Sync status", t.sync_status);

@@ -375,3 +375,82 @@ fn imported_goldfish_memories_match_the_manifest_field_by_field() -> TestResult 
     crate::assert_no_diffs(&diffs);
     Ok(())
 }
+
+#[test]
+fn imported_tusk_checkpoints_match_the_manifest_field_by_field() -> TestResult {
+    use serde_json::{Map, Value, json};
+    let tmp = tempfile::tempdir()?;
+    let store = Store::open(tmp.path().join("home"))?;
+    let r = run(&store, tusk_batch(&fixture("tusk/journal.db"))?);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    let manifest = crate::read_json(&fixture("tusk/manifest.json"))?;
+    let mut imported = Vec::new();
+    for ws in store.list_workspaces()? {
+        imported.extend(
+            store
+                .checkpoints_between(&ws, chrono::DateTime::UNIX_EPOCH, chrono::Utc::now())?
+                .checkpoints,
+        );
+    }
+    let mut diffs = Vec::new();
+    let want_all = manifest["checkpoints"].as_array().ok_or("checkpoints")?;
+    assert_eq!(want_all.len(), 40);
+    assert_eq!(imported.len(), 40);
+    for want in want_all {
+        let id = want["id"].as_str().ok_or("id")?;
+        let Some(c) = imported.iter().find(|c| c.id == format!("tusk-{id}")) else {
+            diffs.push(format!("{id}: not imported"));
+            continue;
+        };
+        let origin = c.extra.get("Origin").cloned().unwrap_or_default();
+        let ws_id = origin.split(':').nth(1).unwrap_or_default();
+        let text = |k: &str| c.extra.get(k).map_or(Value::Null, |v| json!(v));
+        let number = |k: &str| {
+            c.extra
+                .get(k)
+                .and_then(|v| v.parse::<f64>().ok())
+                .map_or(Value::Null, |v| json!(v))
+        };
+        let mut got = Map::new();
+        got.insert("id".into(), json!(id));
+        got.insert("workspaceId".into(), json!(ws_id));
+        got.insert("workspacePath".into(), text("Workspace path"));
+        got.insert("workspaceName".into(), text("Workspace name"));
+        got.insert("timestamp".into(), json!(crate::iso(&c.timestamp)));
+        got.insert("description".into(), json!(c.description));
+        got.insert("project".into(), text("Project"));
+        got.insert("gitBranch".into(), json!(c.branch));
+        got.insert("gitCommit".into(), json!(c.commit));
+        got.insert("tags".into(), json!(c.tags));
+        got.insert("files".into(), json!(c.files));
+        got.insert("sessionId".into(), text("Session"));
+        got.insert(
+            "entryType".into(),
+            match c.memory_type {
+                MemoryType::Checkpoint => text("Entry type"),
+                t => json!(t.as_str()),
+            },
+        );
+        got.insert("confidenceScore".into(), number("Tusk confidence"));
+        got.insert("syncStatus".into(), text("Sync status"));
+        got.insert("remoteId".into(), text("Remote id"));
+        got.insert("lastSyncedAt".into(), text("Last synced"));
+        got.insert("version".into(), number("Version"));
+        got.insert("createdAt".into(), text("Created"));
+        got.insert("updatedAt".into(), text("Updated"));
+        // The documented normalisation: a tag holding a comma is one tag per part.
+        let mut want = want.clone();
+        if let Some(tags) = want.get_mut("tags").and_then(|t| t.as_array_mut()) {
+            let split: Vec<Value> = tags
+                .iter()
+                .filter_map(Value::as_str)
+                .flat_map(|t| t.split(',').map(str::trim).filter(|p| !p.is_empty()))
+                .map(|t| json!(t))
+                .collect();
+            *tags = split;
+        }
+        crate::diff_fields(id, &want, &Value::Object(got), &mut diffs);
+    }
+    crate::assert_no_diffs(&diffs);
+    Ok(())
+}
