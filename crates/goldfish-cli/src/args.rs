@@ -4,6 +4,7 @@
 use std::fmt;
 use std::io::Read as _;
 
+use serde::Deserialize as _;
 use serde::de::{self, Deserializer, Visitor};
 
 /// Returns `value`, or all of stdin when `value` is `-`.
@@ -201,6 +202,31 @@ pub(crate) fn opt_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, 
         }
     }
     d.deserialize_any(V)
+}
+
+/// Deserializes a list of texts: a JSON array, a JSON-encoded array inside a string, a single
+/// string (one item: unlike tags, free text may hold commas), or null.
+pub(crate) fn text_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None | Some(serde_json::Value::Null) => Ok(Vec::new()),
+        Some(serde_json::Value::String(s)) => {
+            let t = s.trim();
+            if t.starts_with('[')
+                && let Ok(items) = serde_json::from_str::<Vec<serde_json::Value>>(t)
+            {
+                return Ok(items.into_iter().filter_map(value_to_item).collect());
+            }
+            Ok(value_to_item(serde_json::Value::String(s))
+                .into_iter()
+                .collect())
+        }
+        Some(serde_json::Value::Array(items)) => {
+            Ok(items.into_iter().filter_map(value_to_item).collect())
+        }
+        Some(other) => Err(de::Error::custom(format!(
+            "expected a list of texts, got {other}"
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -55,6 +55,10 @@ pub(crate) enum Command {
     Pipeline(PipelineArgs),
     /// JOURNAL.md: sessions, failures, mutations, hand-over, archive.
     Journal(JournalArgs),
+    /// Import memories from Goldfish 5–8, Tusk, Goldfish v4 or a JSON Lines export.
+    Import(ImportArgs),
+    /// Write every checkpoint and plan as JSON Lines on stdout (`-w NAME` for one workspace).
+    Export(ExportArgs),
     /// Run the MCP server on stdio (tools: checkpoint, recall, plan).
     Mcp(McpArgs),
     /// Print a shell completion script, e.g. `goldfish completions bash > ~/.local/share/bash-completion/completions/goldfish`.
@@ -162,11 +166,19 @@ pub(crate) struct McpArgs {
 #[derive(Debug, Args)]
 pub(crate) struct CheckpointArgs {
     /// What was done (may span many lines; the first line is the title). `-` reads stdin.
-    #[arg(value_name = "DESCRIPTION", allow_hyphen_values = true)]
-    pub(crate) description: String,
+    /// May be left out when --from-file gives the text.
+    #[arg(
+        value_name = "DESCRIPTION",
+        allow_hyphen_values = true,
+        required_unless_present = "from_file"
+    )]
+    pub(crate) description: Option<String>,
     /// Comma-separated tags, e.g. `bug-fix,auth` (the flag may also repeat).
     #[arg(long, short = 't', value_delimiter = ',')]
     pub(crate) tags: Vec<String>,
+    /// The kind of memory and its structured fields.
+    #[command(flatten)]
+    pub(crate) typed: TypedArgs,
 }
 
 /// `goldfish recall`.
@@ -201,6 +213,9 @@ pub(crate) struct RecallArgs {
     /// Show full descriptions and git context instead of the summary view.
     #[arg(long)]
     pub(crate) full: bool,
+    /// Only checkpoints matching these filters.
+    #[command(flatten)]
+    pub(crate) filter: FilterArgs,
 }
 
 /// `goldfish standup`.
@@ -526,3 +541,113 @@ mod tests {
         Cli::command().debug_assert();
     }
 }
+
+// ----- typed memories and recall filters ---------------------------------------------------
+
+/// `goldfish checkpoint`'s typed-memory flags.
+#[derive(Debug, Args)]
+pub(crate) struct TypedArgs {
+    /// The kind of memory: checkpoint (default), decision, incident or learning.
+    #[arg(long = "type", value_name = "TYPE", value_parser = parse_memory_type)]
+    pub(crate) memory_type: Option<goldfish_store::MemoryType>,
+    /// The situation: what was true before, what forced the question.
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) context: Option<String>,
+    /// What was decided.
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) decision: Option<String>,
+    /// An option considered and not taken (repeat the flag for more).
+    #[arg(long = "alternative", value_name = "TEXT", allow_hyphen_values = true)]
+    pub(crate) alternatives: Vec<String>,
+    /// What this changes or costs.
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) impact: Option<String>,
+    /// What supports it: a log line, a measurement, a link (repeatable).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub(crate) evidence: Vec<String>,
+    /// A code symbol concerned, e.g. `TokenStore::rotate` (repeatable).
+    #[arg(long = "symbol", value_name = "NAME")]
+    pub(crate) symbols: Vec<String>,
+    /// What should happen next.
+    #[arg(long, allow_hyphen_values = true)]
+    pub(crate) next: Option<String>,
+    /// How sure you are, from 1 (a guess) to 5 (certain).
+    #[arg(long, value_parser = parse_confidence)]
+    pub(crate) confidence: Option<u8>,
+    /// An open question (repeatable).
+    #[arg(long = "unknown", value_name = "TEXT", allow_hyphen_values = true)]
+    pub(crate) unknowns: Vec<String>,
+    /// Read the description from this file (after DESCRIPTION's title line when both are
+    /// given): for text too long for the command line.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) from_file: Option<PathBuf>,
+}
+
+/// `goldfish recall`'s filters.
+#[derive(Debug, Args)]
+pub(crate) struct FilterArgs {
+    /// Only this kind of memory: checkpoint, decision, incident or learning.
+    #[arg(long = "type", value_name = "TYPE", value_parser = parse_memory_type)]
+    pub(crate) memory_type: Option<goldfish_store::MemoryType>,
+    /// Only checkpoints with this tag (repeatable: all must match).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub(crate) tags: Vec<String>,
+    /// Only checkpoints that touched this file or directory (a path, a directory such as
+    /// `src/auth/`, or the end of a path such as `jwt.rs`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) file: Option<String>,
+    /// Only checkpoints naming this symbol (`rotate` matches `TokenStore::rotate`).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) symbol: Option<String>,
+}
+
+fn parse_memory_type(s: &str) -> Result<goldfish_store::MemoryType, String> {
+    s.parse()
+        .map_err(|e: goldfish_store::Error| e.message().to_string())
+}
+
+fn parse_confidence(s: &str) -> Result<u8, String> {
+    goldfish_store::parse_confidence(s).map_err(|e| e.message().to_string())
+}
+
+// ----- import and export -------------------------------------------------------------------
+
+/// `goldfish import`.
+#[derive(Debug, Args)]
+pub(crate) struct ImportArgs {
+    /// Show what would be imported, per workspace, and write nothing.
+    #[arg(long, global = true)]
+    pub(crate) dry_run: bool,
+    /// Where from.
+    #[command(subcommand)]
+    pub(crate) source: ImportSource,
+}
+
+/// What `goldfish import` reads.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ImportSource {
+    /// A Goldfish 5–8 project (or its `.memories/`), or a `registry.json` of projects.
+    GoldfishMemories {
+        /// The project directory, its `.memories` directory, or `~/.goldfish/registry.json`.
+        path: PathBuf,
+    },
+    /// Tusk's SQLite journal (read from a copy; never modified).
+    Tusk {
+        /// The `journal.db` file.
+        path: PathBuf,
+    },
+    /// A Goldfish v4 store (`{workspace}/checkpoints/*.md`, `{workspace}/plans/*.md`).
+    GoldfishV4 {
+        /// The store directory.
+        path: PathBuf,
+    },
+    /// A `goldfish export` file.
+    Jsonl {
+        /// The `.jsonl` file.
+        path: PathBuf,
+    },
+}
+
+/// `goldfish export`.
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {}

@@ -142,6 +142,8 @@ fn run() -> anyhow::Result<ExitCode> {
             };
             return mcp::serve(ctx, options).map(|()| ExitCode::SUCCESS);
         }
+        Command::Export(a) => return commands::export(&ctx, a),
+        Command::Import(a) => commands::import(&ctx, a)?,
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,
         Command::Recall(a) => commands::recall(&ctx, a)?,
         Command::Standup(a) => commands::standup(&ctx, a)?,

@@ -44,7 +44,7 @@ use goldfish_store::{
 };
 use notes_core::time::format_utc;
 
-use crate::args::{opt_bool, opt_string_list, opt_uint, string_list};
+use crate::args::{opt_bool, opt_string_list, opt_uint, string_list, text_list};
 use crate::context::Context;
 use crate::render::{echo, plan_list_markdown, plan_markdown};
 
@@ -120,6 +120,38 @@ pub(crate) struct CheckpointParams {
     /// The workspace (default: the current project).
     #[serde(default)]
     pub(crate) workspace: Option<String>,
+    // Typed memories: the kind and its structured fields (see `set_typed`).
+    /// The kind of memory: "checkpoint" (default), "decision", "incident" or "learning".
+    #[serde(default, rename = "type")]
+    pub(crate) memory_type: Option<String>,
+    /// The situation: what was true before, what forced the question.
+    #[serde(default)]
+    pub(crate) context: Option<String>,
+    /// What was decided.
+    #[serde(default)]
+    pub(crate) decision: Option<String>,
+    /// Options considered and not taken, one per item.
+    #[serde(default, deserialize_with = "text_list")]
+    pub(crate) alternatives: Vec<String>,
+    /// What this changes or costs.
+    #[serde(default)]
+    pub(crate) impact: Option<String>,
+    /// What supports it (log lines, measurements, links), one per item.
+    #[serde(default, deserialize_with = "text_list")]
+    pub(crate) evidence: Vec<String>,
+    /// Code symbols concerned, e.g. ["TokenStore::rotate"].
+    #[serde(default, deserialize_with = "text_list")]
+    pub(crate) symbols: Vec<String>,
+    /// What should happen next.
+    #[serde(default)]
+    pub(crate) next: Option<String>,
+    /// How sure you are, from 1 (a guess) to 5 (certain).
+    #[serde(default, deserialize_with = "opt_uint")]
+    #[schemars(with = "Option<u8>")]
+    pub(crate) confidence: Option<u64>,
+    /// Open questions, one per item.
+    #[serde(default, deserialize_with = "text_list")]
+    pub(crate) unknowns: Vec<String>,
 }
 
 /// Arguments of the `recall` tool.
@@ -159,6 +191,18 @@ pub(crate) struct RecallParams {
     #[serde(default, deserialize_with = "opt_bool")]
     #[schemars(with = "Option<bool>")]
     pub(crate) full: Option<bool>,
+    /// Only this kind of memory: "checkpoint", "decision", "incident" or "learning".
+    #[serde(default, rename = "type")]
+    pub(crate) memory_type: Option<String>,
+    /// Only checkpoints with every one of these tags.
+    #[serde(default, deserialize_with = "string_list")]
+    pub(crate) tags: Vec<String>,
+    /// Only checkpoints that touched this file or directory ("src/auth/", "jwt.rs").
+    #[serde(default)]
+    pub(crate) file: Option<String>,
+    /// Only checkpoints naming this symbol ("rotate" matches "TokenStore::rotate").
+    #[serde(default)]
+    pub(crate) symbol: Option<String>,
 }
 
 /// A flat string enum: some clients cannot follow the `$ref`/`oneOf` schemars derives for
@@ -461,9 +505,10 @@ fn run_tool<T: DeserializeOwned>(
 /// The `checkpoint` tool: the parameters as a [`CheckpointInput`], one call to the store, and
 /// a short confirmation that echoes at most [`ECHO_CHARS`](crate::render::ECHO_CHARS) of
 /// the title.
-fn checkpoint_tool(ctx: &Context, p: CheckpointParams) -> anyhow::Result<Reply> {
-    let mut input = CheckpointInput::new(p.description);
-    input.tags = p.tags;
+fn checkpoint_tool(ctx: &Context, mut p: CheckpointParams) -> anyhow::Result<Reply> {
+    let mut input = CheckpointInput::new(std::mem::take(&mut p.description));
+    input.tags = std::mem::take(&mut p.tags);
+    set_typed(&mut input, &mut p)?;
     input.workspace = Some(ctx.workspace(p.workspace.as_deref())?);
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
@@ -493,6 +538,42 @@ fn checkpoint_tool(ctx: &Context, p: CheckpointParams) -> anyhow::Result<Reply> 
     Reply::new(s, &out)
 }
 
+/// A `type` parameter: an error naming the parameter when it is not a memory type.
+fn parse_type(text: Option<&str>) -> anyhow::Result<Option<goldfish_store::MemoryType>> {
+    text.filter(|t| !t.trim().is_empty())
+        .map(|t| {
+            t.parse()
+                .map_err(|e: goldfish_store::Error| anyhow::anyhow!("`type`: {}", e.message()))
+        })
+        .transpose()
+}
+
+/// The typed-memory parameters into the store's input, validated: an unknown `type` or a
+/// `confidence` outside 1–5 is an error naming the parameter.
+fn set_typed(input: &mut CheckpointInput, t: &mut CheckpointParams) -> anyhow::Result<()> {
+    if let Some(memory_type) = parse_type(t.memory_type.as_deref())? {
+        input.memory_type = memory_type;
+    }
+    let mut s = goldfish_store::Structured::default();
+    s.context = t.context.take();
+    s.decision = t.decision.take();
+    s.alternatives = std::mem::take(&mut t.alternatives);
+    s.impact = t.impact.take();
+    s.evidence = std::mem::take(&mut t.evidence);
+    s.symbols = std::mem::take(&mut t.symbols);
+    s.next = t.next.take();
+    s.confidence = t
+        .confidence
+        .map(|c| {
+            goldfish_store::validate_confidence(i64::try_from(c).unwrap_or(i64::MAX))
+                .map_err(|e| anyhow::anyhow!("`confidence`: {}", e.message()))
+        })
+        .transpose()?;
+    s.unknowns = std::mem::take(&mut t.unknowns);
+    input.structured = s;
+    Ok(())
+}
+
 /// The `recall` tool's parameters as [`RecallOptions`]: the same options the CLI builds, so
 /// the same validation (two window starts are refused, naming both).
 fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOptions> {
@@ -510,6 +591,10 @@ fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOption
     o.to = p.to;
     o.search = p.search;
     o.explain = p.explain.unwrap_or(false);
+    o.filter.memory_type = parse_type(p.memory_type.as_deref())?;
+    o.filter.tags = p.tags;
+    o.filter.file = p.file;
+    o.filter.symbol = p.symbol;
     if let Some(limit) = p.limit {
         o.limit = usize::try_from(limit).unwrap_or(usize::MAX);
     }

@@ -24,7 +24,7 @@ pub(crate) fn echo(text: &str) -> String {
 
 /// A checkpoint as JSON: the fields scripts rely on, timestamps in goldfish's UTC format.
 pub(crate) fn checkpoint_json(c: &Checkpoint) -> Value {
-    json!({
+    let mut v = json!({
         "id": c.id,
         "timestamp": format_utc(&c.timestamp),
         "workspace": c.workspace,
@@ -34,7 +34,15 @@ pub(crate) fn checkpoint_json(c: &Checkpoint) -> Value {
         "commit": c.commit,
         "files": c.files,
         "files_omitted": c.files_omitted,
-    })
+        "type": c.memory_type.as_str(),
+    });
+    // The structured fields of a typed memory sit beside the others, only those given.
+    if let (Value::Object(map), Ok(Value::Object(fields))) =
+        (&mut v, serde_json::to_value(&c.structured))
+    {
+        map.extend(fields);
+    }
+    v
 }
 
 /// A plan as JSON (timestamps in goldfish's one UTC format, progress as [`Plan::progress`]).

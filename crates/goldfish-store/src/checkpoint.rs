@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
+use crate::memory::{MemoryType, Structured};
+
 /// One saved moment of work: what was done, when, where, and the git context at the time.
 ///
 /// Every field round-trips losslessly through a day file.
@@ -28,9 +30,19 @@ pub struct Checkpoint {
     pub files: Vec<String>,
     /// How many more changed files there were beyond `files`.
     pub files_omitted: usize,
+    /// What kind of moment this is: `checkpoint` (the default), `decision`, `incident` or
+    /// `learning`.
+    #[serde(rename = "type", default)]
+    pub memory_type: MemoryType,
+    /// The structured fields of a typed memory (context, decision, alternatives, …); all
+    /// empty for a plain checkpoint. In JSON they sit beside the other fields.
+    #[serde(flatten, default)]
+    pub structured: Structured,
     /// Other `- **Key**: value` bullets of the entry (such as v4's `- **Session**:`), kept so
     /// that nothing a person or another tool wrote is lost. Keys are never one of the bullets
-    /// above (`Tags`, `Branch`, `Commit`, `Files`, `More files`).
+    /// above (`Tags`, `Branch`, `Commit`, `Files`, `More files`); a typed key (`Type`,
+    /// `Confidence`) appears here only with a value that field cannot hold (`Type: bogus`,
+    /// `Confidence: 7`), kept as written.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, String>,
 }
@@ -53,8 +65,16 @@ impl Checkpoint {
             commit: None,
             files: Vec::new(),
             files_omitted: 0,
+            memory_type: MemoryType::Checkpoint,
+            structured: Structured::default(),
             extra: BTreeMap::new(),
         }
+    }
+
+    /// The structured fields as `(label, text)` pairs in their day-file order, lists joined
+    /// with `"; "`: what a reader or a search sees of them.
+    pub fn structured_text(&self) -> Vec<(&'static str, String)> {
+        self.structured.labelled()
     }
 
     /// The first line of the description: the title shown in headers and summaries.

@@ -9,6 +9,7 @@ use notes_core::time::{format_utc, parse_utc};
 
 use crate::checkpoint::Checkpoint;
 use crate::error::Error;
+use crate::memory::{MemoryType, parse_confidence};
 
 /// Bullet keys with a field of their own; every other key goes to [`Checkpoint::extra`].
 const TAGS: &str = "Tags";
@@ -17,6 +18,18 @@ const COMMIT: &str = "Commit";
 const FILES: &str = "Files";
 const MORE_FILES: &str = "More files";
 pub(crate) const RESERVED_KEYS: [&str; 5] = [TAGS, BRANCH, COMMIT, FILES, MORE_FILES];
+
+/// Bullet keys of typed memories (see [`crate::Structured`]). Lists are `"; "`-separated.
+const TYPE: &str = "Type";
+const CONTEXT: &str = "Context";
+const DECISION: &str = "Decision";
+const ALTERNATIVES: &str = "Alternatives";
+const IMPACT: &str = "Impact";
+const EVIDENCE: &str = "Evidence";
+const SYMBOLS: &str = "Symbols";
+const NEXT: &str = "Next";
+const CONFIDENCE: &str = "Confidence";
+const UNKNOWNS: &str = "Unknowns";
 
 /// One problem found while parsing a day file: the 1-based line and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,16 +109,16 @@ pub fn format_checkpoint(checkpoint: &Checkpoint) -> String {
     }
     let mut bullets = String::new();
     if !checkpoint.tags.is_empty() {
-        push_bullet(&mut bullets, TAGS, &encode_list(&checkpoint.tags));
+        push_bullet(&mut bullets, TAGS, &encode_list(&checkpoint.tags, ','));
     }
     if let Some(branch) = &checkpoint.branch {
-        push_bullet(&mut bullets, BRANCH, &encode_value(branch, false));
+        push_bullet(&mut bullets, BRANCH, &encode_value(branch, None));
     }
     if let Some(commit) = &checkpoint.commit {
-        push_bullet(&mut bullets, COMMIT, &encode_value(commit, false));
+        push_bullet(&mut bullets, COMMIT, &encode_value(commit, None));
     }
     if !checkpoint.files.is_empty() {
-        push_bullet(&mut bullets, FILES, &encode_list(&checkpoint.files));
+        push_bullet(&mut bullets, FILES, &encode_list(&checkpoint.files, ','));
     }
     if checkpoint.files_omitted > 0 {
         push_bullet(
@@ -114,9 +127,12 @@ pub fn format_checkpoint(checkpoint: &Checkpoint) -> String {
             &checkpoint.files_omitted.to_string(),
         );
     }
+    push_typed_bullets(&mut bullets, checkpoint);
+    // Extra bullets come last: a `Type` or `Confidence` kept there (a value its field cannot
+    // hold) is read back into `extra` again, after the field's own bullet.
     for (key, value) in &checkpoint.extra {
         if is_valid_extra_key(key) {
-            push_bullet(&mut bullets, key, &encode_value(value, false));
+            push_bullet(&mut bullets, key, &encode_value(value, None));
         }
     }
     if !bullets.is_empty() {
@@ -124,6 +140,34 @@ pub fn format_checkpoint(checkpoint: &Checkpoint) -> String {
         out.push_str(&bullets);
     }
     out
+}
+
+fn push_typed_bullets(bullets: &mut String, checkpoint: &Checkpoint) {
+    if checkpoint.memory_type != MemoryType::Checkpoint {
+        push_bullet(bullets, TYPE, checkpoint.memory_type.as_str());
+    }
+    let s = &checkpoint.structured;
+    let scalar = |bullets: &mut String, key, value: &Option<String>| {
+        if let Some(v) = value {
+            push_bullet(bullets, key, &encode_value(v, None));
+        }
+    };
+    let list = |bullets: &mut String, key, items: &Vec<String>| {
+        if !items.is_empty() {
+            push_bullet(bullets, key, &encode_list(items, ';'));
+        }
+    };
+    scalar(bullets, CONTEXT, &s.context);
+    scalar(bullets, DECISION, &s.decision);
+    list(bullets, ALTERNATIVES, &s.alternatives);
+    scalar(bullets, IMPACT, &s.impact);
+    list(bullets, EVIDENCE, &s.evidence);
+    list(bullets, SYMBOLS, &s.symbols);
+    scalar(bullets, NEXT, &s.next);
+    if let Some(c) = s.confidence {
+        push_bullet(bullets, CONFIDENCE, &c.to_string());
+    }
+    list(bullets, UNKNOWNS, &s.unknowns);
 }
 
 /// True when `key` can be written as an extra `- **Key**:` bullet.
@@ -148,26 +192,32 @@ fn needs_escape(line: &str) -> bool {
     line.starts_with(['\\', '#']) || line.starts_with("- **")
 }
 
-fn encode_value(value: &str, list_item: bool) -> String {
+/// Escapes backslashes, line breaks and, in a list item, the list's separator.
+fn encode_value(value: &str, separator: Option<char>) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
-            ',' if list_item => out.push_str("\\,"),
+            c if Some(c) == separator => {
+                out.push('\\');
+                out.push(c);
+            }
             c => out.push(c),
         }
     }
     out
 }
 
-fn encode_list(items: &[String]) -> String {
+/// A list as `"item, item"` (or with another separator followed by a space).
+fn encode_list(items: &[String], separator: char) -> String {
+    let joiner = format!("{separator} ");
     items
         .iter()
-        .map(|i| encode_value(i, true))
+        .map(|i| encode_value(i, Some(separator)))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(&joiner)
 }
 
 fn decode_value(value: &str) -> String {
@@ -188,9 +238,9 @@ fn decode_value(value: &str) -> String {
     out
 }
 
-/// Splits an encoded list on unescaped commas; each item after the first loses one leading
-/// space (the one `", "` put there).
-fn decode_list(value: &str) -> Vec<String> {
+/// Splits an encoded list on unescaped separators; each item after the first loses one
+/// leading space (the one `", "` put there).
+fn decode_list(value: &str, separator: char) -> Vec<String> {
     let mut items = Vec::new();
     let mut current = String::new();
     let mut chars = value.chars();
@@ -202,7 +252,7 @@ fn decode_list(value: &str) -> Vec<String> {
                     current.push(next);
                 }
             }
-            ',' => items.push(std::mem::take(&mut current)),
+            c if c == separator => items.push(std::mem::take(&mut current)),
             c => current.push(c),
         }
     }
@@ -222,9 +272,9 @@ fn decode_list(value: &str) -> Vec<String> {
 }
 
 /// v4 lists: plain `", "`-separated, no escapes.
-fn decode_list_v4(value: &str) -> Vec<String> {
+fn decode_list_v4(value: &str, separator: char) -> Vec<String> {
     value
-        .split(',')
+        .split(separator)
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string)
@@ -538,13 +588,15 @@ fn v4_bullets_start(body: &[Line<'_>]) -> usize {
 }
 
 fn apply_bullet(checkpoint: &mut Checkpoint, key: &str, value: &str, ours: bool) {
-    let list = |v: &str| {
+    let list_of = |v: &str, separator: char| {
         if ours {
-            decode_list(v)
+            decode_list(v, separator)
         } else {
-            decode_list_v4(v)
+            decode_list_v4(v, separator)
         }
     };
+    let list = |v: &str| list_of(v, ',');
+    let typed_list = |v: &str| list_of(v, ';');
     let scalar = |v: &str| {
         if ours {
             decode_value(v)
@@ -563,6 +615,26 @@ fn apply_bullet(checkpoint: &mut Checkpoint, key: &str, value: &str, ours: bool)
                 checkpoint.extra.insert(key.to_string(), scalar(value));
             }
         },
+        TYPE => match value.parse::<MemoryType>() {
+            Ok(t) => checkpoint.memory_type = t,
+            Err(_) => {
+                checkpoint.extra.insert(key.to_string(), scalar(value));
+            }
+        },
+        CONFIDENCE => match parse_confidence(value) {
+            Ok(c) => checkpoint.structured.confidence = Some(c),
+            Err(_) => {
+                checkpoint.extra.insert(key.to_string(), scalar(value));
+            }
+        },
+        CONTEXT => checkpoint.structured.context = Some(scalar(value)),
+        DECISION => checkpoint.structured.decision = Some(scalar(value)),
+        IMPACT => checkpoint.structured.impact = Some(scalar(value)),
+        NEXT => checkpoint.structured.next = Some(scalar(value)),
+        ALTERNATIVES => checkpoint.structured.alternatives = typed_list(value),
+        EVIDENCE => checkpoint.structured.evidence = typed_list(value),
+        SYMBOLS => checkpoint.structured.symbols = typed_list(value),
+        UNKNOWNS => checkpoint.structured.unknowns = typed_list(value),
         _ => {
             checkpoint.extra.insert(key.to_string(), scalar(value));
         }
@@ -779,6 +851,55 @@ mod tests {
              - **Commit**: a1b2c3d\n\
              - **Files**: src/auth/jwt.ts\n"
         );
+    }
+
+    #[test]
+    fn golden_typed_entry() {
+        let mut cp = checkpoint("Chose token rotation");
+        cp.memory_type = MemoryType::Decision;
+        cp.structured.context = Some("Refresh tokens were reusable\nfor 30 days".into());
+        cp.structured.decision = Some("Rotate on every use".into());
+        cp.structured.alternatives = vec!["Short-lived tokens; no refresh".into(), "- keep".into()];
+        cp.structured.symbols = vec!["TokenStore::rotate".into()];
+        cp.structured.confidence = Some(4);
+        let text = format_checkpoint(&cp);
+        assert_eq!(
+            text,
+            "## 09:30 - Chose token rotation\n\
+             <!-- id: 20251013T093012345Z-3fa9c1 at: 2025-10-13T09:30:12.345Z -->\n\
+             \n\
+             - **Type**: decision\n\
+             - **Context**: Refresh tokens were reusable\\nfor 30 days\n\
+             - **Decision**: Rotate on every use\n\
+             - **Alternatives**: Short-lived tokens\\; no refresh; - keep\n\
+             - **Symbols**: TokenStore::rotate\n\
+             - **Confidence**: 4\n"
+        );
+        let back = parse_checkpoint_file(&text, "ws", date()).expect("parses");
+        assert_eq!(back, vec![cp]);
+    }
+
+    #[test]
+    fn typed_values_a_field_cannot_hold_stay_in_extra() {
+        let text = "## 09:00 - x\n<!-- id: a at: 2025-10-13T09:00:00Z -->\n\n\
+            - **Type**: incident\n- **Type**: bogus\n- **Confidence**: 7\n";
+        let cps = parse_checkpoint_file(text, "ws", date()).expect("parses");
+        assert_eq!(cps[0].memory_type, MemoryType::Incident);
+        assert_eq!(cps[0].structured.confidence, None);
+        assert_eq!(
+            cps[0].extra,
+            extra(&[("Type", "bogus"), ("Confidence", "7")])
+        );
+        let again = format_day_file(date(), &cps);
+        assert_eq!(
+            parse_checkpoint_file(&again, "ws", date()).expect("parses"),
+            cps
+        );
+        // A v4-style entry (no id line) with typed bullets reads them too, trimmed.
+        let v4 = "## 09:00 - y\n\n- **Type**: Learning\n- **Unknowns**: why ; when\n";
+        let cps = parse_checkpoint_file(v4, "ws", date()).expect("parses");
+        assert_eq!(cps[0].memory_type, MemoryType::Learning);
+        assert_eq!(cps[0].structured.unknowns, ["why", "when"]);
     }
 
     #[test]

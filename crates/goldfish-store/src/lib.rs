@@ -63,6 +63,10 @@
 //! - **Commit**: a1b2c3d
 //! - **Files**: src/auth/jwt.ts, src/auth/refresh.ts
 //! - **More files**: 12
+//! - **Type**: decision
+//! - **Decision**: Rotate refresh tokens on every use
+//! - **Alternatives**: Sliding expiry; Short-lived tokens\; no refresh
+//! - **Confidence**: 4
 //! ```
 //!
 //! - The header holds `HH:MM` (UTC) and the description's first line; the following lines
@@ -74,8 +78,14 @@
 //!   and the UTC timestamp to the millisecond. When present, `at` is the entry's time.
 //! - Bullets after a blank line: `Tags` and `Files` are `", "`-separated lists in which `\,`,
 //!   `\\`, `\n` and `\r` stand for a comma, a backslash and line breaks; `Branch` and
-//!   `Commit` use the same escapes; `More files` counts files beyond the 30 listed. Any
-//!   other `- **Key**: value` bullet is kept in [`Checkpoint::extra`].
+//!   `Commit` use the same escapes; `More files` counts files beyond the 30 listed.
+//! - Typed memories add bullets after those: `Type` (`decision`, `incident` or `learning`;
+//!   absent for a plain checkpoint), then `Context`, `Decision`, `Alternatives`, `Impact`,
+//!   `Evidence`, `Symbols`, `Next`, `Confidence` (1–5) and `Unknowns`, each only when given.
+//!   Lists are `"; "`-separated with `\;` for a semicolon inside an item; all use the escapes
+//!   above, so an item may hold line breaks or start with `- `. A `Type` or `Confidence`
+//!   whose value the field cannot hold (`Type: bogus`) is kept in [`Checkpoint::extra`].
+//!   Any other `- **Key**: value` bullet is kept in [`Checkpoint::extra`] too.
 //! - Entries are separated by a blank line and kept in time order.
 //!
 //! Files written by Goldfish v4 read too: entries without the id comment (their `HH:MM`

@@ -154,6 +154,35 @@ impl Structured {
         *self == Structured::default()
     }
 
+    /// The given fields as `(label, text)` pairs in their day-file order (`Context`,
+    /// `Decision`, `Alternatives`, `Impact`, `Evidence`, `Symbols`, `Next`, `Confidence`,
+    /// `Unknowns`), lists joined with `"; "`.
+    pub fn labelled(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        let scalar = |out: &mut Vec<_>, label, value: &Option<String>| {
+            if let Some(v) = value {
+                out.push((label, v.clone()));
+            }
+        };
+        let list = |out: &mut Vec<_>, label, items: &Vec<String>| {
+            if !items.is_empty() {
+                out.push((label, items.join("; ")));
+            }
+        };
+        scalar(&mut out, "Context", &self.context);
+        scalar(&mut out, "Decision", &self.decision);
+        list(&mut out, "Alternatives", &self.alternatives);
+        scalar(&mut out, "Impact", &self.impact);
+        list(&mut out, "Evidence", &self.evidence);
+        list(&mut out, "Symbols", &self.symbols);
+        scalar(&mut out, "Next", &self.next);
+        if let Some(c) = self.confidence {
+            out.push(("Confidence", c.to_string()));
+        }
+        list(&mut out, "Unknowns", &self.unknowns);
+        out
+    }
+
     /// Checks the fields that have a range: `confidence` must be 1 to 5.
     pub fn validate(&self) -> Result<(), Error> {
         if let Some(c) = self.confidence {

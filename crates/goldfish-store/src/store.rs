@@ -22,6 +22,7 @@ use crate::dayfile::{
 };
 use crate::error::{Error, ErrorKind};
 use crate::git::git_context;
+use crate::memory::{MemoryType, Structured};
 use crate::plan::{Plan, PlanStatus, format_plan, parse_plan};
 use crate::workspace::{
     detect_workspace, reject_escapes, resolve_workspace, slugify, validate_workspace,
@@ -54,6 +55,11 @@ pub struct CheckpointInput {
     /// this repository's branch and files. Callers pass their directory unconditionally; the
     /// store decides.
     pub git_dir: Option<PathBuf>,
+    /// What kind of moment this is; default [`MemoryType::Checkpoint`].
+    pub memory_type: MemoryType,
+    /// The structured fields of a typed memory. Text is kept as given; list items are
+    /// trimmed and empty ones dropped; `confidence` must be 1 to 5.
+    pub structured: Structured,
 }
 
 impl CheckpointInput {
@@ -64,6 +70,50 @@ impl CheckpointInput {
             ..CheckpointInput::default()
         }
     }
+}
+
+/// What [`Store::import_checkpoint`] refuses; returns the validated workspace.
+fn check_import(checkpoint: &Checkpoint) -> Result<String, Error> {
+    if checkpoint.id.trim().is_empty() {
+        return Err(Error::invalid("an imported checkpoint needs an id"));
+    }
+    if checkpoint.description.trim().is_empty() {
+        return Err(Error::invalid(format!(
+            "checkpoint {} has no description",
+            checkpoint.id
+        )));
+    }
+    if clean_tags(&checkpoint.tags)? != checkpoint.tags {
+        return Err(Error::invalid(format!(
+            "checkpoint {} has blank, repeated or padded tags",
+            checkpoint.id
+        )));
+    }
+    checkpoint.structured.validate()?;
+    validate_workspace(&checkpoint.workspace)
+}
+
+/// Trims list items and drops empty ones; a blank text field counts as not given.
+fn clean_structured(mut s: Structured) -> Structured {
+    for list in [
+        &mut s.alternatives,
+        &mut s.evidence,
+        &mut s.symbols,
+        &mut s.unknowns,
+    ] {
+        *list = list
+            .iter()
+            .map(|i| i.trim())
+            .filter(|i| !i.is_empty())
+            .map(str::to_string)
+            .collect();
+    }
+    for text in [&mut s.context, &mut s.decision, &mut s.impact, &mut s.next] {
+        if text.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            *text = None;
+        }
+    }
+    s
 }
 
 /// Something [`Store::checkpoints_between`] or [`Store::list_plans`] could not read.
@@ -429,6 +479,8 @@ impl Store {
             ));
         }
         let tags = clean_tags(&input.tags)?;
+        input.structured.validate()?;
+        let structured = clean_structured(input.structured);
         let workspace = self.workspace_of(input.workspace.as_deref())?;
         let git = input
             .git_dir
@@ -438,6 +490,8 @@ impl Store {
         let timestamp = self.now();
         let mut checkpoint = Checkpoint::new("", timestamp, workspace.clone(), input.description);
         checkpoint.tags = tags;
+        checkpoint.memory_type = input.memory_type;
+        checkpoint.structured = structured;
         if let Some(git) = git {
             checkpoint.branch = git.branch;
             checkpoint.commit = git.commit;
@@ -464,6 +518,162 @@ impl Store {
         };
         self.invalidate_workspaces();
         Ok(saved)
+    }
+
+    /// Adds `checkpoint` exactly as given (its id, timestamp and every field) to its
+    /// workspace, unless an entry with the same id is already in its day file: then nothing is
+    /// written. Returns whether it was added. This is how imports stay idempotent: an entry
+    /// imported twice keeps one copy, and other writers' entries are kept (the day file is
+    /// re-read under its lock, as by [`save_checkpoint`](Self::save_checkpoint)).
+    ///
+    /// Errors: an empty id, a blank description, a tag with a comma or line break (or blank,
+    /// repeated or padded), a bad workspace name or confidence ([`Error::is_invalid_input`]);
+    /// a day file that cannot be read or written, named in the message (a day file holding
+    /// invalid UTF-8 is left alone).
+    pub fn import_checkpoint(&self, checkpoint: &Checkpoint) -> Result<bool, Error> {
+        self.import_checkpoints(std::slice::from_ref(checkpoint))
+            .pop()
+            .unwrap_or(Ok(false))
+    }
+
+    /// [`import_checkpoint`](Self::import_checkpoint) for many checkpoints: those of one day
+    /// file are written in one locked update (one rewrite and fsync per day file, not per
+    /// entry). Returns one result per checkpoint, in order: a refused checkpoint does not
+    /// stop the others. An id given twice is added once.
+    pub fn import_checkpoints(&self, checkpoints: &[Checkpoint]) -> Vec<Result<bool, Error>> {
+        let mut results: Vec<Option<Result<bool, Error>>> = Vec::new();
+        results.resize_with(checkpoints.len(), || None);
+        // Valid entries grouped by day file, in their given order.
+        let mut groups: Vec<((String, NaiveDate), Vec<usize>)> = Vec::new();
+        for (i, checkpoint) in checkpoints.iter().enumerate() {
+            match check_import(checkpoint) {
+                Ok(workspace) => {
+                    let key = (workspace, checkpoint.timestamp.date_naive());
+                    match groups.iter_mut().find(|(k, _)| *k == key) {
+                        Some((_, list)) => list.push(i),
+                        None => groups.push((key, vec![i])),
+                    }
+                }
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+        for ((workspace, date), indices) in groups {
+            let path = match self.day_file_path(&workspace, date) {
+                Ok(p) => p,
+                Err(e) => {
+                    for &i in &indices {
+                        results[i] = Some(Err(Error::invalid(e.to_string())));
+                    }
+                    continue;
+                }
+            };
+            let entries: Vec<Checkpoint> = indices
+                .iter()
+                .map(|&i| {
+                    let mut entry = checkpoints[i].clone();
+                    entry.workspace = workspace.clone();
+                    entry.timestamp = notes_core::time::truncate_millis(entry.timestamp);
+                    entry
+                })
+                .collect();
+            let outcome = update_locked(&path, &WriteOptions::private(), |current| {
+                let mut text = current.unwrap_or("").to_string();
+                let mut parsed = parse_day_file(&text, &workspace, date);
+                let mut ids: HashSet<String> =
+                    parsed.checkpoints.iter().map(|c| c.id.clone()).collect();
+                let added: Vec<bool> = entries.iter().map(|e| ids.insert(e.id.clone())).collect();
+                let mut new: Vec<&Checkpoint> = entries
+                    .iter()
+                    .zip(&added)
+                    .filter_map(|(e, a)| a.then_some(e))
+                    .collect();
+                new.sort_by_key(|e| e.timestamp);
+                let last = parsed.checkpoints.iter().map(|c| c.timestamp).max();
+                if new
+                    .first()
+                    .is_some_and(|first| last.is_none_or(|l| l <= first.timestamp))
+                {
+                    // The usual case, entries later than all others: appended in one go, as
+                    // `insert_entry` would place them one by one.
+                    if text.trim().is_empty() {
+                        text = format_day_header(date);
+                    } else if !text.ends_with('\n') {
+                        text.push('\n');
+                    }
+                    for entry in new {
+                        if !text.ends_with("\n\n") {
+                            text.push('\n');
+                        }
+                        text.push_str(&format_checkpoint(entry));
+                    }
+                } else {
+                    for entry in new {
+                        text = insert_entry(&text, date, &parsed, entry);
+                        parsed = parse_day_file(&text, &workspace, date);
+                    }
+                }
+                if added.iter().any(|a| *a) {
+                    Ok::<_, Error>(Update::Write(text, added))
+                } else {
+                    Ok(Update::Keep(added))
+                }
+            })
+            .map_err(|e| with_path_if_missing(e, &path));
+            match outcome {
+                Ok(added) => {
+                    for (&i, a) in indices.iter().zip(added) {
+                        results[i] = Some(Ok(a));
+                    }
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    for &i in &indices {
+                        results[i] = Some(Err(Error::invalid(message.clone())));
+                    }
+                }
+            }
+        }
+        self.invalidate_workspaces();
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or(Ok(false)))
+            .collect()
+    }
+
+    /// Writes `plan` exactly as given (timestamps, status, tags, content, unknown keys)
+    /// unless its workspace already has a plan with its id: then nothing is written. With
+    /// `activate`, it becomes the active plan when the workspace has none. Returns whether
+    /// it was written.
+    pub fn import_plan(&self, plan: &Plan, activate: bool) -> Result<bool, Error> {
+        let workspace = validate_workspace(&plan.workspace)?;
+        let id = validate_plan_id(&plan.id)?;
+        if id != plan.id {
+            return Err(Error::invalid(format!(
+                "plan id {:?} is not a plan id; use {id:?}",
+                plan.id
+            )));
+        }
+        if plan.title.contains(['\n', '\r']) {
+            return Err(Error::invalid(format!(
+                "plan {id}: the title must be one line"
+            )));
+        }
+        clean_tags(&plan.tags)?;
+        let path = self.plan_path(&workspace, &id);
+        let mut plan = plan.clone();
+        plan.workspace = workspace.clone();
+        let written = update_locked(&path, &WriteOptions::private(), |current| {
+            if current.is_some() {
+                return Ok::<_, Error>(Update::Keep(false));
+            }
+            Ok(Update::Write(format_plan(&plan), true))
+        })
+        .map_err(|e| with_path_if_missing(e, &path))?;
+        if written && activate && self.active_plan(&workspace).ok().flatten().is_none() {
+            self.write_active(&workspace, &id)?;
+        }
+        self.invalidate_workspaces();
+        Ok(written)
     }
 
     fn append_to_invalid_utf8(

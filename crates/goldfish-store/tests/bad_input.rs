@@ -274,3 +274,65 @@ fn a_title_slug_collision_does_not_overwrite_another_plan() -> TestResult {
     assert_eq!(store.get_plan("ws", "fix-auth-bug")?.title, "fix auth bug");
     Ok(())
 }
+
+#[test]
+fn typed_memories_are_saved_cleaned_and_checked() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(dir.path())?;
+    let mut input = CheckpointInput::new("Chose rotation");
+    input.workspace = Some("ws".into());
+    input.memory_type = goldfish_store::MemoryType::Decision;
+    input.structured.decision = Some("Rotate refresh tokens".into());
+    input.structured.alternatives = vec![" a ".into(), "".into(), "b; c".into()];
+    input.structured.next = Some("  ".into());
+    input.structured.confidence = Some(4);
+    let saved = store.save_checkpoint(input)?;
+    assert_eq!(saved.structured.alternatives, ["a", "b; c"]);
+    assert_eq!(saved.structured.next, None);
+    let read = store.checkpoints_for_day("ws", saved.timestamp.date_naive())?;
+    assert_eq!(read, vec![saved]);
+
+    let mut bad = CheckpointInput::new("x");
+    bad.workspace = Some("ws".into());
+    bad.structured.confidence = Some(7);
+    let err = store.save_checkpoint(bad).expect_err("confidence 7");
+    assert!(err.is_invalid_input(), "{err}");
+    assert!(err.to_string().contains("confidence 7"), "{err}");
+    Ok(())
+}
+
+#[test]
+fn imported_checkpoints_keep_their_fields_order_and_ids_once() -> TestResult {
+    use goldfish_store::Checkpoint;
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(dir.path())?;
+    let at = |h: u32| {
+        chrono::NaiveDate::from_ymd_opt(2025, 10, 13)
+            .and_then(|d| d.and_hms_opt(h, 0, 0))
+            .map(|t| t.and_utc())
+            .expect("valid time")
+    };
+    let mk = |id: &str, h: u32| {
+        let mut c = Checkpoint::new(id, at(h), "ws", format!("entry {id}"));
+        c.extra.insert("Origin".into(), format!("test:{id}"));
+        c
+    };
+    // Appended, then one earlier than all (inserted in place), a repeat, and a bad one.
+    let first = store.import_checkpoints(&[mk("b", 10), mk("c", 11)]);
+    assert!(first.iter().all(|r| matches!(r, Ok(true))), "{first:?}");
+    let mut blank = mk("d", 12);
+    blank.description = " ".into();
+    let second = store.import_checkpoints(&[mk("a", 9), mk("b", 10), mk("a", 9), blank]);
+    assert!(matches!(second[0], Ok(true)), "{second:?}");
+    assert!(matches!(second[1], Ok(false)), "{second:?}");
+    assert!(matches!(second[2], Ok(false)), "{second:?}");
+    assert!(
+        second[3].as_ref().is_err_and(|e| e.is_invalid_input()),
+        "{second:?}"
+    );
+    let read = store.checkpoints_for_day("ws", at(0).date_naive())?;
+    let ids: Vec<&str> = read.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c"]);
+    assert_eq!(read[0], mk("a", 9));
+    Ok(())
+}

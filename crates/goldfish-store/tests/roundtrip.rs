@@ -2,7 +2,8 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 use goldfish_store::{
-    Checkpoint, format_day_file, parse_checkpoint_file, parse_day_bytes, parse_day_file,
+    Checkpoint, MemoryType, Structured, format_day_file, parse_checkpoint_file, parse_day_bytes,
+    parse_day_file,
 };
 use proptest::prelude::*;
 
@@ -15,6 +16,9 @@ fn tricky_line() -> impl Strategy<Value = String> {
         Just("- **Files**: a.rs, b.rs".to_string()),
         Just("- **More files**: 3".to_string()),
         Just("- **Session**: x".to_string()),
+        Just("- **Type**: decision".to_string()),
+        Just("- **Alternatives**: a; b".to_string()),
+        Just("- **Confidence**: 7".to_string()),
         Just("## some heading".to_string()),
         Just("## Context".to_string()),
         Just("##no space".to_string()),
@@ -62,7 +66,57 @@ fn item() -> impl Strategy<Value = String> {
     ]
 }
 
+/// A typed-field value: anything, and on purpose the characters the format escapes or
+/// separates on, line breaks, and a leading `- ` that reads like a bullet.
+fn typed_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just("a; b\\; c".to_string()),
+        Just("- **Tags**: x\n- **Type**: incident".to_string()),
+        Just("line one\r\nline two\n".to_string()),
+        "[a-z;, -]{1,12}",
+        any::<String>(),
+    ]
+}
+
+fn structured() -> impl Strategy<Value = (MemoryType, Structured)> {
+    let text = || prop::option::of(typed_text());
+    let list = || prop::collection::vec(typed_text(), 0..4);
+    (
+        prop::sample::select(MemoryType::ALL.to_vec()),
+        (text(), text(), list(), text()),
+        (list(), list(), text(), prop::option::of(1u8..=5), list()),
+    )
+        .prop_map(
+            |(
+                t,
+                (context, decision, alternatives, impact),
+                (evidence, symbols, next, confidence, unknowns),
+            )| {
+                let mut s = Structured::default();
+                s.context = context;
+                s.decision = decision;
+                s.alternatives = alternatives;
+                s.impact = impact;
+                s.evidence = evidence;
+                s.symbols = symbols;
+                s.next = next;
+                s.confidence = confidence;
+                s.unknowns = unknowns;
+                (t, s)
+            },
+        )
+}
+
 fn checkpoint() -> impl Strategy<Value = Checkpoint> {
+    (checkpoint_untyped(), structured()).prop_map(|(mut cp, (t, s))| {
+        cp.memory_type = t;
+        cp.structured = s;
+        cp
+    })
+}
+
+fn checkpoint_untyped() -> impl Strategy<Value = Checkpoint> {
     (
         "[A-Za-z0-9_.:-]{1,30}|\\PC{1,10}",
         timestamp(),
@@ -85,7 +139,24 @@ fn checkpoint() -> impl Strategy<Value = Checkpoint> {
                 cp.extra = extra
                     .into_iter()
                     .filter(|(k, _)| {
-                        !["Tags", "Branch", "Commit", "Files", "More files"].contains(&k.as_str())
+                        ![
+                            "Tags",
+                            "Branch",
+                            "Commit",
+                            "Files",
+                            "More files",
+                            "Type",
+                            "Context",
+                            "Decision",
+                            "Alternatives",
+                            "Impact",
+                            "Evidence",
+                            "Symbols",
+                            "Next",
+                            "Confidence",
+                            "Unknowns",
+                        ]
+                        .contains(&k.as_str())
                     })
                     .collect();
                 cp

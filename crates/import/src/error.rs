@@ -22,6 +22,9 @@ pub enum ErrorKind {
     /// One row of a Tusk table could not be read (bad JSON in a column, an unreadable
     /// timestamp). The row is skipped; the others are read.
     BadRow,
+    /// The goldfish store refused a record (a value it cannot hold) or could not be written.
+    /// The record is skipped; the others are imported.
+    Store,
 }
 
 /// An error from a reader: what went wrong, the file, and the line (text files) or the table
@@ -71,6 +74,11 @@ impl Error {
         let mut e = Error::new(ErrorKind::Io, path, message);
         e.source = Some(Box::new(err));
         e
+    }
+
+    pub(crate) fn store(path: impl Into<PathBuf>, err: goldfish_store::Error) -> Self {
+        let message = err.to_string();
+        Error::new(ErrorKind::Store, path, message).with_source(err)
     }
 
     pub(crate) fn at_line(mut self, line: Option<usize>) -> Self {

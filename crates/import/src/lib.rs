@@ -1,5 +1,10 @@
-//! Read-only readers for the stores people already have: Goldfish 5–8 project
-//! `.memories/` directories and their registry, and Tusk's SQLite `journal.db`.
+//! Readers for the stores people already have — Goldfish 5–8 project `.memories/`
+//! directories and their registry, Tusk's SQLite `journal.db`, a Goldfish v4 store — and the
+//! import of them into a goldfish store, plus JSON Lines export ([`export_jsonl`]) and import.
+//!
+//! Importing is two steps: a source is mapped to a [`Batch`] ([`memories_batch`],
+//! [`tusk_batch`], [`v4_batch`], [`jsonl_batch`]; nothing written), then [`apply`] writes it,
+//! idempotently (ids derived from the origin), and checks by counts that the store holds it.
 //!
 //! Each reader returns every record with every field its source holds, and a list of
 //! problems: a file or row that cannot be read is reported with its path and line (or table
@@ -42,6 +47,8 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod error;
+mod import;
+mod jsonl;
 mod memories;
 mod registry;
 mod tusk;
@@ -49,6 +56,13 @@ mod yaml;
 
 pub use error::{Error, ErrorKind};
 pub use goldfish_store::{MemoryType, PlanStatus, Structured};
+pub use import::{
+    Batch, ImportOptions, ImportReport, InPlaceProject, PlanItem, WorkspaceImport, apply,
+    in_place_projects, memories_batch, tusk_batch, v4_batch,
+};
+pub use jsonl::{
+    CheckpointRecord, PlanRecord, Record, export_jsonl, export_schema, jsonl_batch, parse_jsonl,
+};
 pub use memories::{
     Actor, Brief, GitInfo, MemoriesDir, MemoryRecord, ParseError, Unmapped, parse_brief_file,
     parse_memory_file, read_memories,

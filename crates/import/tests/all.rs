@@ -1,6 +1,7 @@
 //! The integration tests of goldfish-import: one binary, one module per area.
 
 mod goldfish_v7;
+mod import;
 mod malformed;
 mod props;
 mod tusk;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use goldfish_store::Checkpoint;
+use goldfish_store::{Checkpoint, MemoryType};
 
 use crate::explain::format_explanation;
 use crate::recall::{RecallResult, StoreState};
@@ -98,8 +98,9 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
     };
     let _ = write!(
         s,
-        "- **{}**{ws} {}",
+        "- **{}**{ws} {}{}",
         c.timestamp.format("%Y-%m-%d %H:%M"),
+        type_badge(c),
         c.title()
     );
     let mut meta: Vec<String> = Vec::new();
@@ -129,6 +130,9 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
                 let _ = writeln!(s, "  > {line}");
             }
         }
+        for (label, text) in c.structured.labelled() {
+            let _ = writeln!(s, "  {}: {}", label.to_lowercase(), one_line(&text));
+        }
         if !c.files.is_empty() {
             let more = if c.files_omitted > 0 {
                 format!(" (+{} more)", c.files_omitted)
@@ -139,6 +143,20 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
         }
     }
     s
+}
+
+/// `[decision] ` before the title of a typed memory; nothing for a plain checkpoint.
+fn type_badge(c: &Checkpoint) -> String {
+    if c.memory_type == MemoryType::Checkpoint {
+        String::new()
+    } else {
+        format!("[{}] ", c.memory_type)
+    }
+}
+
+/// Line breaks as ` / `, so a field stays on its line.
+fn one_line(text: &str) -> String {
+    text.lines().collect::<Vec<_>>().join(" / ")
 }
 
 /// Renders a recall result as compact markdown of at most `opts.max_chars` characters.
@@ -300,13 +318,35 @@ pub fn format_standup(standup: &Standup, opts: &FormatOptions) -> String {
         for c in &ws.recent {
             let _ = writeln!(
                 s,
-                "- {} {}",
+                "- {} {}{}",
                 c.timestamp.format("%Y-%m-%d %H:%M"),
+                type_badge(c),
                 c.title()
             );
         }
         if ws.checkpoints > ws.recent.len() {
             let _ = writeln!(s, "- … and {} more", ws.checkpoints - ws.recent.len());
+        }
+        for (heading, list) in [("Decisions", &ws.decisions), ("Incidents", &ws.incidents)] {
+            if list.is_empty() {
+                continue;
+            }
+            let _ = writeln!(s, "{heading}:");
+            for c in list.iter() {
+                let detail = c
+                    .structured
+                    .decision
+                    .as_deref()
+                    .or(c.structured.impact.as_deref())
+                    .map(|d| format!(" — {}", one_line(d)))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    s,
+                    "- {} {}{detail}",
+                    c.timestamp.format("%Y-%m-%d %H:%M"),
+                    c.title()
+                );
+            }
         }
         if let Some(p) = &ws.plan {
             let _ = writeln!(

@@ -102,6 +102,22 @@
 //! questions 0.958 (0.905), paraphrases 0.466 (0.370), conversational 0.989 (0.922), all
 //! natural-language 0.804 (0.732), with no query left without an answer.
 //!
+//! A typed memory's type and structured fields (decision, alternatives, impact, symbols, …)
+//! are searched as part of its description, with the description's weight: [`recall()`]
+//! appends them for the search and removes them before returning. [`Filter`] (type, tags,
+//! file, symbol) narrows the checkpoints before the search and the limit.
+//!
+//! # Goldfish 5–8 projects, read in place
+//!
+//! [`recall()`] and [`standup_with`] also read the Goldfish 5–8 projects they can find —
+//! those listed in `registry.json` at the store's root (Goldfish's registry, when both use
+//! `~/.goldfish`) and the project around the current directory — through `goldfish-import`:
+//! each project's `.memories/` checkpoints are those of the workspace goldfish detects for its
+//! directory (every field: type, structured fields, git worktree and actor as bullets), its
+//! active brief is the workspace's active plan when goldfish has none, and an entry both
+//! imported and read in place counts once. They are never written to.
+//! [`RecallOptions::goldfish_memories`] turns this off.
+//!
 //! # Memory
 //!
 //! A search allocates a memo proportional to the distinct words it looks up (those that pass
@@ -141,6 +157,7 @@ mod engine;
 mod error;
 mod explain;
 mod format;
+mod inplace;
 mod lanes;
 mod lexicon;
 mod pass;
@@ -163,7 +180,7 @@ pub use explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation, for
 pub use format::{FormatOptions, format_recall, format_standup};
 pub use query::Query;
 pub use recall::{
-    RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount, recall,
+    Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount, recall,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, TimeWindow, parse_bound, parse_since};

@@ -3,11 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, Plan, Store, resolve_workspace};
+use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
 
 use crate::engine::{Query, SearchOptions, search};
 use crate::error::Error;
 use crate::explain::Explanation;
+use crate::inplace::InPlace;
 use crate::window::TimeWindow;
 
 /// Which workspaces a recall reads.
@@ -79,6 +80,145 @@ pub struct RecallOptions {
     pub now: Option<DateTime<Utc>>,
     /// The directory `"current"` is resolved from; `None` uses the process's.
     pub cwd: Option<PathBuf>,
+    /// Filters applied before the search and the limit: only checkpoints matching all of
+    /// them are recalled.
+    pub filter: Filter,
+    /// Also read Goldfish 5–8 projects in place (default true): those listed in
+    /// `registry.json` at the store's root and the one around `cwd`, each as the workspace
+    /// goldfish detects for its directory, its active brief as the active plan. Nothing is
+    /// written to them.
+    pub goldfish_memories: bool,
+}
+
+/// Which checkpoints a recall keeps; every part is optional and all given parts must match.
+///
+/// Matching ignores case. `files` matches a checkpoint that touched a file equal to the
+/// pattern, under it (`src/auth/` or `src/auth` → `src/auth/jwt.rs`) or ending with it
+/// (`jwt.rs`, `auth/jwt.rs`). `symbol` matches a symbol equal to it or ending with it after
+/// `::` or `.` (`rotate` → `TokenStore::rotate`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Filter {
+    /// Only this kind of memory.
+    pub memory_type: Option<MemoryType>,
+    /// Only checkpoints carrying every one of these tags.
+    pub tags: Vec<String>,
+    /// Only checkpoints that touched a file matching this path (see above).
+    pub file: Option<String>,
+    /// Only checkpoints naming this symbol (see above).
+    pub symbol: Option<String>,
+}
+
+impl Filter {
+    /// True when no part is given: every checkpoint matches.
+    pub fn is_empty(&self) -> bool {
+        self.memory_type.is_none()
+            && self.tags.iter().all(|t| t.trim().is_empty())
+            && self.file.as_deref().is_none_or(|f| f.trim().is_empty())
+            && self.symbol.as_deref().is_none_or(|s| s.trim().is_empty())
+    }
+
+    /// True when `checkpoint` matches every given part.
+    pub fn matches(&self, checkpoint: &Checkpoint) -> bool {
+        if self
+            .memory_type
+            .is_some_and(|t| t != checkpoint.memory_type)
+        {
+            return false;
+        }
+        let tags_ok = self
+            .tags
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+            .all(|want| checkpoint.tags.iter().any(|t| t.eq_ignore_ascii_case(want)));
+        if !tags_ok {
+            return false;
+        }
+        if let Some(pattern) = self
+            .file
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            && !checkpoint.files.iter().any(|f| file_matches(f, pattern))
+        {
+            return false;
+        }
+        if let Some(symbol) = self
+            .symbol
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            && !checkpoint
+                .structured
+                .symbols
+                .iter()
+                .any(|s| symbol_matches(s, symbol))
+        {
+            return false;
+        }
+        true
+    }
+}
+
+/// A path matches a pattern equal to it, a directory above it, or a suffix of it that starts
+/// at a path component. Separators `\` count as `/`; a leading `./` is ignored; case is
+/// ignored.
+fn file_matches(path: &str, pattern: &str) -> bool {
+    let norm = |s: &str| {
+        let s = s.replace('\\', "/").to_lowercase();
+        s.strip_prefix("./").map(str::to_string).unwrap_or(s)
+    };
+    let path = norm(path);
+    let pattern = norm(pattern);
+    let dir = pattern.trim_end_matches('/');
+    if dir.is_empty() {
+        return false;
+    }
+    if path == dir || path.starts_with(&format!("{dir}/")) {
+        return true;
+    }
+    // A suffix starting at a component: `jwt.rs` or `auth/jwt.rs` in `src/auth/jwt.rs`, and
+    // a directory inside: `auth/` in `src/auth/jwt.rs`.
+    let inner = format!("/{dir}");
+    path.ends_with(&inner) || path.contains(&format!("{inner}/"))
+}
+
+/// A symbol matches a name equal to it or ending with `::name` or `.name`, ignoring case.
+fn symbol_matches(symbol: &str, wanted: &str) -> bool {
+    let symbol = symbol.to_lowercase();
+    let wanted = wanted.to_lowercase();
+    symbol == wanted
+        || symbol.ends_with(&format!("::{wanted}"))
+        || symbol.ends_with(&format!(".{wanted}"))
+}
+
+/// Appends each checkpoint's type and structured text to its description, so that the search
+/// sees them with the description's weight, and returns the original lengths for
+/// [`restore_descriptions`]. Typed text is written by the same person, about the same moment,
+/// as the description: it deserves the same weight.
+fn append_typed_text(checkpoints: &mut [Checkpoint]) -> Vec<usize> {
+    checkpoints
+        .iter_mut()
+        .map(|c| {
+            let len = c.description.len();
+            if c.memory_type != MemoryType::Checkpoint {
+                c.description.push('\n');
+                c.description.push_str(c.memory_type.as_str());
+            }
+            for (_, text) in c.structured.labelled() {
+                c.description.push('\n');
+                c.description.push_str(&text);
+            }
+            len
+        })
+        .collect()
+}
+
+fn restore_descriptions(checkpoints: &mut [Checkpoint], lengths: &[usize]) {
+    for (c, &len) in checkpoints.iter_mut().zip(lengths) {
+        c.description.truncate(len);
+    }
 }
 
 impl Default for RecallOptions {
@@ -94,6 +234,8 @@ impl Default for RecallOptions {
             limit: 10,
             now: None,
             cwd: None,
+            filter: Filter::default(),
+            goldfish_memories: true,
         }
     }
 }
@@ -206,6 +348,16 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
     } else {
         StoreState::Populated
     };
+    let in_place = if opts.goldfish_memories {
+        InPlace::read(store, &current_dir(opts.cwd.as_deref()))
+    } else {
+        InPlace::default()
+    };
+    let state = if state != StoreState::Populated && in_place.workspaces().next().is_some() {
+        StoreState::Populated
+    } else {
+        state
+    };
     let now = opts.now.unwrap_or_else(|| store.now());
     let window = TimeWindow::resolve(
         now,
@@ -216,11 +368,24 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
     )?;
     let all = opts.workspace == Scope::All;
     let workspaces = match &opts.workspace {
-        Scope::All => known,
+        Scope::All => {
+            let mut all = known;
+            all.extend(in_place.workspaces().cloned());
+            all.sort();
+            all.dedup();
+            all
+        }
         Scope::Current => vec![resolve_scope(None, opts.cwd.as_deref())?],
         Scope::Named(name) => vec![resolve_scope(Some(name), opts.cwd.as_deref())?],
     };
     let (mut checkpoints, mut skipped) = read_all(store, &workspaces, window)?;
+    for ws in &workspaces {
+        in_place.add_checkpoints(ws, window, &mut checkpoints);
+    }
+    skipped.extend(in_place.skipped.iter().cloned());
+    if !opts.filter.is_empty() {
+        checkpoints.retain(|c| opts.filter.matches(c));
+    }
 
     // A blank search is no search; text without a single content word is an error that says
     // so, never a silent "nothing matched".
@@ -231,11 +396,13 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
     let mut explanations = Vec::new();
     let ordered: Vec<Checkpoint> = match &query {
         Some(q) => {
+            let lengths = append_typed_text(&mut checkpoints);
             let search_opts = SearchOptions {
                 explain: opts.explain,
                 ..SearchOptions::default()
             };
             let hits = search(q, &checkpoints, &search_opts);
+            restore_descriptions(&mut checkpoints, &lengths);
             let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
             let mut ordered = Vec::with_capacity(hits.len());
             for hit in hits {
@@ -274,7 +441,7 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
         None
     } else {
         match store.active_plan(&workspaces[0]) {
-            Ok(plan) => plan,
+            Ok(plan) => plan.or_else(|| in_place.active_plan(&workspaces[0])),
             // A broken plan file must not hide the checkpoints: report it and go on.
             Err(e) if e.is_parse() || e.path().is_some() => {
                 skipped.push(SkippedFile {
@@ -334,12 +501,17 @@ fn check_window_options(opts: &RecallOptions) -> Result<(), Error> {
     Ok(())
 }
 
-/// Resolves a workspace: a name (validated), or the current one when `None`.
-pub(crate) fn resolve_scope(explicit: Option<&str>, cwd: Option<&Path>) -> Result<String, Error> {
-    let cwd = match cwd {
+/// The directory to resolve "current" from: `cwd`, else the process's.
+pub(crate) fn current_dir(cwd: Option<&Path>) -> PathBuf {
+    match cwd {
         Some(c) => c.to_path_buf(),
         None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-    };
+    }
+}
+
+/// Resolves a workspace: a name (validated), or the current one when `None`.
+pub(crate) fn resolve_scope(explicit: Option<&str>, cwd: Option<&Path>) -> Result<String, Error> {
+    let cwd = current_dir(cwd);
     resolve_workspace(explicit.map(str::trim), &cwd).map_err(Error::from)
 }
 
@@ -393,4 +565,58 @@ pub(crate) fn read_all(
         skipped.extend(range.skipped.into_iter().map(SkippedFile::from));
     }
     Ok((checkpoints, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_patterns() {
+        let cases: [(&str, &str, bool); 14] = [
+            ("src/auth/jwt.rs", "src/auth/", true),
+            ("src/auth/jwt.rs", "src/auth", true),
+            ("src/auth/jwt.rs", "src/auth/jwt.rs", true),
+            ("src/auth/jwt.rs", "./src/auth/jwt.rs", true),
+            ("src/auth/jwt.rs", "jwt.rs", true),
+            ("src/auth/jwt.rs", "auth/jwt.rs", true),
+            ("src/auth/jwt.rs", "auth/", true),
+            ("src/auth/jwt.rs", "SRC/Auth", true),
+            ("src\\auth\\jwt.rs", "src/auth", true),
+            ("src/auth/jwt.rs", "wt.rs", false),
+            ("src/authn/jwt.rs", "src/auth", false),
+            ("src/auth/jwt.rs", "src/au", false),
+            ("src/auth/jwt.rs", "/", false),
+            ("src/auth/jwt.rs", "lib", false),
+        ];
+        for (path, pattern, want) in cases {
+            assert_eq!(file_matches(path, pattern), want, "{path} ~ {pattern}");
+        }
+    }
+
+    #[test]
+    fn symbol_patterns() {
+        assert!(symbol_matches("TokenStore::rotate", "rotate"));
+        assert!(symbol_matches("TokenStore::rotate", "tokenstore::ROTATE"));
+        assert!(symbol_matches("auth.detectReuse", "detectreuse"));
+        assert!(!symbol_matches("TokenStore::rotate_all", "rotate"));
+        assert!(!symbol_matches("rotate", "TokenStore::rotate"));
+    }
+
+    #[test]
+    fn typed_text_is_appended_and_removed() {
+        let mut cp = Checkpoint::new("a", chrono::Utc::now(), "ws", "Title\nbody");
+        cp.memory_type = MemoryType::Incident;
+        cp.structured.impact = Some("logins failed".into());
+        cp.structured.symbols = vec!["A::b".into(), "c".into()];
+        let original = cp.clone();
+        let mut all = vec![cp];
+        let lengths = append_typed_text(&mut all);
+        assert_eq!(
+            all[0].description,
+            "Title\nbody\nincident\nlogins failed\nA::b; c"
+        );
+        restore_descriptions(&mut all, &lengths);
+        assert_eq!(all, vec![original]);
+    }
 }

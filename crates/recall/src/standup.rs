@@ -1,10 +1,11 @@
 //! Standup: one view of recent work across every workspace.
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, Store};
+use goldfish_store::{Checkpoint, MemoryType, Store};
 
 use crate::error::Error;
-use crate::recall::{SkippedFile, read_all};
+use crate::inplace::InPlace;
+use crate::recall::{SkippedFile, current_dir, read_all};
 use crate::window::TimeWindow;
 
 /// What [`standup_with`] reports on.
@@ -17,6 +18,12 @@ pub struct StandupOptions {
     pub recent: usize,
     /// The current time; `None` uses the store's clock ([`Store::now`]).
     pub now: Option<DateTime<Utc>>,
+    /// The directory whose Goldfish project (`.memories/`) is read in place; `None` uses the
+    /// process's.
+    pub cwd: Option<std::path::PathBuf>,
+    /// Also read Goldfish 5–8 projects in place (default true); see
+    /// [`RecallOptions::goldfish_memories`](crate::RecallOptions::goldfish_memories).
+    pub goldfish_memories: bool,
 }
 
 impl Default for StandupOptions {
@@ -25,6 +32,8 @@ impl Default for StandupOptions {
             days: 1,
             recent: 5,
             now: None,
+            cwd: None,
+            goldfish_memories: true,
         }
     }
 }
@@ -59,6 +68,11 @@ pub struct WorkspaceStandup {
     pub last_activity: DateTime<Utc>,
     /// The active plan's progress, if the workspace has an active plan.
     pub plan: Option<PlanProgress>,
+    /// The decisions of the window, newest first (at most `recent`): shown apart, since
+    /// they are what a team most needs to hear about.
+    pub decisions: Vec<Checkpoint>,
+    /// The incidents of the window, newest first (at most `recent`).
+    pub incidents: Vec<Checkpoint>,
 }
 
 /// A standup: every workspace with activity in the window, most recently active first.
@@ -94,8 +108,20 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
         from: crate::window::days_before(now, opts.days)?,
         to: now,
     };
-    let names = store.list_workspaces()?;
-    let (checkpoints, mut skipped) = read_all(store, &names, window)?;
+    let in_place = if opts.goldfish_memories {
+        InPlace::read(store, &current_dir(opts.cwd.as_deref()))
+    } else {
+        InPlace::default()
+    };
+    let mut names = store.list_workspaces()?;
+    names.extend(in_place.workspaces().cloned());
+    names.sort();
+    names.dedup();
+    let (mut checkpoints, mut skipped) = read_all(store, &names, window)?;
+    for ws in &names {
+        in_place.add_checkpoints(ws, window, &mut checkpoints);
+    }
+    skipped.extend(in_place.skipped.iter().cloned());
     let mut workspaces = Vec::new();
     for name in &names {
         let mut mine: Vec<&Checkpoint> = checkpoints
@@ -107,7 +133,7 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
         };
         mine.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
         let plan = match store.active_plan(name) {
-            Ok(plan) => plan.map(|p| {
+            Ok(plan) => plan.or_else(|| in_place.active_plan(name)).map(|p| {
                 let progress = p.progress();
                 PlanProgress {
                     id: p.id,
@@ -128,7 +154,18 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
                 None
             }
         };
+        let of_type = |t: MemoryType| -> Vec<Checkpoint> {
+            mine.iter()
+                .filter(|c| c.memory_type == t)
+                .take(opts.recent)
+                .map(|c| (*c).clone())
+                .collect()
+        };
+        let decisions = of_type(MemoryType::Decision);
+        let incidents = of_type(MemoryType::Incident);
         workspaces.push(WorkspaceStandup {
+            decisions,
+            incidents,
             workspace: name.clone(),
             checkpoints: mine.len(),
             recent: mine.into_iter().take(opts.recent).cloned().collect(),

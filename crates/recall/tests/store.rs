@@ -318,3 +318,216 @@ fn results_do_not_depend_on_tz() -> TestResult {
     assert_eq!(std::fs::read_to_string(&out)?, here);
     Ok(())
 }
+
+/// A day file written directly, so checkpoints can carry files and typed fields.
+fn typed_store() -> Result<TestStore, Box<dyn std::error::Error>> {
+    use goldfish_store::{Checkpoint, MemoryType, format_day_file};
+    let s = TestStore::new("2025-10-13T12:00:00Z")?;
+    let mk = |id: &str, hh: u32, desc: &str, t: MemoryType, tags: &[&str], files: &[&str]| {
+        let mut c = Checkpoint::new(id, t_at(hh), "api", desc);
+        c.memory_type = t;
+        c.tags = tags.iter().map(|s| s.to_string()).collect();
+        c.files = files.iter().map(|s| s.to_string()).collect();
+        c
+    };
+    let mut decision = mk(
+        "d1",
+        8,
+        "Token policy",
+        MemoryType::Decision,
+        &["auth", "security"],
+        &["src/auth/jwt.rs"],
+    );
+    decision.structured.decision = Some("Rotate refresh tokens on every use".into());
+    decision.structured.alternatives = vec!["Sliding expiry".into()];
+    decision.structured.symbols = vec!["TokenStore::rotate".into()];
+    let mut incident = mk(
+        "i1",
+        9,
+        "Login outage",
+        MemoryType::Incident,
+        &["auth"],
+        &["src/db/pool.rs"],
+    );
+    incident.structured.impact = Some("Nobody could sign in for 20 minutes".into());
+    let plain = mk(
+        "c1",
+        10,
+        "Tidied the README",
+        MemoryType::Checkpoint,
+        &["docs"],
+        &["README.md"],
+    );
+    let dir = s.dir.path().join("api/checkpoints");
+    std::fs::create_dir_all(&dir)?;
+    let date = t_at(0).date_naive();
+    std::fs::write(
+        dir.join("2025-10-13.md"),
+        format_day_file(date, &[decision, incident, plain]),
+    )?;
+    Ok(s)
+}
+
+fn t_at(hour: u32) -> chrono::DateTime<chrono::Utc> {
+    t(&format!("2025-10-13T{hour:02}:00:00Z"))
+}
+
+fn ids(r: &goldfish_recall::RecallResult) -> Vec<&str> {
+    r.checkpoints.iter().map(|c| c.id.as_str()).collect()
+}
+
+#[test]
+fn filters_by_type_tag_file_and_symbol_with_search_and_window() -> TestResult {
+    use goldfish_store::MemoryType;
+    let s = typed_store()?;
+    let base = || {
+        let mut o = RecallOptions::default();
+        o.workspace = "api".into();
+        o.now = Some(t("2025-10-13T12:00:00Z"));
+        o
+    };
+    let r = recall(&s.store, &base())?;
+    assert_eq!(ids(&r), ["c1", "i1", "d1"]);
+
+    type SetUp = Box<dyn Fn(&mut RecallOptions)>;
+    let cases: Vec<(&str, SetUp, Vec<&str>)> = vec![
+        (
+            "type",
+            Box::new(|o| o.filter.memory_type = Some(MemoryType::Decision)),
+            vec!["d1"],
+        ),
+        (
+            "one tag",
+            Box::new(|o| o.filter.tags = vec!["auth".into()]),
+            vec!["i1", "d1"],
+        ),
+        (
+            "all tags must match",
+            Box::new(|o| o.filter.tags = vec!["auth".into(), "SECURITY".into()]),
+            vec!["d1"],
+        ),
+        (
+            "directory",
+            Box::new(|o| o.filter.file = Some("src/auth/".into())),
+            vec!["d1"],
+        ),
+        (
+            "suffix",
+            Box::new(|o| o.filter.file = Some("pool.rs".into())),
+            vec!["i1"],
+        ),
+        (
+            "prefix of everything under src",
+            Box::new(|o| o.filter.file = Some("src".into())),
+            vec!["i1", "d1"],
+        ),
+        (
+            "symbol",
+            Box::new(|o| o.filter.symbol = Some("rotate".into())),
+            vec!["d1"],
+        ),
+        (
+            "filter and search",
+            Box::new(|o| {
+                o.filter.tags = vec!["auth".into()];
+                o.search = Some("sign in".into());
+            }),
+            vec!["i1"],
+        ),
+        (
+            "filter and window",
+            Box::new(|o| {
+                o.filter.tags = vec!["auth".into()];
+                o.since = Some("150m".into());
+            }),
+            vec![],
+        ),
+        (
+            "filter and a window that holds one",
+            Box::new(|o| {
+                o.filter.tags = vec!["auth".into()];
+                o.from = Some("2025-10-13T08:30:00Z".into());
+            }),
+            vec!["i1"],
+        ),
+        (
+            "nothing matches",
+            Box::new(|o| o.filter.memory_type = Some(MemoryType::Learning)),
+            vec![],
+        ),
+    ];
+    for (name, set, want) in cases {
+        let mut o = base();
+        set(&mut o);
+        let r = match recall(&s.store, &o) {
+            Ok(r) => r,
+            Err(e) => panic!("{name}: {e}"),
+        };
+        assert_eq!(ids(&r), want, "{name}");
+        assert_eq!(r.total, want.len(), "{name}");
+    }
+    Ok(())
+}
+
+#[test]
+fn search_finds_structured_fields() -> TestResult {
+    let s = typed_store()?;
+    let mut o = RecallOptions::default();
+    o.workspace = "api".into();
+    o.now = Some(t("2025-10-13T12:00:00Z"));
+    for (query, want) in [
+        ("sliding expiry", "d1"),
+        ("rotate refresh", "d1"),
+        ("nobody sign", "i1"),
+        ("incident", "i1"),
+    ] {
+        o.search = Some(query.into());
+        let r = recall(&s.store, &o)?;
+        assert_eq!(ids(&r).first().copied(), Some(want), "{query}");
+        // The search text never leaks into what is returned.
+        assert!(
+            r.checkpoints.iter().all(|c| !c.description.contains('\n')),
+            "{query}"
+        );
+    }
+    let text = format_recall(&recall(&s.store, &o)?, &FormatOptions::default());
+    assert!(text.contains("[incident] Login outage"), "{text}");
+    Ok(())
+}
+
+#[test]
+fn standup_lists_decisions_and_incidents_apart() -> TestResult {
+    let s = typed_store()?;
+    let mut o = StandupOptions::default();
+    o.now = Some(t("2025-10-13T12:00:00Z"));
+    let st = standup_with(&s.store, &o)?;
+    let ws = &st.workspaces[0];
+    assert_eq!(
+        ws.decisions
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>(),
+        ["d1"]
+    );
+    assert_eq!(
+        ws.incidents
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>(),
+        ["i1"]
+    );
+    let text = format_standup(&st, &FormatOptions::default());
+    assert!(
+        text.contains(
+            "Decisions:\n- 2025-10-13 08:00 Token policy — Rotate refresh tokens on every use\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Incidents:\n- 2025-10-13 09:00 Login outage — Nobody could sign in for 20 minutes\n"
+        ),
+        "{text}"
+    );
+    Ok(())
+}

@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
-use goldfish_recall::{FormatOptions, RecallOptions, Scope, StandupOptions};
-use goldfish_store::CheckpointInput;
+use goldfish_recall::{Filter, FormatOptions, RecallOptions, Scope, StandupOptions};
+use goldfish_store::{CheckpointInput, Structured};
 use notes_core::time::format_utc;
 
 use crate::args::stdin_if_dash;
-use crate::cli::{CheckpointArgs, RecallArgs, StandupArgs};
+use crate::cli::{CheckpointArgs, FilterArgs, RecallArgs, StandupArgs, TypedArgs};
 use crate::context::Context;
 use crate::output::Report;
 use crate::render::{checkpoint_json, echo, recall_json};
@@ -17,8 +17,23 @@ const CLI_BUDGET: usize = 10_000_000;
 
 /// `goldfish checkpoint`.
 pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Report> {
-    let mut input = CheckpointInput::new(stdin_if_dash(a.description)?);
+    let description = match (a.description, &a.typed.from_file) {
+        (Some(d), None) => stdin_if_dash(d)?,
+        (title, Some(path)) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                anyhow::anyhow!("--from-file {}: cannot read it: {e}", path.display())
+            })?;
+            let text = text.trim_end_matches(['\n', '\r']);
+            match title {
+                Some(t) => format!("{}\n{text}", stdin_if_dash(t)?),
+                None => text.to_string(),
+            }
+        }
+        (None, None) => anyhow::bail!("give a DESCRIPTION or --from-file PATH"),
+    };
+    let mut input = CheckpointInput::new(description);
     input.tags = a.tags;
+    set_typed(&mut input, a.typed);
     input.workspace = Some(ctx.workspace(None)?);
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
@@ -49,6 +64,7 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     o.to = a.to;
     o.search = a.search;
     o.explain = a.explain;
+    o.filter = filter(a.filter);
     if let Some(limit) = a.limit {
         o.limit = limit;
     }
@@ -76,4 +92,32 @@ pub(crate) fn standup(ctx: &Context, a: StandupArgs) -> anyhow::Result<Report> {
         goldfish_recall::format_standup(&s, &f),
         serde_json::to_value(&s)?,
     ))
+}
+
+/// The typed-memory flags (already validated by clap) into the store's input.
+fn set_typed(input: &mut CheckpointInput, t: TypedArgs) {
+    if let Some(memory_type) = t.memory_type {
+        input.memory_type = memory_type;
+    }
+    let mut s = Structured::default();
+    s.context = t.context;
+    s.decision = t.decision;
+    s.alternatives = t.alternatives;
+    s.impact = t.impact;
+    s.evidence = t.evidence;
+    s.symbols = t.symbols;
+    s.next = t.next;
+    s.confidence = t.confidence;
+    s.unknowns = t.unknowns;
+    input.structured = s;
+}
+
+/// The recall filter flags as the library's [`Filter`].
+fn filter(f: FilterArgs) -> Filter {
+    let mut out = Filter::default();
+    out.memory_type = f.memory_type;
+    out.tags = f.tags;
+    out.file = f.file;
+    out.symbol = f.symbol;
+    out
 }

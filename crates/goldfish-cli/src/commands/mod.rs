@@ -8,6 +8,7 @@ mod notes;
 mod plan;
 mod signal;
 mod sync;
+mod transfer;
 
 pub(crate) use agent::{doctor, hook, setup};
 pub(crate) use journal::run as journal;
@@ -16,3 +17,4 @@ pub(crate) use notes::run as notes;
 pub(crate) use plan::run as plan;
 pub(crate) use signal::{pipeline, signal};
 pub(crate) use sync::{init, merge_driver, sync};
+pub(crate) use transfer::{export, import};

@@ -1,0 +1,705 @@
+//! The writer side: every source mapped to goldfish checkpoints and plans, written through
+//! `goldfish-store`, idempotently, and checked by counts afterwards.
+//!
+//! Each source is first turned into a [`Batch`] (pure mapping, no writes); [`apply`] then
+//! writes the batch with [`Store::import_checkpoint`] and [`Store::import_plan`], which skip
+//! an id that is already there. Ids are derived from the origin (`tusk-<id>`, the Goldfish
+//! id, …), so running an import twice, or again after it was killed, adds nothing twice.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use goldfish_store::{
+    Checkpoint, MemoryType, Plan, PlanStatus, Store, detect_workspace, normalize_workspace,
+    validate_plan_id,
+};
+
+use crate::error::{Error, ErrorKind};
+use crate::memories::{MemoriesDir, MemoryRecord, read_memories};
+use crate::registry::{read_registered, read_registry};
+use crate::tusk::{TuskJournal, read_tusk};
+
+/// How many checkpoints go to the store at once.
+const IMPORT_CHUNK: usize = 256;
+
+/// What an import should do besides writing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportOptions {
+    /// Map and count everything, write nothing.
+    pub dry_run: bool,
+}
+
+/// A plan to import and whether its source marked it active.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct PlanItem {
+    /// The plan, as it will be written.
+    pub plan: Plan,
+    /// Whether the source marked it as its workspace's active plan.
+    pub active: bool,
+}
+
+/// Everything one source maps to, before anything is written.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Batch {
+    /// The source that was read.
+    pub source: PathBuf,
+    /// Checkpoints, each with its derived, stable id.
+    pub checkpoints: Vec<Checkpoint>,
+    /// Plans, each with its derived, stable id.
+    pub plans: Vec<PlanItem>,
+    /// What could not be read or mapped: records skipped, values left out (each with its
+    /// file and line, or table and rowid).
+    pub problems: Vec<Error>,
+    /// Values changed to fit goldfish and kept (a tag holding a comma becomes two tags).
+    pub adjusted: Vec<Error>,
+}
+
+/// Counts for one workspace of an import.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct WorkspaceImport {
+    /// The goldfish workspace written to.
+    pub workspace: String,
+    /// Checkpoints found in the source (that could be mapped).
+    pub checkpoints: usize,
+    /// Of those, how many were written by this run.
+    pub checkpoints_added: usize,
+    /// Of those, how many were already in the store (an earlier import).
+    pub checkpoints_present: usize,
+    /// Plans found in the source.
+    pub plans: usize,
+    /// Of those, how many were written by this run.
+    pub plans_added: usize,
+    /// Of those, how many were already in the store.
+    pub plans_present: usize,
+    /// After writing: how many of the source's checkpoints the store now holds (equal to
+    /// `checkpoints` unless something was refused). `None` on a dry run.
+    pub verified_checkpoints: Option<usize>,
+    /// After writing: how many of the source's plans the store now holds.
+    pub verified_plans: Option<usize>,
+}
+
+/// What an import did.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct ImportReport {
+    /// The source that was read.
+    pub source: PathBuf,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+    /// Per workspace, in name order.
+    pub workspaces: Vec<WorkspaceImport>,
+    /// Everything skipped or left out, each with its file and line (or table and rowid).
+    pub problems: Vec<Error>,
+    /// Values changed to fit goldfish and kept; nothing was lost.
+    pub adjusted: Vec<Error>,
+}
+
+impl ImportReport {
+    /// True when some record or value could not be imported.
+    pub fn skipped_anything(&self) -> bool {
+        !self.problems.is_empty()
+    }
+
+    /// True when the counts after writing match the source: every mapped checkpoint and
+    /// plan is in the store. Always true for a dry run.
+    pub fn verified(&self) -> bool {
+        self.workspaces.iter().all(|w| {
+            w.verified_checkpoints.is_none_or(|n| n == w.checkpoints)
+                && w.verified_plans.is_none_or(|n| n == w.plans)
+        })
+    }
+}
+
+/// Writes `batch` into `store` (or only counts, with [`ImportOptions::dry_run`]), calling
+/// `progress(done, total)` after each record, then checks by reading back that every record
+/// is there.
+pub fn apply(
+    store: &Store,
+    batch: Batch,
+    opts: &ImportOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> ImportReport {
+    let total = batch.checkpoints.len() + batch.plans.len();
+    let mut report = ImportReport {
+        source: batch.source.clone(),
+        dry_run: opts.dry_run,
+        workspaces: Vec::new(),
+        problems: batch.problems,
+        adjusted: batch.adjusted,
+    };
+    let mut per: BTreeMap<String, WorkspaceImport> = BTreeMap::new();
+    let entry = |per: &mut BTreeMap<String, WorkspaceImport>, ws: &str| {
+        per.entry(ws.to_string())
+            .or_insert_with(|| WorkspaceImport {
+                workspace: ws.to_string(),
+                ..WorkspaceImport::default()
+            })
+            .workspace
+            .clone()
+    };
+    let mut done = 0;
+    // Chunks: the store writes each day file of a chunk once, and progress is reported
+    // between chunks.
+    for chunk in batch.checkpoints.chunks(IMPORT_CHUNK) {
+        let results = if opts.dry_run {
+            Vec::new()
+        } else {
+            store.import_checkpoints(chunk)
+        };
+        for (k, c) in chunk.iter().enumerate() {
+            let ws = entry(&mut per, &c.workspace);
+            let counts = per.get_mut(&ws).expect("inserted above");
+            match results.get(k) {
+                None => counts.checkpoints += 1,
+                Some(Ok(added)) => {
+                    counts.checkpoints += 1;
+                    if *added {
+                        counts.checkpoints_added += 1;
+                    } else {
+                        counts.checkpoints_present += 1;
+                    }
+                }
+                Some(Err(e)) => report.problems.push(Error::new(
+                    ErrorKind::Store,
+                    &batch.source,
+                    format!("checkpoint {} ({}) skipped: {e}", c.id, c.workspace),
+                )),
+            }
+        }
+        done += chunk.len();
+        progress(done, total);
+    }
+    for item in &batch.plans {
+        let ws = entry(&mut per, &item.plan.workspace);
+        let counts = per.get_mut(&ws).expect("inserted above");
+        if opts.dry_run {
+            counts.plans += 1;
+        } else {
+            match store.import_plan(&item.plan, item.active) {
+                Ok(added) => {
+                    counts.plans += 1;
+                    if added {
+                        counts.plans_added += 1;
+                    } else {
+                        counts.plans_present += 1;
+                    }
+                }
+                Err(e) => report.problems.push(Error::new(
+                    ErrorKind::Store,
+                    &batch.source,
+                    format!(
+                        "plan {} ({}) skipped: {e}",
+                        item.plan.id, item.plan.workspace
+                    ),
+                )),
+            }
+        }
+        done += 1;
+        progress(done, total);
+    }
+    if !opts.dry_run {
+        verify(store, &batch.checkpoints, &batch.plans, &mut per);
+    }
+    report.workspaces = per.into_values().collect();
+    report
+}
+
+/// Reads back what the store holds of the batch: each workspace's mapped checkpoints (by id,
+/// in their day files) and plans (by id).
+fn verify(
+    store: &Store,
+    checkpoints: &[Checkpoint],
+    plans: &[PlanItem],
+    per: &mut BTreeMap<String, WorkspaceImport>,
+) {
+    let mut days: HashMap<(String, chrono::NaiveDate), Vec<String>> = HashMap::new();
+    for c in checkpoints {
+        let key = (c.workspace.clone(), c.timestamp.date_naive());
+        if !days.contains_key(&key) {
+            let ids = store
+                .read_day(&key.0, key.1)
+                .map(|r| r.checkpoints.into_iter().map(|c| c.id).collect())
+                .unwrap_or_default();
+            days.insert(key.clone(), ids);
+        }
+        if days[&key].contains(&c.id)
+            && let Some(w) = per.get_mut(&c.workspace)
+        {
+            *w.verified_checkpoints.get_or_insert(0) += 1;
+        }
+    }
+    for item in plans {
+        let p = &item.plan;
+        if store.get_plan(&p.workspace, &p.id).is_ok()
+            && let Some(w) = per.get_mut(&p.workspace)
+        {
+            *w.verified_plans.get_or_insert(0) += 1;
+        }
+    }
+    for w in per.values_mut() {
+        w.verified_checkpoints.get_or_insert(0);
+        w.verified_plans.get_or_insert(0);
+    }
+}
+
+// ----- Goldfish 5–8 `.memories/` -------------------------------------------------------------
+
+/// Maps a Goldfish 5–8 project (its directory or its `.memories/`), or a `registry.json`
+/// (every registered project), to a [`Batch`]. Never writes to the source.
+pub fn memories_batch(path: &Path) -> Result<Batch, Error> {
+    let mut batch = Batch {
+        source: path.to_path_buf(),
+        ..Batch::default()
+    };
+    if path.is_file() {
+        let registry = read_registry(path)?;
+        let (projects, problems) = read_registered(&registry);
+        batch.problems.extend(problems);
+        for (project, dir) in projects {
+            let ws = detect_workspace(&project.path);
+            map_memories(dir, &ws, &mut batch);
+        }
+    } else {
+        let dir = read_memories(path)?;
+        let project = if dir.dir.file_name().is_some_and(|n| n == ".memories") {
+            dir.dir.parent().unwrap_or(&dir.dir).to_path_buf()
+        } else {
+            dir.dir.clone()
+        };
+        // The workspace goldfish itself gives the project's directory, so that a recall run
+        // there finds what was imported (and a registry import names it the same way).
+        let ws = detect_workspace(&project);
+        map_memories(dir, &ws, &mut batch);
+    }
+    Ok(batch)
+}
+
+fn map_memories(dir: MemoriesDir, workspace: &str, batch: &mut Batch) {
+    batch.problems.extend(dir.problems);
+    // Goldfish ids are unique in practice; two files with one id are both kept, the later
+    // (in file order) with its file name added, so that neither is lost.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut records = dir.checkpoints;
+    records.sort_by(|a, b| a.timestamp.cmp(&b.timestamp).then(a.path.cmp(&b.path)));
+    for r in records {
+        let n = seen.entry(r.id.clone()).or_insert(0);
+        *n += 1;
+        let id = if *n == 1 {
+            r.id.clone()
+        } else {
+            let stem = r
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("{}-{stem}", r.id)
+        };
+        match memory_checkpoint(&r, id, workspace, &mut batch.problems, &mut batch.adjusted) {
+            Some(c) => batch.checkpoints.push(c),
+            None => continue,
+        }
+    }
+    for b in dir.briefs {
+        let id = match validate_plan_id(&b.id) {
+            Ok(id) => id,
+            Err(e) => {
+                batch.problems.push(Error::new(
+                    ErrorKind::Unmapped,
+                    &b.path,
+                    format!("brief {:?} skipped: {}", b.id, e.message()),
+                ));
+                continue;
+            }
+        };
+        let created = b.created.or(b.updated).unwrap_or(DateTime::UNIX_EPOCH);
+        let mut plan = Plan::new(id, one_line(&b.title), b.body.clone(), workspace, created);
+        plan.updated = b.updated.unwrap_or(created);
+        plan.status = b.status;
+        plan.tags = clean_tags(&b.tags, &b.path, &mut batch.adjusted);
+        plan.extra = b.extra.clone();
+        if b.id != plan.id {
+            plan.extra
+                .insert("origin".into(), serde_json::Value::String(b.id.clone()));
+        }
+        batch.plans.push(PlanItem {
+            plan,
+            active: b.active,
+        });
+    }
+}
+
+fn memory_checkpoint(
+    r: &MemoryRecord,
+    id: String,
+    workspace: &str,
+    problems: &mut Vec<Error>,
+    adjusted: &mut Vec<Error>,
+) -> Option<Checkpoint> {
+    if r.description.trim().is_empty() {
+        problems.push(Error::new(
+            ErrorKind::Unmapped,
+            &r.path,
+            format!("checkpoint {} has no description; skipped", r.id),
+        ));
+        return None;
+    }
+    let mut c = Checkpoint::new(id, r.timestamp, workspace, r.description.clone());
+    c.memory_type = r.memory_type.unwrap_or(MemoryType::Checkpoint);
+    c.structured = r.structured.clone();
+    c.tags = clean_tags(&r.tags, &r.path, adjusted);
+    if let Some(git) = &r.git {
+        c.branch = git.branch.clone();
+        c.commit = git.commit.clone();
+        c.files = git.files.clone();
+        if let Some(w) = &git.worktree {
+            c.extra.insert("Worktree".into(), w.clone());
+        }
+    }
+    if let Some(summary) = &r.summary {
+        c.extra.insert("Summary".into(), summary.clone());
+    }
+    if let Some(actor) = &r.actor
+        && let Ok(json) = serde_json::to_string(actor)
+    {
+        c.extra.insert("Actor".into(), json);
+    }
+    if let Some(brief) = &r.brief_id {
+        c.extra.insert("Brief".into(), brief.clone());
+    }
+    for (key, value) in &r.extra {
+        let text = match value {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        c.extra.insert(format!("x-{key}"), text);
+    }
+    c.extra
+        .insert("Origin".into(), format!("goldfish:{}", r.id));
+    Some(c)
+}
+
+// ----- Tusk -------------------------------------------------------------------------------
+
+/// Maps a Tusk `journal.db` to a [`Batch`]: checkpoints as checkpoints (`tusk-<id>`), plans
+/// with their sub-tasks as checkboxes and their progress notes in a `## Notes` section.
+/// The database is read from a copy; the original is never modified.
+pub fn tusk_batch(path: &Path) -> Result<Batch, Error> {
+    let journal = read_tusk(path)?;
+    Ok(map_tusk(journal))
+}
+
+fn map_tusk(journal: TuskJournal) -> Batch {
+    let mut batch = Batch {
+        source: journal.path.clone(),
+        ..Batch::default()
+    };
+    let names: HashMap<String, String> = journal
+        .workspaces()
+        .into_iter()
+        .map(|w| {
+            let name = w
+                .name
+                .clone()
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| {
+                    if w.path.is_empty() {
+                        w.id.clone()
+                    } else {
+                        w.path.clone()
+                    }
+                });
+            (w.id, normalize_workspace(&name))
+        })
+        .collect();
+    let ws_of = |id: &str| {
+        names
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| normalize_workspace(id))
+    };
+    batch.problems.extend(journal.problems);
+    let source = journal.path.clone();
+    let mut rows = journal.checkpoints;
+    rows.sort_by(|a, b| a.timestamp.cmp(&b.timestamp).then(a.rowid.cmp(&b.rowid)));
+    for t in rows {
+        if t.description.trim().is_empty() {
+            batch.problems.push(
+                Error::new(
+                    ErrorKind::Unmapped,
+                    &source,
+                    format!("checkpoint {} has no description; skipped", t.id),
+                )
+                .at_row("checkpoints", t.rowid),
+            );
+            continue;
+        }
+        let ws = ws_of(&t.workspace_id);
+        let mut c = Checkpoint::new(format!("tusk-{}", t.id), t.timestamp, ws, t.description);
+        c.tags = clean_tags(&t.tags, &source, &mut batch.adjusted);
+        c.branch = t.git_branch;
+        c.commit = t.git_commit;
+        c.files = t.files;
+        let mut put = |key: &str, v: Option<String>| {
+            if let Some(v) = v {
+                c.extra.insert(key.to_string(), v);
+            }
+        };
+        put("Workspace path", Some(t.workspace_path));
+        put("Workspace name", t.workspace_name);
+        put("Project", t.project);
+        put("Session", t.session_id);
+        put("Sync status", t.sync_status);
+        put("Remote id", t.remote_id);
+        put("Last synced", t.last_synced_at);
+        put("Version", t.version.map(|v| v.to_string()));
+        put("Created", t.created_at.map(|d| notes_time(&d)));
+        put("Updated", t.updated_at.map(|d| notes_time(&d)));
+        put("Tusk confidence", t.confidence_score.map(|v| v.to_string()));
+        match t.entry_type.as_deref().map(str::parse::<MemoryType>) {
+            Some(Ok(kind)) => c.memory_type = kind,
+            Some(Err(_)) => put("Entry type", t.entry_type.clone()),
+            None => {}
+        }
+        c.extra
+            .insert("Origin".into(), format!("tusk:{}:{}", t.workspace_id, t.id));
+        batch.checkpoints.push(c);
+    }
+    for p in journal.plans {
+        let ws = ws_of(&p.workspace_id);
+        let id = match validate_plan_id(&format!("tusk-{}", p.id)) {
+            Ok(id) => id,
+            Err(e) => {
+                batch.problems.push(
+                    Error::new(ErrorKind::Unmapped, &source, e.message().to_string())
+                        .at_row("plans", p.rowid),
+                );
+                continue;
+            }
+        };
+        let mut content = p.content.clone();
+        if !p.sub_tasks.is_empty() {
+            ensure_blank_line(&mut content);
+            content.push_str("## Sub-tasks\n\n");
+            for task in &p.sub_tasks {
+                let mark = if task.completed { 'x' } else { ' ' };
+                content.push_str(&format!("- [{mark}] {}\n", one_line(&task.description)));
+            }
+        }
+        if !p.notes.is_empty() {
+            ensure_blank_line(&mut content);
+            content.push_str("## Notes\n\n");
+            for note in &p.notes {
+                let at = note
+                    .at
+                    .map(|a| format!("{} ", notes_time(&a)))
+                    .unwrap_or_default();
+                content.push_str(&format!("- {at}{}\n", note.text.replace('\n', "\n  ")));
+            }
+        }
+        let mut plan = Plan::new(id, one_line(&p.title), content, ws, p.created_at);
+        plan.updated = p.updated_at;
+        plan.status = match p.status.parse::<PlanStatus>() {
+            Ok(s) => s,
+            Err(_) => {
+                batch.problems.push(
+                    Error::new(
+                        ErrorKind::Unmapped,
+                        &source,
+                        format!(
+                            "plan {}: unknown status {:?}, imported as active",
+                            p.id, p.status
+                        ),
+                    )
+                    .at_row("plans", p.rowid),
+                );
+                PlanStatus::Active
+            }
+        };
+        let mut extra = BTreeMap::new();
+        extra.insert(
+            "origin".to_string(),
+            format!("tusk:{}:{}", p.workspace_id, p.id).into(),
+        );
+        if let Some(done) = p.completed_at {
+            extra.insert("completed".to_string(), notes_time(&done).into());
+        }
+        plan.extra = extra;
+        batch.plans.push(PlanItem {
+            plan,
+            active: p.is_active,
+        });
+    }
+    batch
+}
+
+// ----- Goldfish v4 ------------------------------------------------------------------------
+
+/// Maps a Goldfish v4 store (`{workspace}/checkpoints/*.md`, `{workspace}/plans/*.md`) to a
+/// [`Batch`]. Entries keep their ids (v4 entries get stable derived ids), so importing a store
+/// into itself adds nothing.
+pub fn v4_batch(dir: &Path) -> Result<Batch, Error> {
+    if !dir.is_dir() {
+        return Err(Error::new(
+            ErrorKind::Io,
+            dir,
+            "not a directory: give a Goldfish v4 store (such as ~/.goldfish)",
+        ));
+    }
+    let source = Store::open(dir).map_err(|e| Error::store(dir, e))?;
+    let mut batch = Batch {
+        source: dir.to_path_buf(),
+        ..Batch::default()
+    };
+    let workspaces = source.list_workspaces().map_err(|e| Error::store(dir, e))?;
+    let (from, to) = (DateTime::UNIX_EPOCH, DateTime::<Utc>::MAX_UTC);
+    for ws in workspaces {
+        match source.checkpoints_between(&ws, from, to) {
+            Ok(range) => {
+                batch.checkpoints.extend(range.checkpoints);
+                for s in range.skipped {
+                    batch
+                        .problems
+                        .push(Error::new(ErrorKind::Malformed, &s.path, s.message).at_line(s.line));
+                }
+            }
+            Err(e) => batch.problems.push(Error::store(dir, e)),
+        }
+        match source.list_plans(&ws) {
+            Ok(list) => {
+                let active = list.active.clone();
+                for s in &list.skipped {
+                    batch.problems.push(
+                        Error::new(ErrorKind::Malformed, &s.path, s.message.clone())
+                            .at_line(s.line),
+                    );
+                }
+                for plan in list.plans {
+                    let is_active = active.as_deref() == Some(plan.id.as_str());
+                    batch.plans.push(PlanItem {
+                        plan,
+                        active: is_active,
+                    });
+                }
+            }
+            Err(e) => batch.problems.push(Error::store(dir, e)),
+        }
+    }
+    Ok(batch)
+}
+
+// ----- helpers ----------------------------------------------------------------------------
+
+/// Tags as goldfish holds them (a set): a tag holding commas or line breaks becomes one tag
+/// per part, a blank one is left out and a repeated one kept once, each reported in
+/// `adjusted`.
+fn clean_tags(tags: &[String], path: &Path, adjusted: &mut Vec<Error>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for tag in tags {
+        let parts: Vec<&str> = tag
+            .split([',', '\n', '\r'])
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        if parts.len() > 1 {
+            adjusted.push(Error::new(
+                ErrorKind::Unmapped,
+                path,
+                format!("tag {tag:?} holds a comma or line break; imported as the tags {parts:?}"),
+            ));
+        }
+        if parts.is_empty() {
+            adjusted.push(Error::new(
+                ErrorKind::Unmapped,
+                path,
+                format!("blank tag {tag:?} left out"),
+            ));
+        }
+        for part in parts {
+            if out.iter().any(|t| t == part) {
+                adjusted.push(Error::new(
+                    ErrorKind::Unmapped,
+                    path,
+                    format!("tag {part:?} given twice; kept once"),
+                ));
+            } else {
+                out.push(part.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn one_line(text: &str) -> String {
+    text.split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn ensure_blank_line(text: &mut String) {
+    if text.is_empty() {
+        return;
+    }
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if !text.ends_with("\n\n") {
+        text.push('\n');
+    }
+}
+
+fn notes_time(at: &DateTime<Utc>) -> String {
+    at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+// ----- Goldfish stores read in place ------------------------------------------------------
+
+/// A Goldfish 5–8 project whose `.memories/` is read in place, as a goldfish workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InPlaceProject {
+    /// The workspace it is shown as: the one goldfish detects for the project's directory
+    /// (so its memories and goldfish's own for that project are one workspace).
+    pub workspace: String,
+    /// The project directory (holding `.memories/`).
+    pub path: PathBuf,
+}
+
+/// The Goldfish projects to read in place: every project of `registry` (Goldfish's
+/// `registry.json`, which lives beside goldfish's own workspace directories when both use
+/// `~/.goldfish`) whose `.memories/` exists, and the nearest directory at or above `cwd`
+/// holding a `.memories/` directory. Nothing is written. A registry that cannot be read is
+/// reported, not fatal.
+pub fn in_place_projects(registry: &Path, cwd: &Path) -> (Vec<InPlaceProject>, Vec<Error>) {
+    let mut out: Vec<InPlaceProject> = Vec::new();
+    let mut problems = Vec::new();
+    let push = |path: PathBuf, out: &mut Vec<InPlaceProject>| {
+        if path.join(".memories").is_dir() && !out.iter().any(|p| p.path == path) {
+            out.push(InPlaceProject {
+                workspace: detect_workspace(&path),
+                path,
+            });
+        }
+    };
+    if registry.is_file() {
+        match read_registry(registry) {
+            Ok(r) => {
+                for p in r.projects {
+                    push(p.path, &mut out);
+                }
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    let absolute = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    if let Some(dir) = absolute.ancestors().find(|d| d.join(".memories").is_dir()) {
+        push(dir.to_path_buf(), &mut out);
+    }
+    (out, problems)
+}
