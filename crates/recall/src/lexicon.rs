@@ -108,8 +108,20 @@ mod tests {
     fn stop_words_and_question_framing() {
         let lex = lexicon();
         for w in [
-            "the", "how", "did", "we", "what", "decide", "about", "is", "there", "why",
-            "happened", "basically", "anymore", "figured",
+            "the",
+            "how",
+            "did",
+            "we",
+            "what",
+            "decide",
+            "about",
+            "is",
+            "there",
+            "why",
+            "happened",
+            "basically",
+            "anymore",
+            "figured",
         ] {
             assert!(lex.is_stop_word(w.as_bytes()), "{w}");
         }
