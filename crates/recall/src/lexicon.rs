@@ -231,6 +231,24 @@ mod tests {
             ("checksum", "hash"),
             ("rustc", "compiler"),
             ("tracing", "logging"),
+            // Services, people, and what users see.
+            ("expiry", "expired"),
+            ("renew", "refresh"),
+            ("verbose", "noisy"),
+            ("quiet", "silence"),
+            ("startup", "boot"),
+            ("shutdown", "terminate"),
+            ("diacritics", "accents"),
+            ("sanitize", "redact"),
+            ("privacy", "private"),
+            ("highlighting", "bold"),
+            ("spinner", "progress"),
+            ("daemon", "server"),
+            ("frontend", "client"),
+            ("colleague", "teammate"),
+            ("approval", "approve"),
+            ("overview", "summary"),
+            ("shorten", "shrink"),
         ] {
             assert!(syn(a).contains(&b.to_string()), "{a} ~ {b}");
         }
