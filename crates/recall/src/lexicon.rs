@@ -108,7 +108,20 @@ mod tests {
     fn stop_words_and_question_framing() {
         let lex = lexicon();
         for w in [
-            "the", "how", "did", "we", "what", "decide", "about", "is", "there", "why",
+            "the",
+            "how",
+            "did",
+            "we",
+            "what",
+            "decide",
+            "about",
+            "is",
+            "there",
+            "why",
+            "happened",
+            "basically",
+            "anymore",
+            "figured",
         ] {
             assert!(lex.is_stop_word(w.as_bytes()), "{w}");
         }
@@ -142,6 +155,106 @@ mod tests {
         assert!(syn("docs").contains(&"documentation".to_string()));
         assert!(syn("deps").contains(&"dependencies".to_string()));
         assert!(!syn("auth").contains(&"auth".to_string()));
+        // Symptoms and their cures, said either way.
+        for (a, b) in [
+            ("slow", "performance"),
+            ("latency", "faster"),
+            ("sluggish", "speedup"),
+            ("segfault", "panic"),
+            ("aborted", "crash"),
+            ("freeze", "deadlock"),
+            ("sporadic", "flaky"),
+            ("regression", "bug"),
+            ("intermittent", "flaky"),
+            ("allocations", "memory"),
+            ("threads", "concurrency"),
+            ("interrupted", "cancel"),
+            ("garbled", "corruption"),
+            ("rollback", "revert"),
+        ] {
+            assert!(syn(a).contains(&b.to_string()), "{a} ~ {b}");
+        }
+        // What a change did.
+        for (a, b) in [
+            ("strip", "remove"),
+            ("trimmed", "delete"),
+            ("updated", "upgrade"),
+            ("support", "implement"),
+            ("enhanced", "improve"),
+            ("avoid", "prevent"),
+            ("substitute", "replace"),
+            ("transform", "convert"),
+            ("recognize", "detect"),
+            ("refused", "reject"),
+            ("honour", "respect"),
+            ("chosen", "select"),
+            ("wipe", "reset"),
+            ("erroneous", "wrong"),
+        ] {
+            assert!(syn(a).contains(&b.to_string()), "{a} ~ {b}");
+        }
+        // Names of things, abbreviations, platforms and formats.
+        for (a, b) in [
+            ("cfg", "configuration"),
+            ("manpage", "documentation"),
+            ("pattern", "regex"),
+            ("encoding", "unicode"),
+            ("dst", "timezone"),
+            ("diagnostic", "message"),
+            ("lib", "library"),
+            ("pkg", "package"),
+            ("semver", "version"),
+            ("tmp", "temporary"),
+            ("ctx", "context"),
+            ("utils", "helper"),
+            ("subprocess", "process"),
+            ("delimiter", "separator"),
+            ("crlf", "newline"),
+            ("stdin", "input"),
+            ("i18n", "localization"),
+            ("ssl", "tls"),
+            ("yml", "yaml"),
+            ("markdown", "md"),
+            ("stacktrace", "backtrace"),
+            ("posix", "unix"),
+            ("aarch64", "arm"),
+            ("amd64", "x86"),
+            ("vectorized", "simd"),
+            ("filesystem", "fs"),
+            ("zstd", "compression"),
+            ("certificate", "cert"),
+            ("datetime", "date"),
+            ("span", "duration"),
+            ("compatible", "compat"),
+            ("hooks", "callback"),
+            ("download", "fetch"),
+            ("checksum", "hash"),
+            ("rustc", "compiler"),
+            ("tracing", "logging"),
+            // Services, people, and what users see.
+            ("expiry", "expired"),
+            ("renew", "refresh"),
+            ("verbose", "noisy"),
+            ("quiet", "silence"),
+            ("startup", "boot"),
+            ("shutdown", "terminate"),
+            ("diacritics", "accents"),
+            ("sanitize", "redact"),
+            ("privacy", "private"),
+            ("highlighting", "bold"),
+            ("spinner", "progress"),
+            ("daemon", "server"),
+            ("frontend", "client"),
+            ("colleague", "teammate"),
+            ("approval", "approve"),
+            ("overview", "summary"),
+            ("shorten", "shrink"),
+        ] {
+            assert!(syn(a).contains(&b.to_string()), "{a} ~ {b}");
+        }
+        // Symmetric: a group is searched from any member.
+        assert!(syn("performance").contains(&"slow".to_string()));
+        assert!(syn("library").contains(&"lib".to_string()));
         assert!(syn("kubernetes").is_empty());
     }
 
@@ -150,7 +263,7 @@ mod tests {
     #[test]
     fn every_group_is_well_formed() {
         let lex = lexicon();
-        assert!(lex.groups().len() >= 40);
+        assert!(lex.groups().len() >= 200);
         let mut seen = HashSet::new();
         for g in lex.groups() {
             assert!(g.len() >= 2, "{g:?}");

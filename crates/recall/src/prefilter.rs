@@ -123,15 +123,31 @@ impl Probe {
 ///   a piece of the stem that ends in `y` is also looked for with `i` (`copies` → `copy`).
 ///
 /// A similarity of zero is no match, whatever [`SearchOptions::min_similarity`] is.
+///
+/// A synonym matches only itself or a word of its stem (of at least three bytes), which
+/// begins with the stem less its last byte: so a token it matches contains its first three
+/// bytes (two when the stem has three), as above, and begins with its first byte. The
+/// pieces are the sharper test (a synonym's first byte lets through every token that begins
+/// with a common letter); they are used unless they would make the filter too costly to test,
+/// and then the first bytes are.
 pub(crate) fn scan_filter(words: &[Word], opts: &SearchOptions) -> Filter {
     let mut first = Vec::new();
     let mut pieces: Vec<Vec<u8>> = Vec::new();
+    let (mut syn_first, mut syn_pieces) = (Vec::new(), Vec::new());
     for w in words {
         let (q, qs) = (&w.bytes[..], &w.stem[..]);
         let Some(&b0) = q.first() else {
             return Filter::all();
         };
-        // A synonym matches itself or a word of its stem, which begins with its first byte.
+        if w.synonym.is_some() && opts.fuzzy {
+            syn_first.push(b0);
+            syn_pieces.push(if qs.len() >= 3 {
+                q[..if qs.len() == 3 { 2 } else { 3 }].to_vec()
+            } else {
+                q.to_vec()
+            });
+            continue;
+        }
         if !opts.fuzzy || q.len() <= 5 || w.synonym.is_some() {
             first.push(b0);
             continue;
@@ -148,6 +164,23 @@ pub(crate) fn scan_filter(words: &[Word], opts: &SearchOptions) -> Filter {
             }
         }
     }
+    // A synonym whose first byte the filter tests anyway costs nothing more by it.
+    let all_pieces: Vec<&[u8]> = pieces
+        .iter()
+        .map(Vec::as_slice)
+        .chain(
+            syn_pieces
+                .iter()
+                .zip(&syn_first)
+                .filter(|(_, b)| !first.contains(b))
+                .map(|(p, _)| p.as_slice()),
+        )
+        .collect();
+    let sharp = Filter::new(&first, &all_pieces);
+    if !sharp.all || syn_pieces.is_empty() {
+        return sharp;
+    }
+    first.extend(syn_first);
     let pieces: Vec<&[u8]> = pieces.iter().map(Vec::as_slice).collect();
     Filter::new(&first, &pieces)
 }
@@ -309,6 +342,15 @@ mod tests {
         let words = [word("rolover", true)];
         assert!(scan_filter(&words, &exact).passes(b"rat"));
         assert!(!scan_filter(&words, &exact).passes(b"over"));
+        // Synonyms by the first bytes of their stems, not by their first byte alone.
+        let q = Query::parse("lazy dfa rolover bug");
+        let f = scan_filter(&q.words(&opts), &opts);
+        for v in ["regressions", "glitch", "defects", "mistake"] {
+            assert!(f.passes(v.as_bytes()), "{v} should pass");
+        }
+        for v in ["return", "merge", "gate"] {
+            assert!(!f.passes(v.as_bytes()), "{v} should fail");
+        }
     }
 
     #[test]
