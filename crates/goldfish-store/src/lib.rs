@@ -129,6 +129,7 @@ mod git;
 mod memory;
 mod plan;
 mod plan_action;
+mod redaction;
 mod store;
 mod workspace;
 
@@ -148,6 +149,12 @@ pub use memory::{
 };
 pub use plan::{Plan, PlanStatus, Progress, format_plan, parse_plan};
 pub use plan_action::{PlanAction, PlanOutcome};
+pub use redaction::{
+    Redaction, SETTINGS_FILE, Saved, redaction_config, redaction_summary,
+};
+/// The redaction library the store runs before every write, re-exported so that callers
+/// name the same `Kind` and `Redactor`.
+pub use goldfish_redact;
 pub use store::{
     CheckpointInput, CheckpointRange, HOME_ENV, IN_REPO_DIR, PlanInput, PlanList, PlanUpdate,
     Skipped, Store, find_repo_memory, validate_plan_id,
