@@ -17,6 +17,7 @@ mod notes;
 mod plan;
 mod plugin;
 mod recall;
+mod redaction;
 mod signals;
 mod sync;
 mod thin;

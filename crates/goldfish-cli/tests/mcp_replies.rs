@@ -11,7 +11,7 @@ use crate::util::{Env, TestResult};
 /// Starts `goldfish mcp`, initialises, sends `calls` as `tools/call` requests (ids 10, 11, …)
 /// and returns each call's result, in order. Reading stops at the last id, so no timing is
 /// involved; the process is killed if it is still running afterwards.
-fn call_tools(
+pub(crate) fn call_tools(
     env: &Env,
     calls: &[(&str, Value)],
 ) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
@@ -60,7 +60,7 @@ fn call_tools(
     Ok(results)
 }
 
-fn text(result: &Value) -> String {
+pub(crate) fn text(result: &Value) -> String {
     result["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
