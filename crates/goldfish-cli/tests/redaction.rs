@@ -89,7 +89,10 @@ fn a_checkpoint_with_an_aws_key_and_a_github_token_stores_neither() -> TestResul
     )?;
 
     // --json: the checkpoint as stored, and what was redacted (field and kind, no secret).
-    let v = env.json(&["checkpoint", &format!("rotated the deploy keys again: {token}")])?;
+    let v = env.json(&[
+        "checkpoint",
+        &format!("rotated the deploy keys again: {token}"),
+    ])?;
     assert_eq!(
         v["redacted"],
         json!([{"field": "description", "kind": "github-token"}]),
@@ -148,7 +151,10 @@ fn the_mcp_checkpoint_and_plan_tools_redact_and_say_so() -> TestResult {
     assert_eq!(results[2]["structuredContent"]["redacted"], json!([]));
     assert!(!text(&results[2]).contains("redacted"));
     for r in &results {
-        assert!(!r.to_string().contains(&token) && !r.to_string().contains(AWS), "{r}");
+        assert!(
+            !r.to_string().contains(&token) && !r.to_string().contains(AWS),
+            "{r}"
+        );
     }
     assert_redacted_day(&env, &token)?;
     let plans = all_text(&env.home().join("test").join("plans"))?;
@@ -194,7 +200,11 @@ fn plans_are_redacted_on_save_and_update() -> TestResult {
         &["- [x] rotated; the new one is [REDACTED:aws-access-key-id]"],
     )?;
     let got = env.json(&["plan", "get", "deploy"])?;
-    assert_eq!(got["tags"], json!(["[REDACTED:aws-access-key-id]"]), "{got}");
+    assert_eq!(
+        got["tags"],
+        json!(["[REDACTED:aws-access-key-id]"]),
+        "{got}"
+    );
     Ok(())
 }
 
@@ -211,7 +221,10 @@ fn journal_entries_and_notes_are_redacted() -> TestResult {
     ])?;
     env.ok(&["journal", "log", &format!("CI uses {token}")])?;
     let journal = fs::read_to_string(env.cwd.path().join("JOURNAL.md"))?;
-    assert!(!journal.contains(AWS) && !journal.contains(&token), "{journal}");
+    assert!(
+        !journal.contains(AWS) && !journal.contains(&token),
+        "{journal}"
+    );
     contains_all(
         &journal,
         &[
@@ -244,16 +257,26 @@ fn the_store_setting_turns_a_kind_off_and_doctor_lists_it() -> TestResult {
         "{\n  \"redact\": {\"disabled\": [\"jwt\"]}\n}\n",
     )?;
     let jwt = jwt();
-    let out = env.ok(&["checkpoint", &format!("login works with {jwt}; old key {AWS}")])?;
+    let out = env.ok(&[
+        "checkpoint",
+        &format!("login works with {jwt}; old key {AWS}"),
+    ])?;
     contains_all(&out, &["redacted 1 secret: aws-access-key-id"])?;
     let days = all_text(&env.home().join("test").join("checkpoints"))?;
-    assert!(days.contains(&jwt), "the JWT was redacted though turned off: {days}");
+    assert!(
+        days.contains(&jwt),
+        "the JWT was redacted though turned off: {days}"
+    );
     assert!(!days.contains(AWS), "{days}");
 
     let doctor = env.run(&["doctor"])?.stdout();
     contains_all(
         &doctor,
-        &["[warn] redaction:", "settings.json", "turns off the redaction of: jwt"],
+        &[
+            "[warn] redaction:",
+            "settings.json",
+            "turns off the redaction of: jwt",
+        ],
     )?;
     Ok(())
 }
@@ -262,20 +285,29 @@ fn the_store_setting_turns_a_kind_off_and_doctor_lists_it() -> TestResult {
 fn a_broken_setting_is_a_clear_error_and_nothing_is_written() -> TestResult {
     let env = Env::new()?;
     let settings = env.home().join("settings.json");
-    fs::write(&settings, "{\n  \"redact\": {\"disabled\": [\"jwt\",]}\n}\n")?;
+    fs::write(
+        &settings,
+        "{\n  \"redact\": {\"disabled\": [\"jwt\",]}\n}\n",
+    )?;
     let shown = settings.display().to_string();
     env.fails(
         &["checkpoint", "anything"],
         1,
         &format!("{shown}:2: the settings are not valid JSON"),
     )?;
-    fs::write(&settings, "{\n  \"redact\": {\n    \"disabled\": [\"jwtx\"]\n  }\n}\n")?;
+    fs::write(
+        &settings,
+        "{\n  \"redact\": {\n    \"disabled\": [\"jwtx\"]\n  }\n}\n",
+    )?;
     env.fails(
         &["plan", "save", "--title", "x"],
         1,
         &format!("{shown}:3: `jwtx` in `redact.disabled` is not a kind of secret; the kinds are: private-key, aws-access-key-id"),
     )?;
-    assert!(!env.home().join("test").exists(), "a save ran with a broken setting");
+    assert!(
+        !env.home().join("test").exists(),
+        "a save ran with a broken setting"
+    );
     // Reading memory still works, and doctor fails naming the file.
     env.ok(&["recall"])?;
     let doctor = env.run(&["doctor"])?;

@@ -247,7 +247,11 @@ mod tests {
             ("{\"redact\": ", Some(1), "not valid JSON"),
             ("[]", Some(1), "must be a JSON object"),
             ("{\n\"redact\": true}", Some(2), "`redact` must be"),
-            ("{\"redact\": {\"disabled\": \"jwt\"}}", Some(1), "`redact` must be"),
+            (
+                "{\"redact\": {\"disabled\": \"jwt\"}}",
+                Some(1),
+                "`redact` must be",
+            ),
             ("{\"redact\": {\"off\": []}}", Some(1), "no setting `off`"),
             (
                 "{\n  \"redact\": {\n    \"disabled\": [\"jwt\",\n \"jwtx\"]}}",

@@ -436,7 +436,8 @@ impl Store {
     /// at once, without waiting on a lock); a broken `settings.json` ([`Error::is_parse`],
     /// naming the file and line).
     pub fn save_checkpoint(&self, input: CheckpointInput) -> Result<Checkpoint, Error> {
-        self.save_checkpoint_reported(input).map(|saved| saved.value)
+        self.save_checkpoint_reported(input)
+            .map(|saved| saved.value)
     }
 
     /// [`save_checkpoint`](Self::save_checkpoint), also returning the secrets it replaced

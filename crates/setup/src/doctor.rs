@@ -265,8 +265,9 @@ pub fn redaction_finding(settings: &Path, disabled: Result<Vec<String>, String>)
         .fix(format!(
             "remove them from `redact.disabled` in {shown} to redact them again"
         )),
-        Err(e) => Finding::new("redaction", Status::Fail, e)
-            .fix(format!("fix or remove {shown}: checkpoints and plans cannot be saved until then")),
+        Err(e) => Finding::new("redaction", Status::Fail, e).fix(format!(
+            "fix or remove {shown}: checkpoints and plans cannot be saved until then"
+        )),
     }
 }
 
