@@ -46,7 +46,7 @@ use notes_core::time::format_utc;
 
 use crate::args::{opt_bool, opt_string_list, opt_uint, string_list, text_list};
 use crate::context::Context;
-use crate::render::{echo, plan_list_markdown, plan_markdown};
+use crate::render::{echo, plan_list_markdown, plan_markdown, redacted_line};
 
 /// The server's instructions, sent at initialisation.
 pub(crate) const INSTRUCTIONS: &str = "\
@@ -322,6 +322,43 @@ pub(crate) struct CheckpointOut {
     /// The git branch, when the server's directory belongs to the workspace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) branch: Option<String>,
+    /// The secrets replaced by `[REDACTED:<kind>]` before the checkpoint was written (empty
+    /// when there were none).
+    pub(crate) redacted: Vec<RedactionOut>,
+}
+
+/// A secret a save replaced: the field it was in and its kind, never the secret.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RedactionOut {
+    /// The field: description, tags, branch, files (checkpoints); title, content, tags (plans).
+    pub(crate) field: String,
+    /// The kind of secret.
+    #[schemars(schema_with = "redaction_kind_schema")]
+    pub(crate) kind: String,
+}
+
+impl RedactionOut {
+    fn all(redacted: &[goldfish_store::Redaction]) -> Vec<RedactionOut> {
+        redacted
+            .iter()
+            .map(|r| RedactionOut {
+                field: r.field.clone(),
+                kind: r.kind.name().to_string(),
+            })
+            .collect()
+    }
+}
+
+fn redaction_kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let kinds: Vec<&str> = goldfish_store::goldfish_redact::Kind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    schemars::json_schema!({
+        "type": "string",
+        "enum": kinds,
+        "description": "the kind of secret"
+    })
 }
 
 /// A plan as the `plan` and `recall` tools report it.
@@ -408,6 +445,10 @@ pub(crate) struct PlanToolOut {
     /// The workspace's plans (list).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) plans: Option<Vec<PlanOut>>,
+    /// The secrets a save or update replaced by `[REDACTED:<kind>]` before writing (left
+    /// out when there were none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) redacted: Vec<RedactionOut>,
 }
 
 /// A tool's reply: the markdown agents read and the same facts as structured content.
@@ -512,7 +553,8 @@ fn checkpoint_tool(ctx: &Context, mut p: CheckpointParams) -> anyhow::Result<Rep
     input.workspace = Some(ctx.workspace(p.workspace.as_deref())?);
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
-    let saved = ctx.open_store()?.save_checkpoint(input)?;
+    let report = ctx.open_store()?.save_checkpoint_reported(input)?;
+    let saved = &report.value;
     let mut s = format!("Checkpoint saved: {}", echo(saved.title()));
     let _ = write!(
         s,
@@ -527,6 +569,9 @@ fn checkpoint_tool(ctx: &Context, mut p: CheckpointParams) -> anyhow::Result<Rep
         let _ = write!(s, ", branch {branch}");
     }
     let _ = write!(s, ", id `{}`)", saved.id);
+    if let Some(line) = redacted_line(&report.redacted) {
+        let _ = write!(s, "\n{line}.");
+    }
     let out = CheckpointOut {
         id: saved.id.clone(),
         workspace: saved.workspace.clone(),
@@ -534,6 +579,7 @@ fn checkpoint_tool(ctx: &Context, mut p: CheckpointParams) -> anyhow::Result<Rep
         title: saved.title().to_string(),
         tags: saved.tags.clone(),
         branch: saved.branch.clone(),
+        redacted: RedactionOut::all(&report.redacted),
     };
     Reply::new(s, &out)
 }
@@ -705,12 +751,17 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
                 workspace,
                 plan: None,
                 plans: Some(plans),
+                redacted: Vec::new(),
             };
             Reply::new(text, &out)
         }
-        PlanOutcome::Plan { plan, active } => {
+        PlanOutcome::Plan {
+            plan,
+            active,
+            redacted,
+        } => {
             let title = echo(&plan.title);
-            let text = match p.action {
+            let mut text = match p.action {
                 PlanAction::Get | PlanAction::List => plan_markdown(&plan, active),
                 PlanAction::Save => format!(
                     "Plan saved: **{title}** (`{}`) in workspace `{workspace}`{}.",
@@ -738,11 +789,15 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
                     format!("Plan `{}` ({title}) archived.", plan.id)
                 }
             };
+            if let Some(line) = redacted_line(&redacted) {
+                let _ = write!(text, "\n{line}.");
+            }
             let out = PlanToolOut {
                 action: action_name,
                 workspace,
                 plan: Some(PlanOut::of(&plan, active)),
                 plans: None,
+                redacted: RedactionOut::all(&redacted),
             };
             Reply::new(text, &out)
         }

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use goldfish_recall::RecallResult;
-use goldfish_store::{Checkpoint, Plan, PlanList};
+use goldfish_store::{Checkpoint, Plan, PlanList, Redaction, redaction_summary};
 use notes_core::time::format_utc;
 use serde_json::{Value, json};
 
@@ -20,6 +20,23 @@ pub(crate) fn echo(text: &str) -> String {
     let mut cut: String = text.chars().take(ECHO_CHARS).collect();
     cut.push('…');
     cut
+}
+
+/// What a save redacted, as JSON: `[{"field": "description", "kind": "github-token"}, …]`
+/// (never the secret).
+pub(crate) fn redacted_json(redacted: &[Redaction]) -> Value {
+    Value::Array(
+        redacted
+            .iter()
+            .map(|r| json!({"field": r.field, "kind": r.kind}))
+            .collect(),
+    )
+}
+
+/// The line a reply adds when a save redacted something: `redacted 2 secrets:
+/// aws-access-key-id, github-token (stored as [REDACTED:<kind>])`, or `None`.
+pub(crate) fn redacted_line(redacted: &[Redaction]) -> Option<String> {
+    redaction_summary(redacted).map(|s| format!("{s} (stored as [REDACTED:<kind>])"))
 }
 
 /// A checkpoint as JSON: the fields scripts rely on, timestamps in goldfish's UTC format.

@@ -18,6 +18,7 @@ mod notes;
 mod plan;
 mod plugin;
 mod recall;
+mod redaction;
 mod signals;
 mod sync;
 mod thin;

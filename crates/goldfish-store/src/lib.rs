@@ -139,6 +139,7 @@ mod git;
 mod memory;
 mod plan;
 mod plan_action;
+mod redaction;
 mod store;
 mod workspace;
 
@@ -153,11 +154,15 @@ pub use dayfile::{
 };
 pub use error::{Error, ErrorKind};
 pub use git::{GitContext, MAX_FILES, git_context, parse_porcelain_v2};
+/// The redaction library the store runs before every write, re-exported so that callers
+/// name the same `Kind` and `Redactor`.
+pub use goldfish_redact;
 pub use memory::{
     MAX_CONFIDENCE, MIN_CONFIDENCE, MemoryType, Structured, parse_confidence, validate_confidence,
 };
 pub use plan::{Plan, PlanStatus, Progress, format_plan, parse_plan};
 pub use plan_action::{PlanAction, PlanOutcome};
+pub use redaction::{Redaction, SETTINGS_FILE, Saved, redaction_config, redaction_summary};
 pub use store::{
     CheckpointInput, CheckpointRange, HOME_ENV, IN_REPO_DIR, PlanInput, PlanList, PlanUpdate,
     Skipped, Store, find_repo_memory, validate_plan_id,

@@ -4,6 +4,7 @@
 
 use crate::error::Error;
 use crate::plan::Plan;
+use crate::redaction::Redaction;
 use crate::store::{PlanInput, PlanList, PlanUpdate, Skipped, Store};
 
 /// A plan operation; run it with [`Store::plan_action`].
@@ -37,6 +38,8 @@ pub enum PlanOutcome {
         plan: Plan,
         /// True when it is the workspace's active plan.
         active: bool,
+        /// The secrets a save or update replaced in it (empty for the other actions).
+        redacted: Vec<Redaction>,
     },
     /// The workspace's plans.
     List {
@@ -61,10 +64,13 @@ impl Store {
     /// in the list's `skipped`.
     pub fn plan_action(&self, workspace: &str, action: PlanAction) -> Result<PlanOutcome, Error> {
         let workspace = crate::workspace::validate_workspace(workspace)?;
+        let mut redacted = Vec::new();
         let plan = match action {
             PlanAction::Save(mut input) => {
                 input.workspace = Some(workspace.clone());
-                self.save_plan(input)?
+                let saved = self.save_plan_reported(input)?;
+                redacted = saved.redacted;
+                saved.value
             }
             PlanAction::Get(Some(id)) if !id.trim().is_empty() => self.get_plan(&workspace, &id)?,
             PlanAction::Get(_) => self.active_plan(&workspace)?.ok_or_else(|| {
@@ -102,7 +108,9 @@ impl Store {
                         "nothing to update: give a new title, content, status or tags",
                     ));
                 }
-                self.update_plan(&workspace, &id, update)?
+                let saved = self.update_plan_reported(&workspace, &id, update)?;
+                redacted = saved.redacted;
+                saved.value
             }
             PlanAction::Complete(id) => self.complete_plan(&workspace, &id)?,
             PlanAction::Archive(id) => self.archive_plan(&workspace, &id)?,
@@ -112,6 +120,10 @@ impl Store {
             .ok()
             .flatten()
             .is_some_and(|p| p.id == plan.id);
-        Ok(PlanOutcome::Plan { plan, active })
+        Ok(PlanOutcome::Plan {
+            plan,
+            active,
+            redacted,
+        })
     }
 }

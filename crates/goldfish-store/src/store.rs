@@ -5,7 +5,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -24,6 +24,7 @@ use crate::error::{Error, ErrorKind};
 use crate::git::git_context;
 use crate::memory::{MemoryType, Structured};
 use crate::plan::{Plan, PlanStatus, format_plan, parse_plan};
+use crate::redaction::{Redaction, Saved, StoreRedactor, redact_checkpoint, redact_field};
 use crate::workspace::{
     detect_workspace, reject_escapes, resolve_workspace, slugify, validate_workspace,
 };
@@ -235,6 +236,9 @@ struct Inner {
     clock: SharedClock,
     /// The workspace list, with the root directory's modification time when it was read.
     workspaces: Mutex<Option<(Option<SystemTime>, Vec<String>)>>,
+    /// The redactor of the store's setting, read at the first save (a broken setting is an
+    /// error of that save, not of opening the store, so reading memory still works).
+    redactor: OnceLock<StoreRedactor>,
 }
 
 impl Store {
@@ -256,6 +260,7 @@ impl Store {
                 elsewhere: BTreeMap::new(),
                 clock: system_clock(),
                 workspaces: Mutex::new(None),
+                redactor: OnceLock::new(),
             }),
         })
     }
@@ -278,6 +283,7 @@ impl Store {
                 elsewhere: self.inner.elsewhere.clone(),
                 clock,
                 workspaces: Mutex::new(None),
+                redactor: self.inner.redactor.clone(),
             }),
         }
     }
@@ -353,6 +359,7 @@ impl Store {
                 elsewhere,
                 clock: self.inner.clock.clone(),
                 workspaces: Mutex::new(None),
+                redactor: self.inner.redactor.clone(),
             }),
         })
     }
@@ -469,10 +476,27 @@ impl Store {
     /// `git status` spawn, outside the lock) when `git_dir` is given and belongs to the
     /// checkpoint's workspace (see [`CheckpointInput::git_dir`]).
     ///
+    /// Secrets are never written: every text field (description, tags, and the git branch
+    /// and files) has its recognisable secrets replaced by `[REDACTED:<kind>]` first, by the
+    /// store's [redactor](Self::redactor). The returned checkpoint is the one written; use
+    /// [`save_checkpoint_reported`](Self::save_checkpoint_reported) to learn what was replaced.
+    ///
     /// Errors: a blank description, a tag with a comma or line break, a bad workspace name
     /// ([`Error::is_invalid_input`]); a read-only store ([`Error::is_permission_denied`],
-    /// at once, without waiting on a lock).
+    /// at once, without waiting on a lock); a broken `settings.json` ([`Error::is_parse`],
+    /// naming the file and line).
     pub fn save_checkpoint(&self, input: CheckpointInput) -> Result<Checkpoint, Error> {
+        self.save_checkpoint_reported(input)
+            .map(|saved| saved.value)
+    }
+
+    /// [`save_checkpoint`](Self::save_checkpoint), also returning the secrets it replaced
+    /// (field and kind, never the secret), for the caller to report.
+    pub fn save_checkpoint_reported(
+        &self,
+        input: CheckpointInput,
+    ) -> Result<Saved<Checkpoint>, Error> {
+        let redactor = self.redactor()?;
         if input.description.trim().is_empty() {
             return Err(Error::invalid(
                 "a checkpoint needs a description: say what was done, decided or found",
@@ -498,6 +522,9 @@ impl Store {
             checkpoint.files = git.files;
             checkpoint.files_omitted = git.files_omitted;
         }
+        // The one point where a checkpoint's secrets are replaced: it is complete, and
+        // nothing of it has been written.
+        let redacted = redact_checkpoint(redactor, &mut checkpoint);
         let date = timestamp.date_naive();
         let path = self.day_file_path(&workspace, date)?;
         let options = WriteOptions::private();
@@ -517,7 +544,22 @@ impl Store {
             other => other.map_err(|e| with_path_if_missing(e, &path))?,
         };
         self.invalidate_workspaces();
-        Ok(saved)
+        Ok(Saved::new(saved, redacted))
+    }
+
+    /// The redactor every save of this store runs, built from the store's setting
+    /// (`{root}/settings.json`, see [`SETTINGS_FILE`](crate::SETTINGS_FILE)) the first time it
+    /// is needed and kept for the store's life. Every kind is on unless the setting names it;
+    /// [`Redactor::disabled`](goldfish_redact::Redactor::disabled) says which are off.
+    ///
+    /// Errors: the setting cannot be read or parsed ([`Error::is_parse`], naming the file and
+    /// line, and the valid kinds when a name is not one).
+    pub fn redactor(&self) -> Result<&goldfish_redact::Redactor, Error> {
+        if let Some(r) = self.inner.redactor.get() {
+            return Ok(r.get());
+        }
+        let loaded = StoreRedactor::load(&self.inner.root)?;
+        Ok(self.inner.redactor.get_or_init(|| loaded).get())
     }
 
     /// Adds `checkpoint` exactly as given (its id, timestamp and every field) to its
@@ -848,7 +890,21 @@ impl Store {
     ///
     /// The id is the given one, slugified, or the title's slug. With `activate`, the plan
     /// becomes the workspace's active plan.
+    ///
+    /// Secrets in the title, content and tags are replaced by `[REDACTED:<kind>]` before
+    /// anything is derived from them (the id) or written; see
+    /// [`save_plan_reported`](Self::save_plan_reported) to learn what was replaced.
     pub fn save_plan(&self, input: PlanInput) -> Result<Plan, Error> {
+        self.save_plan_reported(input).map(|saved| saved.value)
+    }
+
+    /// [`save_plan`](Self::save_plan), also returning the secrets it replaced.
+    pub fn save_plan_reported(&self, mut input: PlanInput) -> Result<Saved<Plan>, Error> {
+        let redacted = self.redact_plan_texts(
+            Some(&mut input.title),
+            Some(&mut input.content),
+            Some(&mut input.tags),
+        )?;
         let workspace = self.workspace_of(input.workspace.as_deref())?;
         let title = input.title.trim().to_string();
         if title.contains(['\n', '\r']) {
@@ -916,7 +972,29 @@ impl Store {
         } else if plan.status != PlanStatus::Active {
             self.clear_active_if(&workspace, &plan.id)?;
         }
-        Ok(plan)
+        Ok(Saved::new(plan, redacted))
+    }
+
+    /// Replaces the secrets in the texts of a plan about to be written: the one step every
+    /// plan save and update runs before it derives or writes anything.
+    fn redact_plan_texts(
+        &self,
+        title: Option<&mut String>,
+        content: Option<&mut String>,
+        tags: Option<&mut Vec<String>>,
+    ) -> Result<Vec<Redaction>, Error> {
+        let redactor = self.redactor()?;
+        let mut out = Vec::new();
+        if let Some(title) = title {
+            redact_field(redactor, "title", title, &mut out);
+        }
+        if let Some(content) = content {
+            redact_field(redactor, "content", content, &mut out);
+        }
+        for tag in tags.into_iter().flatten() {
+            redact_field(redactor, "tags", tag, &mut out);
+        }
+        Ok(out)
     }
 
     /// The plan `id` of `workspace`. A missing plan is an error with
@@ -1018,12 +1096,31 @@ fn list_plans_in(
 impl Store {
     /// Changes a plan's title, content, status or tags and returns it; `updated` becomes now.
     /// Completing or archiving the active plan clears the workspace's active plan.
+    ///
+    /// Secrets in a new title, content or tags are replaced like [`Store::save_plan`] does;
+    /// see [`update_plan_reported`](Self::update_plan_reported) to learn what was replaced.
     pub fn update_plan(
         &self,
         workspace: &str,
         id: &str,
         update: PlanUpdate,
     ) -> Result<Plan, Error> {
+        self.update_plan_reported(workspace, id, update)
+            .map(|saved| saved.value)
+    }
+
+    /// [`update_plan`](Self::update_plan), also returning the secrets it replaced.
+    pub fn update_plan_reported(
+        &self,
+        workspace: &str,
+        id: &str,
+        mut update: PlanUpdate,
+    ) -> Result<Saved<Plan>, Error> {
+        let redacted = self.redact_plan_texts(
+            update.title.as_mut(),
+            update.content.as_mut(),
+            update.tags.as_mut(),
+        )?;
         let workspace = validate_workspace(workspace)?;
         let id = validate_plan_id(id)?;
         if let Some(title) = &update.title
@@ -1064,7 +1161,7 @@ impl Store {
         if plan.status != PlanStatus::Active {
             self.clear_active_if(&workspace, &plan.id)?;
         }
-        Ok(plan)
+        Ok(Saved::new(plan, redacted))
     }
 
     /// Makes plan `id` the workspace's active plan (re-opening it if it was completed or

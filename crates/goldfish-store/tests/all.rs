@@ -7,6 +7,7 @@ mod faults;
 mod git;
 mod plan_action;
 mod plan_heading;
+mod redaction;
 mod roundtrip;
 mod seed;
 mod v4;

@@ -6,7 +6,7 @@ use crate::TestResult;
 
 fn plan_of(outcome: PlanOutcome) -> Result<(goldfish_store::Plan, bool), String> {
     match outcome {
-        PlanOutcome::Plan { plan, active } => Ok((plan, active)),
+        PlanOutcome::Plan { plan, active, .. } => Ok((plan, active)),
         other => Err(format!("expected a plan, got {other:?}")),
     }
 }

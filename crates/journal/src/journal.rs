@@ -3,8 +3,10 @@
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use goldfish_redact::Redactor;
 use notes_core::fs::{FsError, FsOp, Update, WriteOptions, read_utf8_opt, update_locked};
 use notes_core::time::{SharedClock, system_clock};
 
@@ -66,6 +68,9 @@ pub struct Journal {
     path: PathBuf,
     task: Option<String>,
     clock: SharedClock,
+    /// The redactor every block is passed through before it is written; `None` is
+    /// [`Redactor::everything`].
+    redactor: Option<Arc<Redactor>>,
 }
 
 /// How a new block is separated from the text before it.
@@ -81,13 +86,14 @@ enum Block {
 /// The file as the writer sees it under the lock.
 struct Scan<'a> {
     text: &'a str,
+    redactor: &'a Redactor,
     status: Status,
     last: LastLine,
     ends_with_newline: bool,
 }
 
 impl<'a> Scan<'a> {
-    fn new(text: &'a str) -> Self {
+    fn new(text: &'a str, redactor: &'a Redactor) -> Self {
         let mut builder = StatusBuilder::default();
         for raw in text.split_inclusive('\n') {
             builder.push(raw);
@@ -95,6 +101,7 @@ impl<'a> Scan<'a> {
         let (last, ends_with_newline) = (builder.last, builder.ends_with_newline);
         Scan {
             text,
+            redactor,
             status: builder.finish(),
             last,
             ends_with_newline,
@@ -102,7 +109,12 @@ impl<'a> Scan<'a> {
     }
 
     /// The text with `block` appended, and the 1-based line the block starts on.
+    ///
+    /// Every write of the journal goes through here, so this is where secrets are replaced
+    /// (`[REDACTED:<kind>]` is one line, so the block's line count is unchanged). Only the new
+    /// block is redacted: what is already in the file is left as it is.
     fn append(&self, block: &str, kind: Block) -> (String, usize) {
+        let block = &*self.redactor.redact(block).text;
         let mut out = String::with_capacity(self.text.len() + block.len() + 2);
         out.push_str(self.text);
         if !self.text.is_empty() && !self.ends_with_newline {
@@ -182,6 +194,7 @@ impl Journal {
             path: worktree.join(JOURNAL_FILE),
             task: None,
             clock: system_clock(),
+            redactor: None,
         })
     }
 
@@ -190,6 +203,22 @@ impl Journal {
     pub fn with_clock(mut self, clock: SharedClock) -> Self {
         self.clock = clock;
         self
+    }
+
+    /// Redacts what this journal writes with `redactor` (built from a store's setting, say)
+    /// instead of [`Redactor::everything`], the default: a worktree has no setting of its own,
+    /// so every kind of secret is replaced unless the caller passes a redactor that leaves
+    /// some out.
+    pub fn with_redactor(mut self, redactor: Arc<Redactor>) -> Self {
+        self.redactor = Some(redactor);
+        self
+    }
+
+    fn redactor(&self) -> &Redactor {
+        match &self.redactor {
+            Some(r) => r,
+            None => Redactor::everything(),
+        }
     }
 
     /// The task named in the title of a journal this creates (`# JOURNAL — {task}`), and in
@@ -264,7 +293,7 @@ impl Journal {
         let path = self.path.clone();
         update_locked(&self.path, &WriteOptions::umask(), |current| {
             let text = current.unwrap_or("");
-            let scan = Scan::new(text);
+            let scan = Scan::new(text, self.redactor());
             if !approach.is_empty() {
                 scan.check_allowed(approach, &path)?;
             }
@@ -479,7 +508,7 @@ impl Journal {
         let path = self.path.clone();
         update_locked(&self.path, &WriteOptions::umask(), |current| {
             let text = current.ok_or_else(|| Error::not_booted(&path))?;
-            let scan = Scan::new(text);
+            let scan = Scan::new(text, self.redactor());
             let (new_text, line) = plan(&scan)?;
             let value = value(&scan, line)?;
             Ok(Update::Write(new_text, value))
@@ -605,7 +634,7 @@ mod tests {
         ];
         for (text, kind, want, line) in cases {
             assert_eq!(
-                Scan::new(text).append("X\n", kind),
+                Scan::new(text, Redactor::everything()).append("X\n", kind),
                 (want.to_string(), line),
                 "{text:?}"
             );

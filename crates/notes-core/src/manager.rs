@@ -2,6 +2,9 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use goldfish_redact::Redactor;
 
 use crate::error::Error;
 use crate::fs::{self, FsError, FsOp, Update, WriteOptions};
@@ -21,6 +24,12 @@ use crate::time::{SharedClock, now_millis, system_clock};
 /// processes may update the same notes at once: each update sees all the ones before it. A
 /// process killed at any instant leaves the old or the new file. Files follow the umask
 /// (they live in a worktree). A file that cannot be parsed is never overwritten.
+///
+/// Secrets are never written: every write passes the whole file through a redactor first, so
+/// a token pasted into a step, a decision or the context is stored as `[REDACTED:<kind>]`
+/// (and one a person pasted by hand is replaced at the next write). A worktree has no setting
+/// of its own, so every kind is replaced ([`Redactor::everything`]) unless the manager is
+/// given another redactor ([`with_redactor`](Self::with_redactor)).
 ///
 /// # Example
 ///
@@ -42,12 +51,15 @@ use crate::time::{SharedClock, now_millis, system_clock};
 #[derive(Debug, Clone)]
 pub struct NotesManager {
     clock: SharedClock,
+    /// `None` is [`Redactor::everything`].
+    redactor: Option<Arc<Redactor>>,
 }
 
 impl Default for NotesManager {
     fn default() -> Self {
         NotesManager {
             clock: system_clock(),
+            redactor: None,
         }
     }
 }
@@ -60,7 +72,29 @@ impl NotesManager {
 
     /// A manager that stamps `Last Updated` from `clock`.
     pub fn with_clock(clock: SharedClock) -> Self {
-        NotesManager { clock }
+        NotesManager {
+            clock,
+            redactor: None,
+        }
+    }
+
+    /// The same manager, redacting with `redactor` (built from a store's setting, say)
+    /// instead of [`Redactor::everything`].
+    pub fn with_redactor(mut self, redactor: Arc<Redactor>) -> Self {
+        self.redactor = Some(redactor);
+        self
+    }
+
+    /// The notes' text with its secrets replaced: the last step of every write.
+    fn redact(&self, text: String) -> String {
+        let redactor: &Redactor = match &self.redactor {
+            Some(r) => r,
+            None => Redactor::everything(),
+        };
+        match redactor.redact(&text).text {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(redacted) => redacted,
+        }
     }
 
     /// The notes file of `worktree`: `{worktree}/.goblin/GOBLIN_NOTES.md`.
@@ -116,7 +150,7 @@ impl NotesManager {
                 notes.keep_unknown_from(&on_disk);
             }
             let text = notes.format_checked().map_err(|e| e.with_path(&path))?;
-            Ok::<_, Error>(Update::Write(text, ()))
+            Ok::<_, Error>(Update::Write(self.redact(text), ()))
         })
     }
 
@@ -149,7 +183,9 @@ impl NotesManager {
                     notes
                 }
             };
-            let text = notes.format_checked().map_err(|e| e.with_path(&path))?;
+            let text = self.redact(notes.format_checked().map_err(|e| e.with_path(&path))?);
+            // The notes returned are the notes written.
+            let notes = Notes::parse(&text).unwrap_or(notes);
             Ok::<_, Error>(Update::Write(text, notes))
         })
     }
@@ -177,7 +213,7 @@ impl NotesManager {
             notes.touch(now_millis(self.clock.as_ref()));
             notes.enforce_limits();
             let text = notes.format_checked().map_err(|e| e.with_path(&path))?;
-            Ok::<_, Error>(Update::Write(text, out))
+            Ok::<_, Error>(Update::Write(self.redact(text), out))
         })
     }
 }

@@ -149,6 +149,15 @@ impl Redactor {
         }
     }
 
+    /// The redactor with every kind on, built the first time it is asked for and then shared
+    /// by the whole process: what a writer without a store setting (a worktree's journal or
+    /// notes) uses, and what a store without disabled kinds uses, so that building it (most
+    /// of a fresh process's cost) happens at most once.
+    pub fn everything() -> &'static Redactor {
+        static EVERYTHING: OnceLock<Redactor> = OnceLock::new();
+        EVERYTHING.get_or_init(|| Redactor::new(&Config::default()))
+    }
+
     /// The kinds this redactor leaves alone, sorted, for the caller to report.
     pub fn disabled(&self) -> &[Kind] {
         &self.disabled

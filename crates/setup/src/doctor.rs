@@ -34,7 +34,8 @@ impl fmt::Display for Status {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Finding {
-    /// What was checked: `binary`, `store`, `claude`, `codex`, `cursor` or `git`.
+    /// What was checked: `binary`, `store`, `claude`, `codex`, `cursor`, `git`,
+    /// `merge-driver` or `redaction`.
     pub check: &'static str,
     /// How it came out.
     pub status: Status,
@@ -238,6 +239,35 @@ pub fn driver_finding(repo: &Path, configured: Result<bool, String>) -> Finding 
             format!("cannot read the git config of {shown}: {e}"),
         )
         .fix("check that git is installed and the repository is readable"),
+    }
+}
+
+/// The finding for the store's redaction setting (`settings`, the store's `settings.json`),
+/// given the kinds of secret it turns off (or why it could not be read): every kind on is
+/// fine, kinds turned off are listed as a warning (so that turning one off is never silent),
+/// and a broken setting fails (saves refuse to run until it is fixed).
+pub fn redaction_finding(settings: &Path, disabled: Result<Vec<String>, String>) -> Finding {
+    let shown = settings.display();
+    match disabled {
+        Ok(kinds) if kinds.is_empty() => Finding::new(
+            "redaction",
+            Status::Ok,
+            "every kind of secret is replaced by [REDACTED:<kind>] before it is written",
+        ),
+        Ok(kinds) => Finding::new(
+            "redaction",
+            Status::Warn,
+            format!(
+                "{shown} turns off the redaction of: {}; such secrets are written as they are",
+                kinds.join(", ")
+            ),
+        )
+        .fix(format!(
+            "remove them from `redact.disabled` in {shown} to redact them again"
+        )),
+        Err(e) => Finding::new("redaction", Status::Fail, e).fix(format!(
+            "fix or remove {shown}: checkpoints and plans cannot be saved until then"
+        )),
     }
 }
 

@@ -83,6 +83,8 @@ pub use apply::{
     unregister,
 };
 pub use client::{Client, Env, Format};
-pub use doctor::{Finding, Status, doctor, driver_finding, find_on_path, fix_store_permissions};
+pub use doctor::{
+    Finding, Status, doctor, driver_finding, find_on_path, fix_store_permissions, redaction_finding,
+};
 pub use error::{Error, ErrorKind};
 pub use server::{SERVER_NAME, Server, print_snippet};

@@ -10,7 +10,7 @@ use crate::args::stdin_if_dash;
 use crate::cli::{CheckpointArgs, FilterArgs, RecallArgs, StandupArgs, TypedArgs};
 use crate::context::Context;
 use crate::output::Report;
-use crate::render::{checkpoint_json, echo, recall_json};
+use crate::render::{checkpoint_json, echo, recall_json, redacted_json, redacted_line};
 
 /// The CLI's character budget: people read in a terminal, nothing is worth cutting.
 const CLI_BUDGET: usize = 10_000_000;
@@ -37,7 +37,8 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
     input.workspace = Some(ctx.workspace(None)?);
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
-    let saved = ctx.open_store()?.save_checkpoint(input)?;
+    let report = ctx.open_store()?.save_checkpoint_reported(input)?;
+    let saved = &report.value;
     let mut text = format!(
         "Checkpoint saved: {}\n  id {} · workspace {} · {}",
         echo(saved.title()),
@@ -51,7 +52,12 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
             let _ = write!(text, "@{commit}");
         }
     }
-    Ok(Report::new(text, checkpoint_json(&saved)))
+    if let Some(line) = redacted_line(&report.redacted) {
+        let _ = write!(text, "\n  {line}");
+    }
+    let mut json = checkpoint_json(saved);
+    json["redacted"] = redacted_json(&report.redacted);
+    Ok(Report::new(text, json))
 }
 
 /// `goldfish recall`.

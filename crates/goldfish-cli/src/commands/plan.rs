@@ -10,7 +10,10 @@ use crate::args::stdin_if_dash;
 use crate::cli::{PlanCommand, PlanSaveArgs, PlanUpdateArgs};
 use crate::context::Context;
 use crate::output::Report;
-use crate::render::{echo, plan_json, plan_list_json, plan_list_markdown, plan_markdown};
+use crate::render::{
+    echo, plan_json, plan_list_json, plan_list_markdown, plan_markdown, redacted_json,
+    redacted_line,
+};
 
 fn parse_status(status: Option<&str>) -> anyhow::Result<Option<PlanStatus>> {
     Ok(status.map(PlanStatus::from_str).transpose()?)
@@ -65,19 +68,29 @@ pub(crate) fn run(ctx: &Context, cmd: PlanCommand) -> anyhow::Result<Report> {
             plan_list_markdown(&list, active.as_deref(), &workspace),
             plan_list_json(&list, active.as_deref(), &workspace),
         ),
-        PlanOutcome::Plan { plan, active } => match verb {
+        PlanOutcome::Plan {
+            plan,
+            active,
+            redacted,
+        } => match verb {
             None => Report::new(plan_markdown(&plan, active), plan_json(&plan)),
-            Some(verb) => Report::new(
-                format!(
+            Some(verb) => {
+                let mut text = format!(
                     "{verb} plan `{}` ({}) in workspace `{}`: status {}{}",
                     plan.id,
                     echo(&plan.title),
                     plan.workspace,
                     plan.status,
                     if active { ", active" } else { "" }
-                ),
-                plan_json(&plan),
-            ),
+                );
+                if let Some(line) = redacted_line(&redacted) {
+                    text.push_str("\n  ");
+                    text.push_str(&line);
+                }
+                let mut json = plan_json(&plan);
+                json["redacted"] = redacted_json(&redacted);
+                Report::new(text, json)
+            }
         },
         other => anyhow::bail!("unexpected plan outcome: {other:?}"),
     })
