@@ -118,7 +118,10 @@ proptest! {
         body in text(),
         crlf in any::<bool>(),
         (decision, impact, summary) in (
-            prop::option::of(text().prop_filter("non-empty", |s| !s.is_empty())),
+            // Not blank: the YAML writer used here puts a value of only line breaks in a
+            // `|+` block holding nothing but empty lines, which the YAML reader returns as
+            // "" (so the field reads as absent): a quirk of that pair, not of the reader.
+            prop::option::of(text().prop_filter("not blank", |s| !s.trim().is_empty())),
             prop::option::of(word()),
             prop::option::of(word()),
         ),
