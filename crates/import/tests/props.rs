@@ -120,7 +120,7 @@ proptest! {
         (decision, impact, summary) in (
             // Not blank: the YAML writer used here puts a value of only line breaks in a
             // `|+` block holding nothing but empty lines, which the YAML reader returns as
-            // "" (so the field reads as absent): a quirk of that pair, not of the reader.
+            // "" (so the field reads as absent): a serde-saphyr round-trip quirk, left alone.
             prop::option::of(text().prop_filter("not blank", |s| !s.trim().is_empty())),
             prop::option::of(word()),
             prop::option::of(word()),
