@@ -1,8 +1,12 @@
 //! `session_start` over real files in temporary directories.
 
+use std::sync::Arc;
+
+use chrono::{TimeDelta, Utc};
 use goldfish_journal::Journal;
 use goldfish_session::{SessionOptions, session_start};
 use goldfish_store::{CheckpointInput, PlanInput, Store};
+use notes_core::time::{ManualClock, SharedClock};
 use notes_core::{NotesManager, Stage};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -28,8 +32,12 @@ impl Fixture {
 }
 
 fn populate(f: &Fixture, checkpoints: usize) -> TestResult {
-    let store = Store::open(f.home.path())?;
+    // One second apart, so "newest first" does not depend on how fast the loop runs: saves
+    // in the same millisecond would share a timestamp and their order would be a tie.
+    let clock = Arc::new(ManualClock::new(Utc::now() - TimeDelta::minutes(30)));
+    let store = Store::open(f.home.path())?.with_clock(clock.clone() as SharedClock);
     for i in 0..checkpoints {
+        clock.advance(TimeDelta::seconds(1));
         let mut input = CheckpointInput::new(format!("Step {i} of the parser rewrite\nDetails."));
         input.workspace = Some("proj".into());
         input.tags = vec!["parser".into()];
