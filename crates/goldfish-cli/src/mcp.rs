@@ -309,19 +309,9 @@ pub(crate) struct StandupPromptArgs {
 /// The `checkpoint` tool's structured reply: the checkpoint as saved.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct CheckpointOut {
-    /// The new checkpoint's id.
-    pub(crate) id: String,
-    /// Its workspace.
-    pub(crate) workspace: String,
-    /// When (RFC 3339 UTC).
-    pub(crate) timestamp: String,
-    /// Its title (the description's first line).
-    pub(crate) title: String,
-    /// Its tags.
-    pub(crate) tags: Vec<String>,
-    /// The git branch, when the server's directory belongs to the workspace.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) branch: Option<String>,
+    /// The checkpoint, as `recall` reports it.
+    #[serde(flatten)]
+    pub(crate) checkpoint: CheckpointSummary,
     /// The secrets replaced by `[REDACTED:<kind>]` before the checkpoint was written (empty
     /// when there were none).
     pub(crate) redacted: Vec<RedactionOut>,
@@ -415,6 +405,19 @@ pub(crate) struct CheckpointSummary {
     /// The git branch it was saved on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) branch: Option<String>,
+}
+
+impl CheckpointSummary {
+    fn of(c: &goldfish_store::Checkpoint) -> Self {
+        CheckpointSummary {
+            id: c.id.clone(),
+            workspace: c.workspace.clone(),
+            timestamp: format_utc(&c.timestamp),
+            title: c.title().to_string(),
+            tags: c.tags.clone(),
+            branch: c.branch.clone(),
+        }
+    }
 }
 
 /// The `recall` tool's structured reply.
@@ -573,12 +576,7 @@ fn checkpoint_tool(ctx: &Context, mut p: CheckpointParams) -> anyhow::Result<Rep
         let _ = write!(s, "\n{line}.");
     }
     let out = CheckpointOut {
-        id: saved.id.clone(),
-        workspace: saved.workspace.clone(),
-        timestamp: format_utc(&saved.timestamp),
-        title: saved.title().to_string(),
-        tags: saved.tags.clone(),
-        branch: saved.branch.clone(),
+        checkpoint: CheckpointSummary::of(&saved),
         redacted: RedactionOut::all(&report.redacted),
     };
     Reply::new(s, &out)
@@ -660,14 +658,7 @@ fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
         checkpoints: result
             .checkpoints
             .iter()
-            .map(|c| CheckpointSummary {
-                id: c.id.clone(),
-                workspace: c.workspace.clone(),
-                timestamp: format_utc(&c.timestamp),
-                title: c.title().to_string(),
-                tags: c.tags.clone(),
-                branch: c.branch.clone(),
-            })
+            .map(CheckpointSummary::of)
             .collect(),
         active_plan: result.active_plan.as_ref().map(|p| PlanOut::of(p, true)),
     };
