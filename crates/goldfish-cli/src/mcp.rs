@@ -576,7 +576,7 @@ fn checkpoint_tool(ctx: &Context, mut p: CheckpointParams) -> anyhow::Result<Rep
         let _ = write!(s, "\n{line}.");
     }
     let out = CheckpointOut {
-        checkpoint: CheckpointSummary::of(&saved),
+        checkpoint: CheckpointSummary::of(saved),
         redacted: RedactionOut::all(&report.redacted),
     };
     Reply::new(s, &out)
