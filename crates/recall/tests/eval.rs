@@ -32,7 +32,12 @@ struct EvalQuery {
 
 /// The 400 checkpoints of the evaluation set.
 pub(crate) fn corpus() -> Result<Vec<Checkpoint>, Box<dyn std::error::Error>> {
-    let text = include_str!("fixtures/eval_checkpoints.jsonl");
+    checkpoints(include_str!("fixtures/eval_checkpoints.jsonl"))
+}
+
+/// Checkpoints from JSON Lines, one `{id, workspace, timestamp, description, tags, branch,
+/// commit, files}` object a line (both evaluation corpora).
+pub(crate) fn checkpoints(text: &str) -> Result<Vec<Checkpoint>, Box<dyn std::error::Error>> {
     let mut out = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let r: Row = serde_json::from_str(line)?;

@@ -10,41 +10,18 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Utc};
 use goldfish_recall::{Query, SearchOptions, search};
 use goldfish_store::Checkpoint;
 
-type TestResult = Result<(), Box<dyn std::error::Error>>;
+use crate::eval::checkpoints;
 
-#[derive(serde::Deserialize)]
-struct Row {
-    id: String,
-    workspace: String,
-    timestamp: DateTime<Utc>,
-    description: String,
-    tags: Vec<String>,
-    branch: Option<String>,
-    files: Vec<String>,
-}
+type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 #[derive(serde::Deserialize)]
 struct Judged {
     kind: String,
     query: String,
     expect: Vec<String>,
-}
-
-fn checkpoints(text: &str) -> Result<Vec<Checkpoint>, Box<dyn std::error::Error>> {
-    let mut out = Vec::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let r: Row = serde_json::from_str(line)?;
-        let mut c = Checkpoint::new(r.id, r.timestamp, r.workspace, r.description);
-        c.tags = r.tags;
-        c.branch = r.branch;
-        c.files = r.files;
-        out.push(c);
-    }
-    Ok(out)
 }
 
 fn judged(text: &str) -> Result<Vec<Judged>, Box<dyn std::error::Error>> {
