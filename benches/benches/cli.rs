@@ -125,34 +125,15 @@ fn recall_100(c: &mut Criterion) {
 
 /// The evaluation store: the natural-language corpus as day files under `home`, shifted so
 /// that its newest checkpoint is an hour old. Returns the newest checkpoint's workspace.
+#[path = "support/corpus.rs"]
+mod support;
+
 fn eval_store(home: &Path) -> String {
     use goldfish_store::{Checkpoint, format_day_file};
     use std::collections::BTreeMap;
-    let text = include_str!("../../crates/recall/tests/fixtures/nl_corpus.jsonl");
-    let mut all: Vec<Checkpoint> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).expect("corpus line is JSON");
-            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-            let list = |k: &str| -> Vec<String> {
-                v[k].as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|x| x.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            };
-            let ts = notes_core::time::parse_utc(&s("timestamp")).expect("corpus timestamp");
-            let mut c = Checkpoint::new(s("id"), ts, s("workspace"), s("description"));
-            c.tags = list("tags");
-            c.files = list("files");
-            c.branch = Some(s("branch")).filter(|b| !b.is_empty());
-            c.commit = Some(s("commit")).filter(|b| !b.is_empty());
-            c
-        })
-        .collect();
+    let mut all: Vec<Checkpoint> = support::checkpoints(include_str!(
+        "../../crates/recall/tests/fixtures/nl_corpus.jsonl"
+    ));
     let newest = all.iter().map(|c| c.timestamp).max().expect("a corpus");
     let shift = chrono::Utc::now() - chrono::TimeDelta::hours(1) - newest;
     let mut days: BTreeMap<(String, chrono::NaiveDate), Vec<Checkpoint>> = BTreeMap::new();

@@ -9,32 +9,14 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use goldfish_recall::{Query, RecallOptions, SearchOptions, recall, search};
 use goldfish_store::{Checkpoint, Store, format_day_file};
 
+#[path = "support/corpus.rs"]
+mod support;
+
 /// The 400 real checkpoints of the evaluation set.
 fn corpus() -> Vec<Checkpoint> {
-    let text = include_str!("../../crates/recall/tests/fixtures/eval_checkpoints.jsonl");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).expect("fixture line is JSON");
-            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-            let list = |k: &str| -> Vec<String> {
-                v[k].as_array()
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|x| x.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            };
-            let ts = notes_core::time::parse_utc(&s("timestamp")).expect("fixture timestamp");
-            let mut c = Checkpoint::new(s("id"), ts, s("workspace"), s("description"));
-            c.tags = list("tags");
-            c.files = list("files");
-            c.branch = Some(s("branch"));
-            c.commit = Some(s("commit"));
-            c
-        })
-        .collect()
+    support::checkpoints(include_str!(
+        "../../crates/recall/tests/fixtures/eval_checkpoints.jsonl"
+    ))
 }
 
 /// `n` checkpoints made by varying the corpus: each copy gets its own id, time, one of 1,000
