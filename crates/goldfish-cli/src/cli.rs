@@ -61,6 +61,9 @@ pub(crate) enum Command {
     Export(ExportArgs),
     /// Run the MCP server on stdio (tools: checkpoint, recall, plan).
     Mcp(McpArgs),
+    /// Serve a local, read-only web view of the store (timeline, search, activity, plans,
+    /// journals) on http://127.0.0.1:PORT/.
+    Serve(ServeArgs),
     /// Print a shell completion script, e.g. `goldfish completions bash > ~/.local/share/bash-completion/completions/goldfish`.
     Completions {
         /// The shell: bash, zsh, fish, elvish or powershell.
@@ -160,6 +163,29 @@ pub(crate) struct McpArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub(crate) max_message_bytes: u64,
+}
+
+/// `goldfish serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The port to listen on; 0 picks a free one (the URL is printed on stderr).
+    #[arg(long, default_value_t = 7373)]
+    pub(crate) port: u16,
+    /// Open the timeline in the default browser once listening.
+    #[arg(long)]
+    pub(crate) open: bool,
+    /// Also show this worktree's JOURNAL.md hand-over, GOBLIN_NOTES.md and pipeline state
+    /// (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) worktree: Vec<PathBuf>,
+    /// Listen on this address instead of 127.0.0.1. Anything but a loopback address lets
+    /// other machines read the store: a warning says so.
+    #[arg(long, value_name = "IP")]
+    pub(crate) bind: Option<std::net::IpAddr>,
+    /// Also answer requests addressed to this host name (with its port, `name:PORT`), for
+    /// use with --bind; others are refused (DNS-rebinding protection). Repeatable.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub(crate) allow_host: Vec<String>,
 }
 
 /// `goldfish checkpoint`.

@@ -142,6 +142,7 @@ fn run() -> anyhow::Result<ExitCode> {
             };
             return mcp::serve(ctx, options).map(|()| ExitCode::SUCCESS);
         }
+        Command::Serve(a) => return commands::serve(&ctx, a).map(|()| ExitCode::SUCCESS),
         Command::Export(a) => return commands::export(&ctx, a),
         Command::Import(a) => commands::import(&ctx, a)?,
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,

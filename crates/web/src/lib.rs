@@ -1,0 +1,190 @@
+//! `goldfish serve`: a local, read-only web view of a goldfish store.
+//!
+//! People who run agents want to look, not read raw files: what happened across all projects
+//! this week, where each plan stands, what a journal says went wrong, what a pipeline is
+//! waiting for. This crate renders that as HTML on the server, with no JavaScript and every
+//! asset embedded in the binary.
+//!
+//! # Pages
+//!
+//! | path | what |
+//! |---|---|
+//! | `/` | **timeline**: checkpoints of every workspace, newest first, grouped by day; filters `ws`, `days`, `tags`, and `q`, a search ranked by the recall engine (the same ranking as `goldfish recall --search`, with `--explain`'s reasons folded under each hit); `page` for the next 50 |
+//! | `/activity` | checkpoints per day per workspace over the last `weeks` (default 8), as an inline SVG chart |
+//! | `/w/{workspace}` | a workspace: its plans with progress bars ([`goldfish_store::Plan::progress`]), the active plan, recent checkpoints |
+//! | `/w/{workspace}/plans/{id}` | one plan, its markdown rendered |
+//! | `/w/{workspace}/checkpoints/{id}` | one checkpoint, its markdown rendered |
+//! | `/journals` | the store's archived journals, `corrections.md`, `patterns.jsonl`, and the worktrees given with [`App::with_worktree`] |
+//! | `/journals/{file}` | one archived journal |
+//! | `/worktrees/{n}` | a worktree: its `JOURNAL.md` hand-over, `GOBLIN_NOTES.md` and pipeline state |
+//!
+//! # Safe by default
+//!
+//! - **Read-only.** Nothing here writes: every page reads the store when it is requested
+//!   (a store that changes while serving shows the change on reload), and any method other
+//!   than `GET` and `HEAD` is answered `405`.
+//! - **Local.** [`Server::bind`] takes any address, but the binary binds `127.0.0.1` unless
+//!   told otherwise, and a request whose `Host` header is not one of the server's own names
+//!   ([`App::allowed_hosts`]) is answered `403` — a web page elsewhere cannot reach the
+//!   server through DNS rebinding. No CORS header is ever sent, so other origins cannot read
+//!   the answers.
+//! - **Stored text is text.** Descriptions, plans and journals are markdown rendered with
+//!   raw HTML escaped, and links kept only for `http`, `https`, `mailto` and relative targets
+//!   (`javascript:` and the like become `#`). Pages carry a content security policy that
+//!   allows no script at all.
+//! - **Problems are shown, not fatal.** A file that cannot be read is listed on the page
+//!   that needed it; the rest of the page renders.
+//!
+//! # Layers
+//!
+//! Each page is a pure function of an [`App`] and the request's parameters that returns a
+//! [`Page`] (status and HTML): [`timeline`], [`activity`], [`workspace`], [`plan`],
+//! [`checkpoint`], [`journals`], [`archived_journal`], [`worktree`]. They are tested without
+//! a socket. [`router`] puts them behind axum with the host and method checks; [`Server`]
+//! binds and runs it.
+//!
+//! ```
+//! use goldfish_store::{CheckpointInput, Store};
+//! use goldfish_web::{App, TimelineQuery, timeline};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let mut input = CheckpointInput::new("Fixed <b>auth</b> timeout");
+//! input.workspace = Some("demo".into());
+//! Store::open(dir.path())?.save_checkpoint(input)?;
+//!
+//! let page = timeline(&App::new(dir.path()), &TimelineQuery::default());
+//! assert_eq!(page.status, 200);
+//! assert!(page.html.contains("Fixed &lt;b&gt;auth&lt;/b&gt; timeout"));
+//! # Ok(())
+//! # }
+//! ```
+
+mod activity;
+mod detail;
+mod html;
+mod journals;
+mod markdown;
+mod server;
+mod timeline;
+mod workspace;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+pub use activity::{ActivityQuery, activity};
+pub use detail::{checkpoint, plan};
+pub use journals::{archived_journal, journals, worktree};
+pub use markdown::{markdown_to_html, safe_url};
+pub use server::{Server, router};
+pub use timeline::{PAGE_SIZE, TimelineQuery, timeline};
+pub use workspace::workspace;
+
+/// What the server shows: the store's root, the worktrees given on the command line, and the
+/// names a request may use in its `Host` header. Cheap to clone; every page opens the store
+/// afresh, so nothing here goes stale.
+#[derive(Debug, Clone)]
+pub struct App {
+    store_root: PathBuf,
+    worktrees: Vec<PathBuf>,
+    allowed_hosts: Vec<String>,
+    now: Option<DateTime<Utc>>,
+    cwd: Option<PathBuf>,
+}
+
+impl App {
+    /// A view of the store at `store_root` (nothing is created there).
+    pub fn new(store_root: impl Into<PathBuf>) -> App {
+        App {
+            store_root: store_root.into(),
+            worktrees: Vec::new(),
+            allowed_hosts: Vec::new(),
+            now: None,
+            cwd: None,
+        }
+    }
+
+    /// Also shows this worktree's `JOURNAL.md`, `GOBLIN_NOTES.md` and pipeline state.
+    pub fn with_worktree(mut self, dir: impl Into<PathBuf>) -> App {
+        self.worktrees.push(dir.into());
+        self
+    }
+
+    /// Also accepts requests whose `Host` header is `host` (a name with its port, as a
+    /// browser sends it: `example.lan:7373`). [`Server::bind`] adds the bound address, and
+    /// `localhost:PORT` when it is a loopback address.
+    pub fn with_allowed_host(mut self, host: impl Into<String>) -> App {
+        self.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Uses `now` as the current time for "the last N days" and the activity chart (for
+    /// reproducible pages); by default the store's clock.
+    pub fn with_now(mut self, now: DateTime<Utc>) -> App {
+        self.now = Some(now);
+        self
+    }
+
+    /// The directory recall's "current project" lookups start from (Goldfish 5–8 projects
+    /// read in place); by default the process's.
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> App {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// The store's root directory.
+    pub fn store_root(&self) -> &Path {
+        &self.store_root
+    }
+
+    /// The worktrees shown on `/journals` and `/worktrees/{n}`, in the order given.
+    pub fn worktrees(&self) -> &[PathBuf] {
+        &self.worktrees
+    }
+
+    /// The `Host` header values accepted (compared without regard to case).
+    pub fn allowed_hosts(&self) -> &[String] {
+        &self.allowed_hosts
+    }
+
+    /// Opens the store (every page does, so a changed store shows on reload).
+    fn store(&self) -> Result<goldfish_store::Store, goldfish_store::Error> {
+        goldfish_store::Store::open(&self.store_root)
+    }
+
+    /// The current time: [`App::with_now`]'s, else the store's clock.
+    fn now(&self, store: &goldfish_store::Store) -> DateTime<Utc> {
+        self.now.unwrap_or_else(|| store.now())
+    }
+}
+
+/// A rendered page: its HTTP status and a whole HTML document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Page {
+    /// 200, or 404 when what the path names does not exist.
+    pub status: u16,
+    /// The HTML document.
+    pub html: String,
+}
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The address could not be bound (in use, not permitted, not local).
+    #[error("cannot listen on {addr}: {message}")]
+    Bind {
+        /// The address asked for.
+        addr: std::net::SocketAddr,
+        /// What went wrong, in words, with what to do about it.
+        message: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server's runtime or connection loop failed.
+    #[error("the web server stopped: {0}")]
+    Io(#[from] std::io::Error),
+}

@@ -1,0 +1,242 @@
+//! The HTTP side: axum routes over the page functions, the host and method checks, and the
+//! [`Server`] that binds and runs them.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use crate::html::{STYLE, not_found};
+use crate::{ActivityQuery, App, Error, Page, TimelineQuery};
+
+/// The content security policy of every answer: no script at all, styles and images only
+/// from this server (inline SVG is markup, not an image), forms only to it, no framing.
+const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; \
+                   base-uri 'none'; frame-ancestors 'none'";
+
+/// The router: every page under `GET` (and `HEAD`), behind the host and method checks.
+pub fn router(app: App) -> Router {
+    let app = Arc::new(app);
+    Router::new()
+        .route("/", get(timeline))
+        .route("/activity", get(activity))
+        .route("/w/{ws}", get(workspace))
+        .route("/w/{ws}/plans/{id}", get(plan))
+        .route("/w/{ws}/checkpoints/{id}", get(checkpoint))
+        .route("/journals", get(journals))
+        .route("/journals/{name}", get(archived_journal))
+        .route("/worktrees/{n}", get(worktree))
+        .route("/static/style.css", get(style))
+        .fallback(fallback)
+        .layer(middleware::from_fn_with_state(Arc::clone(&app), guard))
+        .with_state(app)
+}
+
+type Shared = State<Arc<App>>;
+
+/// Renders a page on the blocking pool (pages read files) and answers with it.
+async fn render<F>(app: Arc<App>, f: F) -> Response
+where
+    F: FnOnce(&App) -> Page + Send + 'static,
+{
+    match tokio::task::spawn_blocking(move || f(&app)).await {
+        Ok(page) => respond(page),
+        Err(e) => {
+            eprintln!("goldfish serve: a page failed to render: {e}");
+            plain(StatusCode::INTERNAL_SERVER_ERROR, "the page failed to render\n")
+        }
+    }
+}
+
+fn with_headers(mut r: Response) -> Response {
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+fn respond(page: Page) -> Response {
+    let status = StatusCode::from_u16(page.status).unwrap_or(StatusCode::OK);
+    with_headers(
+        (
+            status,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            page.html,
+        )
+            .into_response(),
+    )
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response {
+    with_headers((status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
+/// Refuses what this server never does: a method other than `GET`/`HEAD` (405), a `Host`
+/// that is not one of its names (403, against DNS rebinding).
+async fn guard(State(app): Shared, req: Request, next: Next) -> Response {
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "goldfish serve is read-only: only GET and HEAD are accepted\n",
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    let host_ok = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|h| app.allowed_hosts().iter().any(|a| a.eq_ignore_ascii_case(h)));
+    if !host_ok {
+        return plain(
+            StatusCode::FORBIDDEN,
+            "goldfish serve answers only requests addressed to its own address (Host header)\n",
+        );
+    }
+    next.run(req).await
+}
+
+async fn timeline(State(app): Shared, Query(q): Query<TimelineQuery>) -> Response {
+    render(app, move |a| crate::timeline(a, &q)).await
+}
+
+async fn activity(State(app): Shared, Query(q): Query<ActivityQuery>) -> Response {
+    render(app, move |a| crate::activity(a, &q)).await
+}
+
+async fn workspace(State(app): Shared, Path(ws): Path<String>) -> Response {
+    render(app, move |a| crate::workspace(a, &ws)).await
+}
+
+async fn plan(State(app): Shared, Path((ws, id)): Path<(String, String)>) -> Response {
+    render(app, move |a| crate::plan(a, &ws, &id)).await
+}
+
+/// The checkpoint page's query: the day the checkpoint was saved on.
+#[derive(Debug, serde::Deserialize)]
+struct DayQuery {
+    day: Option<String>,
+}
+
+async fn checkpoint(
+    State(app): Shared,
+    Path((ws, id)): Path<(String, String)>,
+    Query(q): Query<DayQuery>,
+) -> Response {
+    render(app, move |a| crate::checkpoint(a, &ws, &id, q.day.as_deref())).await
+}
+
+async fn journals(State(app): Shared) -> Response {
+    render(app, crate::journals).await
+}
+
+async fn archived_journal(State(app): Shared, Path(name): Path<String>) -> Response {
+    render(app, move |a| crate::archived_journal(a, &name)).await
+}
+
+async fn worktree(State(app): Shared, Path(n): Path<String>) -> Response {
+    render(app, move |a| match n.parse::<usize>() {
+        Ok(n) => crate::worktree(a, n),
+        Err(_) => not_found(&format!("{n:?} is not a worktree number.")),
+    })
+    .await
+}
+
+async fn style() -> Response {
+    with_headers(([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE).into_response())
+}
+
+async fn fallback(req: Request) -> Response {
+    let path = req.uri().path().to_string();
+    respond(not_found(&format!("Nothing is served at {path}.")))
+}
+
+/// A bound, not yet running server.
+#[derive(Debug)]
+pub struct Server {
+    listener: std::net::TcpListener,
+    addr: SocketAddr,
+    app: App,
+}
+
+impl Server {
+    /// Binds `addr` (port 0 picks a free one) for `app`, and adds the bound address — and
+    /// `localhost:PORT` when it is a loopback address — to the hosts it answers.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Bind`] naming the address and saying why: the port is in use, needs
+    /// privileges, or the machine has no such address.
+    pub fn bind(mut app: App, addr: SocketAddr) -> Result<Server, Error> {
+        let bind_error = |source: std::io::Error| {
+            let message = match source.kind() {
+                std::io::ErrorKind::AddrInUse => format!(
+                    "port {} is already in use by another program; choose another with --port",
+                    addr.port()
+                ),
+                std::io::ErrorKind::PermissionDenied => format!(
+                    "not permitted to listen on port {} (ports under 1024 need privileges); choose another with --port",
+                    addr.port()
+                ),
+                std::io::ErrorKind::AddrNotAvailable => {
+                    format!("this machine has no address {}", addr.ip())
+                }
+                _ => source.to_string(),
+            };
+            Error::Bind {
+                addr,
+                message,
+                source,
+            }
+        };
+        let listener = std::net::TcpListener::bind(addr).map_err(bind_error)?;
+        listener.set_nonblocking(true).map_err(bind_error)?;
+        let bound = listener.local_addr().map_err(bind_error)?;
+        app.allowed_hosts.push(bound.to_string());
+        if bound.ip().is_loopback() {
+            app.allowed_hosts.push(format!("localhost:{}", bound.port()));
+        }
+        Ok(Server {
+            listener,
+            addr: bound,
+            app,
+        })
+    }
+
+    /// The address bound (with the port chosen when 0 was asked).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The URL of the timeline: `http://ADDR/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Serves until the process ends, on a single-threaded runtime (pages render on its
+    /// blocking pool).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the runtime cannot start or the listener fails.
+    pub fn run(self) -> Result<(), Error> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()?;
+        let Server { listener, app, .. } = self;
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            axum::serve(listener, router(app)).await
+        })?;
+        Ok(())
+    }
+}
