@@ -160,29 +160,3 @@ mod tests {
         assert_eq!(date_in_id("x-99999999"), None);
     }
 }
-
-/// The first eight digits in a row of `id` that form a date (`20251013T…`, `v4-20260822T1934-…`).
-fn date_in_id(id: &str) -> Option<NaiveDate> {
-    let b = id.as_bytes();
-    (0..b.len().saturating_sub(7)).find_map(|i| {
-        let window = b.get(i..i + 8)?;
-        if !window.iter().all(u8::is_ascii_digit) || (i > 0 && b[i - 1].is_ascii_digit()) {
-            return None;
-        }
-        NaiveDate::parse_from_str(std::str::from_utf8(window).ok()?, "%Y%m%d").ok()
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_in_ids() {
-        let d = |y, m, day| NaiveDate::from_ymd_opt(y, m, day);
-        assert_eq!(date_in_id("20251013T093012345Z-3fa9c1"), d(2025, 10, 13));
-        assert_eq!(date_in_id("v4-20260822T1934-a8b5efe1"), d(2026, 8, 22));
-        assert_eq!(date_in_id("nothing-here"), None);
-        assert_eq!(date_in_id("x-99999999"), None);
-    }
-}
