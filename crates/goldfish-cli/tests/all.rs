@@ -3,6 +3,7 @@
 mod util;
 
 mod agent;
+mod browser;
 mod checkpoint;
 mod concurrency;
 mod errors;

@@ -160,10 +160,17 @@ fn chart(
         LEFT - 4.0,
         LEFT - 4.0
     );
+    // A date under every Monday, or every few Mondays so that at most ten labels show.
+    let label_every = days.div_ceil(7).div_ceil(10).max(1);
+    let mut mondays = 0;
     for i in 0..days {
         let day = first + Duration::days(i64::from(i));
         let x = LEFT + f64::from(i) * step + (step - bar) / 2.0;
-        if day.weekday() == Weekday::Mon {
+        let monday = day.weekday() == Weekday::Mon;
+        if monday {
+            mondays += 1;
+        }
+        if monday && (mondays - 1) % label_every == 0 {
             let _ = write!(
                 svg,
                 r##"<text x="{x:.1}" y="{}" font-size="11" fill="#6b7280">{}</text>"##,

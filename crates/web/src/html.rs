@@ -189,13 +189,10 @@ pub(crate) fn files(c: &Checkpoint, show: usize) -> Markup {
     }
 }
 
-/// The body of a description after its first line, cut to `max` characters for a list.
+/// The body of a description after its first line, on one line, cut to `max` characters.
 pub(crate) fn excerpt(c: &Checkpoint, max: usize) -> String {
-    let body = c
-        .description
-        .split_once('\n')
-        .map_or("", |(_, rest)| rest)
-        .trim();
+    let rest = c.description.split_once('\n').map_or("", |(_, rest)| rest);
+    let body = rest.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out: String = body.chars().take(max).collect();
     if body.chars().nth(max).is_some() {
         out.push('…');
