@@ -9,6 +9,12 @@
 //! that the newest is an hour old), with an active plan, a journal and notes in the worktree.
 //! It runs at every session start of every agent. Target 20 ms.
 //!
+//! `web/*`: pages of `goldfish serve` over the same evaluation store (with an active plan),
+//! each a real HTTP request on a fresh connection to the running server, the whole answer
+//! read: the timeline's first and twentieth page, a search (ranked, with its explanations),
+//! the activity chart over 52 weeks, a workspace, a plan, a checkpoint, the journals page.
+//! Target 50 ms per page.
+//!
 //! The bench runs the optimised binary. It first runs `cargo build --profile bench -p
 //! goldfish-cli` (the bench profile shares the dependencies `cargo bench` has just built, and
 //! the build is a no-op when the binary is up to date), so
@@ -210,5 +216,96 @@ fn hook_session_start(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, recall_100, hook_session_start);
+/// One `GET` on a new connection; returns the status and the whole answer's length.
+fn http_get(addr: &str, target: &str) -> (u16, String) {
+    use std::io::{Read as _, Write as _};
+    let mut s = std::net::TcpStream::connect(addr).expect("connect to goldfish serve");
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send the request");
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).expect("read the answer");
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, answer)
+}
+
+fn serve_pages(c: &mut Criterion) {
+    use std::io::BufRead as _;
+    let bin = goldfish_binary();
+    let home = tempfile::tempdir().expect("temp dir");
+    let workspace = eval_store(home.path());
+    let out = goldfish(
+        &bin,
+        home.path(),
+        &[
+            "plan",
+            "save",
+            "--title",
+            "Release the next version",
+            "-c",
+            "## Steps\n- [x] changelog\n- [ ] tag\n- [ ] publish",
+            "--activate",
+        ],
+    )
+    .env("GOLDFISH_WORKSPACE", &workspace)
+    .output()
+    .expect("spawn goldfish plan save");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut server = goldfish(&bin, home.path(), &["serve", "--port", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn goldfish serve");
+    let mut line = String::new();
+    std::io::BufReader::new(server.stderr.take().expect("stderr"))
+        .read_line(&mut line)
+        .expect("read the serve line");
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    let (_, timeline) = http_get(&addr, "/");
+    let checkpoint = timeline
+        .split(r#"<a class="title" href=""#)
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("a checkpoint link on the timeline")
+        .replace("&amp;", "&");
+    let pages = [
+        ("timeline", "/".to_string()),
+        ("timeline_page_20", "/?page=20".to_string()),
+        (
+            "search",
+            "/?q=how+did+we+make+the+packed+refs+lookup+faster".to_string(),
+        ),
+        ("activity", "/activity?weeks=52".to_string()),
+        ("workspace", format!("/w/{workspace}")),
+        (
+            "plan",
+            format!("/w/{workspace}/plans/release-the-next-version"),
+        ),
+        ("checkpoint", checkpoint),
+        ("journals", "/journals".to_string()),
+    ];
+    let mut group = c.benchmark_group("web");
+    for (name, target) in &pages {
+        let (status, answer) = http_get(&addr, target);
+        assert_eq!(status, 200, "{target}: {answer}");
+        assert!(!answer.contains(r#"class="problems""#), "{target}: {answer}");
+        group.bench_function(*name, |b| b.iter(|| http_get(&addr, target).1.len()));
+    }
+    group.finish();
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+criterion_group!(benches, recall_100, hook_session_start, serve_pages);
 criterion_main!(benches);
