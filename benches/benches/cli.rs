@@ -256,7 +256,11 @@ fn serve_pages(c: &mut Criterion) {
     .env("GOLDFISH_WORKSPACE", &workspace)
     .output()
     .expect("spawn goldfish plan save");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut server = goldfish(&bin, home.path(), &["serve", "--port", "0"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -299,7 +303,10 @@ fn serve_pages(c: &mut Criterion) {
     for (name, target) in &pages {
         let (status, answer) = http_get(&addr, target);
         assert_eq!(status, 200, "{target}: {answer}");
-        assert!(!answer.contains(r#"class="problems""#), "{target}: {answer}");
+        assert!(
+            !answer.contains(r#"class="problems""#),
+            "{target}: {answer}"
+        );
         group.bench_function(*name, |b| b.iter(|| http_get(&addr, target).1.len()));
     }
     group.finish();

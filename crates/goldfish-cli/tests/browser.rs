@@ -22,7 +22,12 @@ fn chromium() -> PathBuf {
         return PathBuf::from(p);
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    for name in ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"] {
+    for name in [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ] {
         for dir in std::env::split_paths(&path) {
             let candidate = dir.join(name);
             if candidate.is_file() {
@@ -47,7 +52,11 @@ fn eval_store(home: &Path) -> Result<String, Box<dyn std::error::Error>> {
         let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
         let list = |k: &str| -> Vec<String> {
             v[k].as_array()
-                .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let ts = notes_core::time::parse_utc(&s("timestamp"))?;
@@ -58,7 +67,11 @@ fn eval_store(home: &Path) -> Result<String, Box<dyn std::error::Error>> {
         c.commit = Some(s("commit")).filter(|b| !b.is_empty());
         all.push(c);
     }
-    let newest = all.iter().map(|c| c.timestamp).max().ok_or("an empty corpus")?;
+    let newest = all
+        .iter()
+        .map(|c| c.timestamp)
+        .max()
+        .ok_or("an empty corpus")?;
     let shift = chrono::Utc::now() - chrono::TimeDelta::hours(1) - newest;
     let mut days: BTreeMap<(String, chrono::NaiveDate), Vec<Checkpoint>> = BTreeMap::new();
     for c in &mut all {
@@ -73,7 +86,10 @@ fn eval_store(home: &Path) -> Result<String, Box<dyn std::error::Error>> {
         std::fs::create_dir_all(&dir)?;
         std::fs::write(dir.join(format!("{date}.md")), format_day_file(date, &list))?;
     }
-    let newest = all.iter().max_by_key(|c| c.timestamp).ok_or("an empty corpus")?;
+    let newest = all
+        .iter()
+        .max_by_key(|c| c.timestamp)
+        .ok_or("an empty corpus")?;
     Ok(newest.workspace.clone())
 }
 
@@ -189,7 +205,10 @@ fn enc(s: &str) -> String {
 }
 
 /// What `goldfish recall --json` lists, as `(workspace, id)` pairs.
-fn cli_recall(env: &Env, extra: &[&str]) -> Result<Vec<(String, String)>, Box<dyn std::error::Error>> {
+fn cli_recall(
+    env: &Env,
+    extra: &[&str],
+) -> Result<Vec<(String, String)>, Box<dyn std::error::Error>> {
     let mut args = vec!["--workspace", "all", "recall", "--from", "1970-01-01"];
     args.extend_from_slice(extra);
     let v = env.json(&args)?;
@@ -228,7 +247,10 @@ fn chromium_renders_the_timeline_a_search_and_a_plan() -> TestResult {
 
     // The timeline: every checkpoint counted, the first page newest first, as the CLI says.
     let timeline = dom(&format!("{url}/"))?;
-    assert!(timeline.contains("1974 checkpoints, newest first · page 1 of 40"), "{timeline}");
+    assert!(
+        timeline.contains("1974 checkpoints, newest first · page 1 of 40"),
+        "{timeline}"
+    );
     let shown = listed(&timeline);
     assert_eq!(shown.len(), 50);
     assert_eq!(shown, cli_recall(&env, &["--limit", "50"])?);
@@ -239,13 +261,19 @@ fn chromium_renders_the_timeline_a_search_and_a_plan() -> TestResult {
     // ranking as `goldfish recall --search`, with the reasons under each hit.
     let query = "how did we make the packed refs lookup faster";
     let search = dom(&format!("{url}/?q={}&ws=&days=&tags=", enc(query)))?;
-    assert!(search.contains("matching checkpoints, by relevance"), "{search}");
+    assert!(
+        search.contains("matching checkpoints, by relevance"),
+        "{search}"
+    );
     let hits = listed(&search);
     assert!(!hits.is_empty(), "{search}");
     let cli = cli_recall(&env, &["--search", query, "--limit", "50"])?;
     assert_eq!(hits, cli);
     assert!(search.contains("why this matched"));
-    assert!(search.contains(&format!(r#"value="{query}""#)), "the box keeps the query");
+    assert!(
+        search.contains(&format!(r#"value="{query}""#)),
+        "the box keeps the query"
+    );
 
     // The workspace page links its plan; the plan page renders its markdown.
     let ws_page = dom(&format!("{url}/w/{workspace}"))?;
@@ -256,10 +284,16 @@ fn chromium_renders_the_timeline_a_search_and_a_plan() -> TestResult {
         .and_then(|s| s.split('"').next())
         .ok_or("no plan link on the workspace page")?;
     let plan_page = dom(&format!("{url}/w/{workspace}/plans/{href}"))?;
-    assert!(plan_page.contains("<h1>Browser test plan</h1>"), "{plan_page}");
+    assert!(
+        plan_page.contains("<h1>Browser test plan</h1>"),
+        "{plan_page}"
+    );
     assert_eq!(plan_page.matches(r#"type="checkbox""#).count(), 3);
     assert_eq!(plan_page.matches("checked=").count(), 2);
-    assert!(plan_page.contains("open &lt;this&gt; plan"), "stored text stays text");
+    assert!(
+        plan_page.contains("open &lt;this&gt; plan"),
+        "stored text stays text"
+    );
     assert!(plan_page.contains(r#"<progress value="2" max="3">"#));
 
     // A screenshot of the timeline, kept as a test artifact.
@@ -274,7 +308,11 @@ fn chromium_renders_the_timeline_a_search_and_a_plan() -> TestResult {
     ])?;
     let png = std::fs::read(&shot)?;
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
-    assert!(png.len() > 20_000, "an almost empty screenshot: {} bytes", png.len());
+    assert!(
+        png.len() > 20_000,
+        "an almost empty screenshot: {} bytes",
+        png.len()
+    );
     eprintln!("screenshot: {}", shot.display());
     // `GOLDFISH_UPDATE_SCREENSHOT=1` also refreshes the README's picture.
     if std::env::var_os("GOLDFISH_UPDATE_SCREENSHOT").is_some() {

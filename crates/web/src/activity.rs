@@ -71,7 +71,11 @@ pub fn activity(app: &App, q: &ActivityQuery) -> Page {
                 if d < first || d > last {
                     continue;
                 }
-                *counts.entry(d).or_default().entry(&c.workspace).or_default() += 1;
+                *counts
+                    .entry(d)
+                    .or_default()
+                    .entry(&c.workspace)
+                    .or_default() += 1;
                 *totals.entry(&c.workspace).or_default() += 1;
             }
             let colour: BTreeMap<&str, &str> = totals

@@ -4,8 +4,7 @@ use chrono::NaiveDate;
 use maud::html;
 
 use crate::html::{
-    Nav, files, git_line, layout, not_found, problem, problems, progress, raw, tags,
-    workspace_href,
+    Nav, files, git_line, layout, not_found, problem, problems, progress, raw, tags, workspace_href,
 };
 use crate::markdown::markdown_to_html;
 use crate::{App, Page};

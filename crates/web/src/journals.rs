@@ -160,7 +160,12 @@ pub fn archived_journal(app: &App, name: &str) -> Page {
             },
         ),
         Ok(None) => not_found(&format!("No archived journal {name:?}.")),
-        Err(e) => layout(200, name, Nav::Journals, html! { h1 { (name) } (problem(e)) }),
+        Err(e) => layout(
+            200,
+            name,
+            Nav::Journals,
+            html! { h1 { (name) } (problem(e)) },
+        ),
     }
 }
 

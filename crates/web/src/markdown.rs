@@ -82,7 +82,8 @@ mod tests {
 
     #[test]
     fn raw_html_is_text() {
-        let html = markdown_to_html("<script>alert(1)</script>\n\nhi <img src=x onerror=y> </textarea>");
+        let html =
+            markdown_to_html("<script>alert(1)</script>\n\nhi <img src=x onerror=y> </textarea>");
         assert!(!html.contains("<script"), "{html}");
         assert!(!html.contains("<img"), "{html}");
         assert!(!html.contains("</textarea>"), "{html}");
@@ -100,8 +101,14 @@ mod tests {
             "[x]: javascript:alert(1)\n\n[x]",
         ] {
             let html = markdown_to_html(link);
-            assert!(!html.to_lowercase().contains("href=\"javascript:"), "{link} → {html}");
-            assert!(!html.to_lowercase().contains("href=\"vbscript:"), "{link} → {html}");
+            assert!(
+                !html.to_lowercase().contains("href=\"javascript:"),
+                "{link} → {html}"
+            );
+            assert!(
+                !html.to_lowercase().contains("href=\"vbscript:"),
+                "{link} → {html}"
+            );
             assert!(!html.contains("src=\"data:"), "{link} → {html}");
         }
         let ok = markdown_to_html("[x](https://example.com/a?b=1) [y](/w/a)");

@@ -48,16 +48,28 @@ where
         Ok(page) => respond(page),
         Err(e) => {
             eprintln!("goldfish serve: a page failed to render: {e}");
-            plain(StatusCode::INTERNAL_SERVER_ERROR, "the page failed to render\n")
+            plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the page failed to render\n",
+            )
         }
     }
 }
 
 fn with_headers(mut r: Response) -> Response {
     let h = r.headers_mut();
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
@@ -76,7 +88,14 @@ fn respond(page: Page) -> Response {
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response {
-    with_headers((status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+    with_headers(
+        (
+            status,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            text,
+        )
+            .into_response(),
+    )
 }
 
 /// Refuses what this server never does: a method other than `GET`/`HEAD` (405), a `Host`
@@ -95,7 +114,11 @@ async fn guard(State(app): Shared, req: Request, next: Next) -> Response {
         .headers()
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
-        .is_some_and(|h| app.allowed_hosts().iter().any(|a| a.eq_ignore_ascii_case(h)));
+        .is_some_and(|h| {
+            app.allowed_hosts()
+                .iter()
+                .any(|a| a.eq_ignore_ascii_case(h))
+        });
     if !host_ok {
         return plain(
             StatusCode::FORBIDDEN,
@@ -132,7 +155,10 @@ async fn checkpoint(
     Path((ws, id)): Path<(String, String)>,
     Query(q): Query<DayQuery>,
 ) -> Response {
-    render(app, move |a| crate::checkpoint(a, &ws, &id, q.day.as_deref())).await
+    render(app, move |a| {
+        crate::checkpoint(a, &ws, &id, q.day.as_deref())
+    })
+    .await
 }
 
 async fn journals(State(app): Shared) -> Response {
@@ -203,7 +229,8 @@ impl Server {
         let bound = listener.local_addr().map_err(bind_error)?;
         app.allowed_hosts.push(bound.to_string());
         if bound.ip().is_loopback() {
-            app.allowed_hosts.push(format!("localhost:{}", bound.port()));
+            app.allowed_hosts
+                .push(format!("localhost:{}", bound.port()));
         }
         Ok(Server {
             listener,

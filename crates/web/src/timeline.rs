@@ -2,8 +2,8 @@
 //! filters and a search ranked by the recall engine.
 
 use chrono::NaiveDate;
-use goldfish_store::Checkpoint;
 use goldfish_recall::{Filter, RecallOptions, RecallResult, Scope, format_explanation};
+use goldfish_store::Checkpoint;
 use maud::{Markup, html};
 use serde::Deserialize;
 

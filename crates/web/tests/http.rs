@@ -48,7 +48,10 @@ fn timeline_is_newest_first_grouped_by_day() -> TestResult {
     assert!(a.body.contains("4 checkpoints, newest first"));
     // Workspace, tags, links to the detail pages.
     assert!(a.body.contains(r#"<a class="ws" href="/w/api">api</a>"#));
-    assert!(a.body.contains(r#"<a class="tag" href="/?tags=bug-fix">bug-fix</a>"#));
+    assert!(
+        a.body
+            .contains(r#"<a class="tag" href="/?tags=bug-fix">bug-fix</a>"#)
+    );
     Ok(())
 }
 
@@ -65,7 +68,10 @@ fn timeline_filters_by_workspace_days_and_tags() -> TestResult {
         titles(&get(addr, "/?days=1").body),
         ["Fixed the auth timeout", "Refactored database queries"]
     );
-    assert_eq!(titles(&get(addr, "/?tags=ui").body), ["Login page redesign"]);
+    assert_eq!(
+        titles(&get(addr, "/?tags=ui").body),
+        ["Login page redesign"]
+    );
     assert_eq!(
         titles(&get(addr, "/?tags=auth,%20bug-fix").body),
         ["Fixed the auth timeout"]
@@ -104,10 +110,19 @@ fn search_ranks_like_recall_and_explains() -> TestResult {
         .map(|c| c.title().to_string())
         .collect();
     assert_eq!(shown, expected);
-    assert_eq!(shown.first().map(String::as_str), Some("Fixed the auth timeout"));
+    assert_eq!(
+        shown.first().map(String::as_str),
+        Some("Fixed the auth timeout")
+    );
     assert!(a.body.contains("by relevance"));
-    assert!(a.body.contains("<details class=\"why\"><summary>why this matched</summary>"));
-    assert!(a.body.contains("authentcation"), "the explanation names the query word");
+    assert!(
+        a.body
+            .contains("<details class=\"why\"><summary>why this matched</summary>")
+    );
+    assert!(
+        a.body.contains("authentcation"),
+        "the explanation names the query word"
+    );
     // The search box keeps the query.
     assert!(a.body.contains(r#"value="authentcation timeout""#));
     // Nothing to search for is said on the page.
@@ -146,14 +161,27 @@ const HOSTILE: &str = "Hostile <script>alert(1)</script> </textarea><b>x</b>\n\
 
 fn assert_inert(page: &str, html: &str) {
     let lower = html.to_lowercase();
-    assert!(!lower.contains("<script"), "{page}: a script element\n{html}");
-    assert!(!lower.contains("</textarea>"), "{page}: a closing textarea\n{html}");
+    assert!(
+        !lower.contains("<script"),
+        "{page}: a script element\n{html}"
+    );
+    assert!(
+        !lower.contains("</textarea>"),
+        "{page}: a closing textarea\n{html}"
+    );
     assert!(!lower.contains("<img"), "{page}: an image element\n{html}");
     assert!(!lower.contains("<b>x"), "{page}: stored markup\n{html}");
     // Inside real tags (text is escaped, so a `<` only starts one): no script URL, no
     // event handler attribute.
-    for tag in lower.split('<').skip(1).filter_map(|t| t.split_once('>').map(|(t, _)| t)) {
-        assert!(!tag.contains("javascript:"), "{page}: a javascript: URL in <{tag}>");
+    for tag in lower
+        .split('<')
+        .skip(1)
+        .filter_map(|t| t.split_once('>').map(|(t, _)| t))
+    {
+        assert!(
+            !tag.contains("javascript:"),
+            "{page}: a javascript: URL in <{tag}>"
+        );
         assert!(!tag.contains(" on"), "{page}: an event handler in <{tag}>");
     }
 }
@@ -163,7 +191,10 @@ fn hostile_stored_text_is_escaped_everywhere() -> TestResult {
     let dir = tempfile::tempdir()?;
     let c = checkpoint("evil", 2, HOSTILE, &["x"]);
     let store = store_with(dir.path(), std::slice::from_ref(&c));
-    let mut plan = PlanInput::new("Plan <script>alert(5)</script>", format!("- [ ] {HOSTILE}\n"));
+    let mut plan = PlanInput::new(
+        "Plan <script>alert(5)</script>",
+        format!("- [ ] {HOSTILE}\n"),
+    );
     plan.workspace = Some("evil".into());
     plan.id = Some("p".into());
     plan.activate = true;
@@ -201,8 +232,16 @@ fn hostile_stored_text_is_escaped_everywhere() -> TestResult {
     }
     // The text is there, as text; the safe link is kept.
     let a = get(addr, &detail);
-    assert!(a.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{}", a.body);
-    assert!(a.body.contains(r#"<a href="https://example.com/">ok</a>"#), "{}", a.body);
+    assert!(
+        a.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{}",
+        a.body
+    );
+    assert!(
+        a.body.contains(r#"<a href="https://example.com/">ok</a>"#),
+        "{}",
+        a.body
+    );
     assert!(a.body.contains(r##"<a href="#">click</a>"##), "{}", a.body);
     // A search query echoed into the page is escaped too.
     let a = get(addr, "/?q=%22%3E%3Cscript%3Ealert(6)%3C%2Fscript%3E");
@@ -216,8 +255,15 @@ fn only_its_own_host_is_answered() -> TestResult {
     sample(dir.path());
     let addr = serve(app(dir.path()));
     let port = addr.port();
-    for host in [format!("{addr}"), format!("localhost:{port}"), format!("LOCALHOST:{port}")] {
-        let a = raw(addr, &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"));
+    for host in [
+        format!("{addr}"),
+        format!("localhost:{port}"),
+        format!("LOCALHOST:{port}"),
+    ] {
+        let a = raw(
+            addr,
+            &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        );
         assert_eq!(a.status, 200, "{host}");
     }
     for host in [
@@ -226,9 +272,15 @@ fn only_its_own_host_is_answered() -> TestResult {
         "127.0.0.1".to_string(),
         format!("127.0.0.1:{}", port.wrapping_add(1)),
     ] {
-        let a = raw(addr, &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"));
+        let a = raw(
+            addr,
+            &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        );
         assert_eq!(a.status, 403, "{host}");
-        assert!(!a.body.contains("checkpoint"), "{host}: nothing of the store");
+        assert!(
+            !a.body.contains("checkpoint"),
+            "{host}: nothing of the store"
+        );
     }
     // No Host at all (HTTP/1.0).
     let a = raw(addr, "GET / HTTP/1.0\r\n\r\n");
@@ -236,7 +288,10 @@ fn only_its_own_host_is_answered() -> TestResult {
     // A host allowed explicitly.
     let dir2 = tempfile::tempdir()?;
     let addr2 = serve(App::new(dir2.path()).with_allowed_host("box.lan:9999"));
-    let a = raw(addr2, "GET / HTTP/1.1\r\nHost: box.lan:9999\r\nConnection: close\r\n\r\n");
+    let a = raw(
+        addr2,
+        "GET / HTTP/1.1\r\nHost: box.lan:9999\r\nConnection: close\r\n\r\n",
+    );
     assert_eq!(a.status, 200);
     Ok(())
 }
@@ -247,7 +302,9 @@ fn read_only_no_cors() -> TestResult {
     sample(dir.path());
     let before = snapshot(dir.path())?;
     let addr = serve(app(dir.path()));
-    for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "FOO"] {
+    for method in [
+        "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "FOO",
+    ] {
         for target in ["/", "/w/api", "/nothing", "/static/style.css"] {
             let a = request(addr, method, target);
             assert_eq!(a.status, 405, "{method} {target}");
@@ -259,12 +316,21 @@ fn read_only_no_cors() -> TestResult {
     assert!(head.body.is_empty());
     let a = raw(
         addr,
-        &format!("GET / HTTP/1.1\r\nHost: {addr}\r\nOrigin: https://evil.example\r\nConnection: close\r\n\r\n"),
+        &format!(
+            "GET / HTTP/1.1\r\nHost: {addr}\r\nOrigin: https://evil.example\r\nConnection: close\r\n\r\n"
+        ),
     );
     assert_eq!(a.status, 200);
-    assert!(!a.head.to_lowercase().contains("access-control-"), "{}", a.head);
+    assert!(
+        !a.head.to_lowercase().contains("access-control-"),
+        "{}",
+        a.head
+    );
     let csp = a.header("content-security-policy").unwrap_or_default();
-    assert!(csp.contains("default-src 'none'") && !csp.contains("script-src"), "{csp}");
+    assert!(
+        csp.contains("default-src 'none'") && !csp.contains("script-src"),
+        "{csp}"
+    );
     assert_eq!(a.header("x-content-type-options"), Some("nosniff"));
     assert_eq!(snapshot(dir.path())?, before, "the store is unchanged");
     Ok(())
@@ -309,16 +375,25 @@ fn unreadable_files_are_problems_not_failures() -> TestResult {
     // A day file that is a directory, one that is not UTF-8, and a plan that cannot be parsed.
     let cp = dir.path().join("api").join("checkpoints");
     std::fs::create_dir_all(cp.join("2026-02-20.md"))?;
-    std::fs::write(cp.join("2026-02-21.md"), b"# Checkpoints for 2026-02-21\n\n## 10:00 - bad \xff\xfe\n")?;
+    std::fs::write(
+        cp.join("2026-02-21.md"),
+        b"# Checkpoints for 2026-02-21\n\n## 10:00 - bad \xff\xfe\n",
+    )?;
     let plans = dir.path().join("api").join("plans");
     std::fs::create_dir_all(&plans)?;
-    std::fs::write(plans.join("broken.md"), "---\ntitle: [unclosed\n---\nbody\n")?;
+    std::fs::write(
+        plans.join("broken.md"),
+        "---\ntitle: [unclosed\n---\nbody\n",
+    )?;
     let addr = serve(app(dir.path()));
     let a = get(addr, "/");
     assert_eq!(a.status, 200);
     assert!(a.body.contains(r#"class="problems""#), "{}", a.body);
     assert!(a.body.contains("2026-02-20.md"), "names the file");
-    assert!(titles(&a.body).contains(&"Fixed the auth timeout".to_string()), "the rest renders");
+    assert!(
+        titles(&a.body).contains(&"Fixed the auth timeout".to_string()),
+        "the rest renders"
+    );
     let a = get(addr, "/w/api");
     assert_eq!(a.status, 200);
     assert!(a.body.contains("broken.md"), "{}", a.body);
@@ -345,13 +420,30 @@ fn workspace_plan_and_checkpoint_pages() -> TestResult {
 
     let a = get(addr, "/w/api");
     assert_eq!(a.status, 200);
-    assert!(a.body.contains(r#"<progress value="2" max="3">2/3</progress>"#), "{}", a.body);
+    assert!(
+        a.body
+            .contains(r#"<progress value="2" max="3">2/3</progress>"#),
+        "{}",
+        a.body
+    );
     assert!(a.body.contains("2 of 3 done"));
-    assert!(a.body.contains(r#"<progress value="0" max="1">0/1</progress>"#));
+    assert!(
+        a.body
+            .contains(r#"<progress value="0" max="1">0/1</progress>"#)
+    );
     assert!(a.body.contains("Active plan: "));
-    assert!(a.body.contains("<h2>Steps</h2>"), "the active plan rendered");
-    assert!(a.body.contains(r#"<a href="/w/api/plans/auth-redesign">Auth redesign</a>"#));
-    assert_eq!(titles(&a.body), ["Fixed the auth timeout", "Refactored database queries"]);
+    assert!(
+        a.body.contains("<h2>Steps</h2>"),
+        "the active plan rendered"
+    );
+    assert!(
+        a.body
+            .contains(r#"<a href="/w/api/plans/auth-redesign">Auth redesign</a>"#)
+    );
+    assert_eq!(
+        titles(&a.body),
+        ["Fixed the auth timeout", "Refactored database queries"]
+    );
 
     let a = get(addr, &format!("/w/api/plans/{}", saved.id));
     assert_eq!(a.status, 200);
@@ -366,13 +458,24 @@ fn workspace_plan_and_checkpoint_pages() -> TestResult {
         .ok_or("the checkpoint")?;
     let a = get(addr, &format!("/w/api/checkpoints/{}", c.id));
     assert_eq!(a.status, 200);
-    assert!(a.body.contains("<p>Fixed the auth timeout\nRefresh tokens now last 60 min.</p>"), "{}", a.body);
+    assert!(
+        a.body
+            .contains("<p>Fixed the auth timeout\nRefresh tokens now last 60 min.</p>"),
+        "{}",
+        a.body
+    );
     // Any id format is found with the day the timeline's links carry.
     let imported = checkpoint("api", 5, "Imported entry", &[]);
     let mut imported = imported;
     imported.id = "v4-abc".into();
     store.import_checkpoint(&imported)?;
-    let a = get(addr, &format!("/w/api/checkpoints/v4-abc?day={}", imported.timestamp.format("%Y-%m-%d")));
+    let a = get(
+        addr,
+        &format!(
+            "/w/api/checkpoints/v4-abc?day={}",
+            imported.timestamp.format("%Y-%m-%d")
+        ),
+    );
     assert_eq!(a.status, 200);
     assert!(a.body.contains("Imported entry"));
     Ok(())
@@ -410,10 +513,17 @@ fn activity_chart_counts_per_day_and_workspace() -> TestResult {
     let a = get(addr, "/activity?weeks=1");
     assert_eq!(a.status, 200);
     assert!(a.body.contains("<svg class=\"activity\""));
-    assert!(a.body.contains("<title>2026-03-02 api: 2</title>"), "{}", a.body);
+    assert!(
+        a.body.contains("<title>2026-03-02 api: 2</title>"),
+        "{}",
+        a.body
+    );
     assert!(a.body.contains("<title>2026-03-01 web: 1</title>"));
     assert!(a.body.contains("<title>2026-02-28 web: 1</title>"));
-    assert!(a.body.contains("4 checkpoints in 2 workspaces, 2026-02-24 to 2026-03-02"));
+    assert!(
+        a.body
+            .contains("4 checkpoints in 2 workspaces, 2026-02-24 to 2026-03-02")
+    );
     let a = get(addr, "/activity?weeks=9999");
     assert!(a.body.contains("is not a whole number from 1 to 520"));
     Ok(())
@@ -432,22 +542,40 @@ fn journals_notes_and_pipeline() -> TestResult {
     // The archive, as `goldfish journal archive` writes it.
     let root = dir.path().join("self-improving");
     std::fs::create_dir_all(root.join("journals"))?;
-    std::fs::write(root.join("journals").join("auth-2026-03-01.md"), "# Journal: auth\n\n- FAIL: x\n")?;
+    std::fs::write(
+        root.join("journals").join("auth-2026-03-01.md"),
+        "# Journal: auth\n\n- FAIL: x\n",
+    )?;
     std::fs::write(root.join("corrections.md"), "## M2 switched to headers\n")?;
     std::fs::write(
         root.join("patterns.jsonl"),
         "{\"ts\":\"2026-03-01T10:00:00Z\",\"task\":\"auth\",\"code\":\"M2\",\"failed_on\":\"cookies\",\"switching_to\":\"headers\",\"rationale\":\"jar\",\"outcome\":\"success\"}\nnot json\n",
     )?;
-    notes_core::NotesManager::init(wt.path(), "AUTH-1", notes_core::Stage::Build, "Tokens in headers")?;
-    drop(goldfish_signals::PipelineRunner::start(wt.path(), goldfish_signals::RunnerOptions::default())?);
+    notes_core::NotesManager::init(
+        wt.path(),
+        "AUTH-1",
+        notes_core::Stage::Build,
+        "Tokens in headers",
+    )?;
+    drop(goldfish_signals::PipelineRunner::start(
+        wt.path(),
+        goldfish_signals::RunnerOptions::default(),
+    )?);
 
     let addr = serve(app(dir.path()).with_worktree(wt.path()));
     let a = get(addr, "/journals");
     assert_eq!(a.status, 200);
-    assert!(a.body.contains(r#"<a href="/journals/auth-2026-03-01.md">auth-2026-03-01.md</a>"#));
+    assert!(
+        a.body
+            .contains(r#"<a href="/journals/auth-2026-03-01.md">auth-2026-03-01.md</a>"#)
+    );
     assert!(a.body.contains("<h2>M2 switched to headers</h2>"));
     assert!(a.body.contains("<td>headers</td>"));
-    assert!(a.body.contains("patterns.jsonl:2:"), "the bad line is named: {}", a.body);
+    assert!(
+        a.body.contains("patterns.jsonl:2:"),
+        "the bad line is named: {}",
+        a.body
+    );
     assert!(a.body.contains(r#"<a href="/worktrees/0">"#));
     let a = get(addr, "/journals/auth-2026-03-01.md");
     assert!(a.body.contains("<h1>Journal: auth</h1>"), "{}", a.body);
@@ -457,8 +585,16 @@ fn journals_notes_and_pipeline() -> TestResult {
     assert!(a.body.contains("Mutation required: "), "{}", a.body);
     assert!(a.body.contains("cookie jar lost the token"));
     assert!(a.body.contains("Tokens in headers"), "the notes");
-    assert!(a.body.contains(r#"<strong class="stage">SCOPE</strong>"#), "{}", a.body);
-    assert!(a.body.contains("Waiting for: </strong>scope-complete"), "{}", a.body);
+    assert!(
+        a.body.contains(r#"<strong class="stage">SCOPE</strong>"#),
+        "{}",
+        a.body
+    );
+    assert!(
+        a.body.contains("Waiting for: </strong>scope-complete"),
+        "{}",
+        a.body
+    );
     Ok(())
 }
 
@@ -469,7 +605,10 @@ fn a_port_in_use_is_named() -> TestResult {
     let err = goldfish_web::Server::bind(App::new("/nonexistent"), addr).expect_err("in use");
     let text = err.to_string();
     assert!(text.contains(&addr.to_string()), "{text}");
-    assert!(text.contains(&format!("port {} is already in use", addr.port())), "{text}");
+    assert!(
+        text.contains(&format!("port {} is already in use", addr.port())),
+        "{text}"
+    );
     Ok(())
 }
 

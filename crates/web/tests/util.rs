@@ -39,8 +39,18 @@ pub(crate) fn sample(root: &std::path::Path) -> Store {
     store_with(
         root,
         &[
-            checkpoint("api", 1, "Fixed the auth timeout\nRefresh tokens now last 60 min.", &["auth", "bug-fix"]),
-            checkpoint("api", 3, "Refactored database queries\nFewer round trips.", &["database"]),
+            checkpoint(
+                "api",
+                1,
+                "Fixed the auth timeout\nRefresh tokens now last 60 min.",
+                &["auth", "bug-fix"],
+            ),
+            checkpoint(
+                "api",
+                3,
+                "Refactored database queries\nFewer round trips.",
+                &["database"],
+            ),
             checkpoint("web", 26, "Login page redesign", &["ui"]),
             checkpoint("web", 50, "Set up the CI pipeline", &["ci"]),
         ],
@@ -50,7 +60,8 @@ pub(crate) fn sample(root: &std::path::Path) -> Store {
 /// Serves `app` on a free loopback port from a background thread; returns its address. The
 /// listener is bound before this returns, so requests queue until the thread accepts them.
 pub(crate) fn serve(app: App) -> SocketAddr {
-    let server = Server::bind(app, SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind a free port");
+    let server =
+        Server::bind(app, SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind a free port");
     let addr = server.local_addr();
     std::thread::spawn(move || server.run());
     addr
@@ -99,7 +110,9 @@ pub(crate) fn raw(addr: SocketAddr, request: &str) -> Answer {
 pub(crate) fn request(addr: SocketAddr, method: &str, target: &str) -> Answer {
     raw(
         addr,
-        &format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"),
+        &format!(
+            "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+        ),
     )
 }
 
