@@ -333,3 +333,61 @@ fn serve_names_a_port_in_use() -> TestResult {
         &format!("cannot listen on 127.0.0.1:{port}: port {port} is already in use"),
     )
 }
+
+/// One raw `GET /` with `host` as its `Host` header; returns the status.
+fn status_for_host(port: u16, host: &str) -> Result<u16, Box<dyn std::error::Error>> {
+    use std::io::{Read as _, Write as _};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    write!(
+        s,
+        "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut answer = String::new();
+    s.read_to_string(&mut answer)?;
+    Ok(answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or("no status line")?)
+}
+
+#[test]
+fn serve_warns_beyond_loopback_and_checks_hosts() -> TestResult {
+    let env = Env::new()?;
+    let mut child = env
+        .cmd(&[
+            "serve",
+            "--port",
+            "0",
+            "--bind",
+            "0.0.0.0",
+            "--allow-host",
+            "box.lan:1",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut lines = BufReader::new(child.stderr.take().ok_or("no stderr")?).lines();
+    let warning = lines.next().ok_or("no warning")??;
+    let serving = lines.next().ok_or("no serving line")??;
+    let served = Served {
+        url: serving.clone(),
+        child,
+    };
+    assert!(
+        warning.starts_with("goldfish: warning: listening on 0.0.0.0, not a loopback address"),
+        "{warning}"
+    );
+    let port: u16 = served
+        .url
+        .split("http://0.0.0.0:")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(|| format!("no port in {serving:?}"))?;
+    assert_eq!(status_for_host(port, &format!("127.0.0.1:{port}"))?, 200);
+    assert_eq!(status_for_host(port, &format!("localhost:{port}"))?, 200);
+    assert_eq!(status_for_host(port, "box.lan:1")?, 200);
+    assert_eq!(status_for_host(port, &format!("evil.example:{port}"))?, 403);
+    Ok(())
+}

@@ -195,8 +195,9 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds `addr` (port 0 picks a free one) for `app`, and adds the bound address — and
-    /// `localhost:PORT` when it is a loopback address — to the hosts it answers.
+    /// Binds `addr` (port 0 picks a free one) for `app`, and adds the bound address to the
+    /// hosts it answers, with `localhost:PORT` for a loopback address, and `localhost`,
+    /// `127.0.0.1` and `[::1]` (with the port) for an unspecified one (`0.0.0.0`, `::`).
     ///
     /// # Errors
     ///
@@ -228,9 +229,15 @@ impl Server {
         listener.set_nonblocking(true).map_err(bind_error)?;
         let bound = listener.local_addr().map_err(bind_error)?;
         app.allowed_hosts.push(bound.to_string());
+        let port = bound.port();
         if bound.ip().is_loopback() {
-            app.allowed_hosts
-                .push(format!("localhost:{}", bound.port()));
+            app.allowed_hosts.push(format!("localhost:{port}"));
+        } else if bound.ip().is_unspecified() {
+            // Every address of the machine: this machine's own names work as usual; the
+            // names others use must be given (`App::with_allowed_host`).
+            for host in ["localhost", "127.0.0.1", "[::1]"] {
+                app.allowed_hosts.push(format!("{host}:{port}"));
+            }
         }
         Ok(Server {
             listener,

@@ -21,7 +21,8 @@ pub(crate) fn run(ctx: &Context, a: ServeArgs) -> anyhow::Result<()> {
     if !ip.is_loopback() {
         eprintln!(
             "goldfish: warning: listening on {ip}, not a loopback address: anyone who can reach \
-             this machine can read the store"
+             this machine can read the store; requests must be addressed to {ip}, localhost or \
+             a host given with --allow-host NAME:PORT"
         );
     }
     let url = server.url();
