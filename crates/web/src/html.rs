@@ -122,21 +122,32 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
+    problem_list(
+        items,
+        "These could not be read; the rest of the page is complete.",
+    )
+}
+
+/// One problem: an error that kept a part of the page from being built.
+pub(crate) fn problem(message: impl AsRef<str>) -> Markup {
+    problem_list([message], "")
+}
+
+fn problem_list<I, S>(items: I, note: &str) -> Markup
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
     let items: Vec<S> = items.into_iter().collect();
     html! {
         @if !items.is_empty() {
             section.problems role="alert" {
                 h2 { "Problems" }
-                p { "These could not be read; the rest of the page is complete." }
+                @if !note.is_empty() { p { (note) } }
                 ul { @for p in &items { li { code { (p.as_ref()) } } } }
             }
         }
     }
-}
-
-/// One problem, for a section that could not be built.
-pub(crate) fn problem(message: impl AsRef<str>) -> Markup {
-    problems([message])
 }
 
 /// A progress bar for a plan's boxes, with its numbers in words.

@@ -126,8 +126,10 @@ impl App {
         self
     }
 
-    /// The directory recall's "current project" lookups start from (Goldfish 5–8 projects
-    /// read in place); by default the process's.
+    /// The directory the server was started in: the memory kept in its repository
+    /// (`{repo}/.goldfish/`) is shown with the store's, and recall's "current project"
+    /// lookups (Goldfish 5–8 projects read in place) start there, as for the CLI. By default
+    /// neither: only the store, and the process's directory for recall.
     pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> App {
         self.cwd = Some(cwd.into());
         self
@@ -148,9 +150,15 @@ impl App {
         &self.allowed_hosts
     }
 
-    /// Opens the store (every page does, so a changed store shows on reload).
+    /// Opens the store (every page does, so a changed store shows on reload), with the
+    /// memory kept in the repository around [`App::with_cwd`]'s directory, as every command
+    /// of the CLI opens it.
     fn store(&self) -> Result<goldfish_store::Store, goldfish_store::Error> {
-        goldfish_store::Store::open(&self.store_root)
+        let store = goldfish_store::Store::open(&self.store_root)?;
+        Ok(match &self.cwd {
+            Some(cwd) => store.with_repo_memory(cwd),
+            None => store,
+        })
     }
 
     /// The current time: [`App::with_now`]'s, else the store's clock.

@@ -139,7 +139,7 @@ pub fn timeline(app: &App, q: &TimelineQuery) -> Page {
 
 /// The list under the form: a ranked list for a search, else grouped by day; pagination.
 fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) -> Markup {
-    let start = (page - 1) * PAGE_SIZE;
+    let start = (page - 1).saturating_mul(PAGE_SIZE);
     let shown = &r.checkpoints[start.min(r.checkpoints.len())..];
     let pages = r.total.div_ceil(PAGE_SIZE).max(1);
     let link = |p: usize| {
@@ -167,9 +167,9 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
         @if shown.is_empty() {
             p.empty { @if r.total == 0 { "Nothing here." } @else { "No checkpoints on this page." } }
         } @else if searching {
-            ol.results start=(start + 1) {
+            ol.results start=(start.saturating_add(1)) {
                 @for (i, c) in shown.iter().enumerate() {
-                    @let why = r.explanations.get(start + i).map(format_explanation);
+                    @let why = r.explanations.get(start.saturating_add(i)).map(format_explanation);
                     (checkpoint_row(c, true, html! {
                         @if let Some(why) = why {
                             details.why { summary { "why this matched" } pre { (why) } }

@@ -151,6 +151,28 @@ fn pages_of_fifty() -> TestResult {
     assert_eq!(t.last().map(String::as_str), Some("entry 119"));
     assert!(third.body.contains(r#"<a rel="prev" href="/?page=2">"#));
     assert!(!third.body.contains(r#"rel="next""#));
+    // Past the end, and absurd pages, are empty pages, not failures.
+    for page in [
+        "4",
+        "18446744073709551615",
+        "99999999999999999999999",
+        "0",
+        "-1",
+        "x",
+    ] {
+        let a = get(addr, &format!("/?page={page}"));
+        assert_eq!(a.status, 200, "page {page}");
+    }
+    assert!(
+        get(addr, "/?page=4")
+            .body
+            .contains("No checkpoints on this page.")
+    );
+    assert!(
+        get(addr, "/?q=entry&page=18446744073709551615")
+            .body
+            .contains("No checkpoints on this page.")
+    );
     Ok(())
 }
 
@@ -620,4 +642,23 @@ fn the_stylesheet_is_embedded() {
     assert_eq!(a.status, 200);
     assert_eq!(a.header("content-type"), Some("text/css; charset=utf-8"));
     assert!(a.body.contains("header.top"));
+}
+
+#[test]
+fn memory_kept_in_the_repository_is_shown_as_the_cli_reads_it() -> TestResult {
+    let home = tempfile::tempdir()?;
+    let outer = tempfile::tempdir()?;
+    let repo = outer.path().join("shop");
+    std::fs::create_dir_all(repo.join(".git"))?;
+    std::fs::create_dir_all(repo.join(goldfish_store::IN_REPO_DIR))?;
+    let store = goldfish_store::Store::open(home.path())?.with_repo_memory(&repo);
+    let mut input = goldfish_store::CheckpointInput::new("Kept in the repository");
+    input.workspace = Some(goldfish_store::detect_workspace(&repo));
+    store.save_checkpoint(input)?;
+    assert!(repo.join(goldfish_store::IN_REPO_DIR).join("shop").is_dir());
+    let with_cwd = serve(App::new(home.path()).with_cwd(&repo));
+    assert_eq!(titles(&get(with_cwd, "/").body), ["Kept in the repository"]);
+    let without = serve(App::new(home.path()));
+    assert!(titles(&get(without, "/").body).is_empty());
+    Ok(())
 }
