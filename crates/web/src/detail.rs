@@ -49,7 +49,7 @@ pub fn plan(app: &App, ws: &str, id: &str) -> Page {
                 @if active { " " span.badge { "active plan" } }
                 " · created " (plan.created.format("%Y-%m-%d %H:%M"))
                 " · updated " (plan.updated.format("%Y-%m-%d %H:%M"))
-                " · " (tags(&plan.tags))
+                @if !plan.tags.is_empty() { " · " (tags(&plan.tags)) }
             }
             p.progress { (progress(plan.progress())) }
             article.markdown { (raw(markdown_to_html(&plan.content))) }
