@@ -263,6 +263,8 @@ fn checkpoint_text(cp: &Checkpoint, out: &mut String) -> (usize, [usize; FIELDS]
 /// A document that contains at least one matched term.
 pub(crate) struct DocMatch {
     pub(crate) index: usize,
+    /// The checkpoint's time (the tie-break of equal scores).
+    pub(crate) timestamp: chrono::DateTime<chrono::Utc>,
     /// Tokens per field (all of them, matched or not).
     pub(crate) lens: [u32; FIELDS],
     /// End of its occurrences in the occurrence list (the start is the previous one's end).
@@ -316,22 +318,18 @@ impl Pass {
             if occ.len() > start {
                 docs.push(DocMatch {
                     index,
+                    timestamp: cp.timestamp,
                     lens,
                     end: occ.len(),
                 });
             }
         }
         give_back(scanner);
-        let n = checkpoints.len();
-        let mut avg_len = [0.0; FIELDS];
-        for f in 0..FIELDS {
-            avg_len[f] = (totals[f] as f32 / n.max(1) as f32).max(1.0);
-        }
         Pass {
             terms: m.terms,
             docs,
             occurrences: occ,
-            avg_len,
+            avg_len: crate::score::average_lengths(totals, checkpoints.len()),
         }
     }
 }
