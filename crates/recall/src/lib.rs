@@ -157,6 +157,7 @@ mod engine;
 mod error;
 mod explain;
 mod format;
+mod index;
 mod inplace;
 mod lanes;
 mod lexicon;
@@ -179,8 +180,13 @@ pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use format::{FormatOptions, format_recall, format_standup};
 pub use query::Query;
+pub use index::{
+    INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,
+    WorkspaceVerify, index_rebuild, index_status, index_verify, read_index_bytes,
+};
 pub use recall::{
     Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount, recall,
+    recall_with,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, TimeWindow, parse_bound, parse_since};

@@ -187,6 +187,28 @@ impl<'a> Matcher<'a> {
     }
 }
 
+/// Classifies the terms of a vocabulary against the query (the index's way to find the
+/// matched terms): the same verdicts as the pass gives the same tokens, each distinct text
+/// judged once across calls, matched terms numbered in order of first sight.
+pub(crate) struct TermMatcher<'a>(Matcher<'a>);
+
+impl<'a> TermMatcher<'a> {
+    /// A matcher for the words of a query.
+    pub(crate) fn new(words: &'a [Word], opts: &'a SearchOptions) -> TermMatcher<'a> {
+        TermMatcher(Matcher::new(words, opts))
+    }
+
+    /// The number of `term` among the matched terms, or [`NONE`] when it matches no word.
+    pub(crate) fn classify(&mut self, term: &[u8]) -> u32 {
+        self.0.verdict(term, true)
+    }
+
+    /// The matched terms, each with a document frequency of 0 (the caller counts them).
+    pub(crate) fn into_terms(self) -> Vec<Term> {
+        self.0.terms
+    }
+}
+
 impl Classify for Matcher<'_> {
     fn classify_new(&mut self, token: &[u8]) -> u32 {
         self.verdict(token, false)
