@@ -140,9 +140,16 @@ fn day_file_date(name: &str) -> Result<Option<NaiveDate>, ()> {
     if !shaped {
         return Ok(None);
     }
-    NaiveDate::parse_from_str(stem, "%Y-%m-%d")
+    // The shape is checked: three runs of ASCII digits (cheaper than a format string, for
+    // every file of every listing).
+    let num = |r: std::ops::Range<usize>| -> u32 {
+        stem.as_bytes()[r]
+            .iter()
+            .fold(0, |n, b| n * 10 + u32::from(b - b'0'))
+    };
+    NaiveDate::from_ymd_opt(num(0..4) as i32, num(5..7), num(8..10))
         .map(Some)
-        .map_err(|_| ())
+        .ok_or(())
 }
 
 const NOT_A_DATE: &str = "not a real date: this day file's checkpoints cannot be placed in time; rename it to the UTC date of its entries (YYYY-MM-DD.md)";
@@ -162,14 +169,22 @@ fn list(dirs: &[PathBuf]) -> Listing {
         let mut files = Vec::new();
         match fs::read_dir(&dir) {
             Ok(entries) => {
-                for name in entries
-                    .flatten()
-                    .filter_map(|e| e.file_name().into_string().ok())
-                {
+                for entry in entries.flatten() {
+                    let Ok(name) = entry.file_name().into_string() else {
+                        continue;
+                    };
                     match day_file_date(&name) {
                         Ok(Some(date)) => {
-                            // A file that vanished since the listing is not there.
-                            if let Ok(m) = fs::metadata(dir.join(&name)) {
+                            // Relative to the open directory (cheaper than a path); a
+                            // symbolic link is followed, as reading it does. A file that
+                            // vanished since the listing is not there.
+                            let meta = match entry.metadata() {
+                                Ok(m) if m.file_type().is_symlink() => {
+                                    fs::metadata(dir.join(&name))
+                                }
+                                other => other,
+                            };
+                            if let Ok(m) = meta {
                                 let (len, mtime_ns, ino) = identity(&m);
                                 files.push(FileRec {
                                     dir: d as u32,
@@ -637,6 +652,62 @@ pub(crate) fn fresh(
     }
 }
 
+/// [`fresh`] for each workspace, in parallel (each is a directory listing, a `stat` per day
+/// file, and perhaps a rebuild); in the order given.
+fn fresh_all(
+    store: &Store,
+    workspaces: &[String],
+    cache: Option<&crate::RecallCache>,
+    notes: &mut Vec<String>,
+) -> Vec<WsIndex> {
+    let threads = std::thread::available_parallelism()
+        .map_or(4, |n| n.get())
+        .clamp(1, 8)
+        .min(workspaces.len());
+    if threads <= 1 {
+        return workspaces
+            .iter()
+            .map(|ws| fresh(store, ws, cache, notes))
+            .collect();
+    }
+    let mut results: Vec<Option<(WsIndex, Vec<String>)>> = Vec::new();
+    results.resize_with(workspaces.len(), || None);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    workspaces
+                        .iter()
+                        .enumerate()
+                        .skip(t)
+                        .step_by(threads)
+                        .map(|(i, ws)| {
+                            let mut mine = Vec::new();
+                            (i, fresh(store, ws, cache, &mut mine), mine)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            // A panicking thread is a bug; surface it as a panic here.
+            for (i, ix, n) in h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
+                results[i] = Some((ix, n));
+            }
+        }
+    });
+    results
+        .into_iter()
+        .flatten()
+        .map(|(ix, n)| {
+            for text in n {
+                note(notes, text);
+            }
+            ix
+        })
+        .collect()
+}
+
 /// Adds a note once.
 fn note(notes: &mut Vec<String>, text: String) {
     if !notes.contains(&text) {
@@ -724,8 +795,7 @@ pub(crate) fn search(
     let from = (window.from.timestamp(), window.from.timestamp_subsec_nanos());
     let to = (window.to.timestamp(), window.to.timestamp_subsec_nanos());
     let (first, last) = (days(window.from.date_naive()), days(window.to.date_naive()));
-    for ws in workspaces {
-        let ix = fresh(store, ws, cache, notes);
+    for ix in fresh_all(store, workspaces, cache, notes) {
         report_problems(&ix, first, last, &mut skipped);
         if from > to || ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last
         {
