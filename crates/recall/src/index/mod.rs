@@ -543,7 +543,14 @@ pub(crate) enum Probe {
 fn probe_with(path: &Path, dirs: &[PathBuf], listing: &Listing) -> Probe {
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Probe::Missing,
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Probe::Missing;
+        }
         Err(e) => return Probe::Corrupt(Corrupt(format!("cannot open it: {e}"))),
     };
     let len = match file.metadata() {
@@ -587,14 +594,16 @@ fn rebuild_with(
     let path = index_path(store, workspace);
     let contents = build(workspace, &dirs, listing);
     let bytes = Arc::new(format::encode(&contents));
-    let unwritten = write(&path, &bytes).err();
+    // The reason names the index directory, not the file: one note for a read-only store,
+    // however many workspaces a recall covers.
+    let unwritten = write(&path, &bytes).err().map(|e| {
+        let why = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
+        format!("{}: {why}", path.parent().unwrap_or(&path).display())
+    });
     let len = bytes.len() as u64;
-    let ix = load(Source::Bytes(bytes), len, path.clone(), dirs)
+    let ix = load(Source::Bytes(bytes), len, path, dirs)
         .expect("an index encoded by this code decodes");
-    (
-        ix,
-        unwritten.map(|e| format!("{}: {e}", path.display())),
-    )
+    (ix, unwritten)
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), notes_core::fs::FsError> {
