@@ -351,7 +351,7 @@ fn status_rebuild_and_verify() -> TestResult {
     assert!(index_verify(&s.store, &Scope::All, None)?.ok);
     s.save_at("2026-05-01T09:10:00Z", "api", "Another", &[])?;
     let st = index_status(&s.store, &Scope::All, None)?;
-    assert!(matches!(&st.workspaces[0].state, IndexState::Stale { files } if files.len() == 1));
+    assert!(matches!(&st.workspaces[0].state, IndexState::Stale { changed } if changed.len() == 1));
     assert!(!index_verify(&s.store, &Scope::All, None)?.ok);
     let mut calls = Vec::new();
     let st = index_rebuild(&s.store, &Scope::All, None, &mut |done, total, ws| {

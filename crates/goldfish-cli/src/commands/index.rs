@@ -69,7 +69,7 @@ fn render_status(s: &IndexStatus) -> String {
     for w in &s.workspaces {
         let state = match &w.state {
             IndexState::Fresh => "fresh".to_string(),
-            IndexState::Stale { files } => format!("stale ({} day files changed)", files.len()),
+            IndexState::Stale { changed } => format!("stale ({} day files changed)", changed.len()),
             IndexState::Missing => "missing (the next search builds it)".to_string(),
             IndexState::Unusable { reason } => format!("unusable: {reason}"),
             _ => "unknown".to_string(),
@@ -83,8 +83,8 @@ fn render_status(s: &IndexStatus) -> String {
             let _ = write!(out, " · built {}", format_utc(built));
         }
         out.push('\n');
-        if let IndexState::Stale { files } = &w.state {
-            for f in files {
+        if let IndexState::Stale { changed } = &w.state {
+            for f in changed {
                 let _ = writeln!(out, "    {f}");
             }
         }

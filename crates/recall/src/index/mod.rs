@@ -1147,8 +1147,8 @@ pub enum IndexState {
     Fresh,
     /// Out of date (the next search rebuilds it): the day files that differ.
     Stale {
-        /// Each file, with `(new)`, `(changed)` or `(gone)`.
-        files: Vec<String>,
+        /// Each day file that differs, with `(new)`, `(changed)` or `(gone)`.
+        changed: Vec<String>,
     },
     /// No index file yet (the next search builds it).
     Missing,
@@ -1267,7 +1267,7 @@ pub fn index_status(
             let path = index_path(store, &ws);
             match probe(store, &ws) {
                 Probe::Fresh(ix) => summary(&ws, path, IndexState::Fresh, Some(&ix)),
-                Probe::Stale(ix, files) => summary(&ws, path, IndexState::Stale { files }, Some(&ix)),
+                Probe::Stale(ix, changed) => summary(&ws, path, IndexState::Stale { changed }, Some(&ix)),
                 Probe::Missing => summary(&ws, path, IndexState::Missing, None),
                 Probe::Corrupt(c) => summary(&ws, path, IndexState::Unusable { reason: c.0 }, None),
             }
