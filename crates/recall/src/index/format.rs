@@ -225,6 +225,12 @@ pub(crate) struct Meta {
     pub(crate) max_date: i32,
 }
 
+/// A term's postings: `(entry, field, count)`, by entry then field.
+pub(crate) type Postings = Vec<(u32, u8, u32)>;
+
+/// Terms with their postings, sorted by text.
+pub(crate) type Terms = Vec<(Vec<u8>, Postings)>;
+
 /// Everything a workspace's index holds, decoded (what a build produces).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Contents {
@@ -232,7 +238,7 @@ pub(crate) struct Contents {
     pub(crate) files: Vec<FileRec>,
     pub(crate) docs: Vec<DocRec>,
     /// Sorted distinct texts, each with its postings `(doc, field, tf)` by doc then field.
-    pub(crate) terms: Vec<(Vec<u8>, Vec<(u32, u8, u32)>)>,
+    pub(crate) terms: Terms,
 }
 
 /// Encodes `contents` as a whole index file.
@@ -381,7 +387,7 @@ fn encode_docs(docs: &[DocRec]) -> Vec<u8> {
 
 /// Decodes the docs section (checked: each file and group number in range).
 pub(crate) fn decode_docs(bytes: &[u8], files: usize) -> Result<Vec<DocRec>, Corrupt> {
-    if bytes.len() % DOC_LEN != 0 {
+    if !bytes.len().is_multiple_of(DOC_LEN) {
         return Err(corrupt("docs section of a partial length"));
     }
     let n = bytes.len() / DOC_LEN;
@@ -407,7 +413,7 @@ pub(crate) fn decode_docs(bytes: &[u8], files: usize) -> Result<Vec<DocRec>, Cor
     Ok(docs)
 }
 
-fn encode_terms(terms: &[(Vec<u8>, Vec<(u32, u8, u32)>)]) -> (Vec<u8>, Vec<u8>) {
+fn encode_terms(terms: &[(Vec<u8>, Postings)]) -> (Vec<u8>, Vec<u8>) {
     let mut table = Writer::default();
     let mut texts = Vec::new();
     let mut postings = Vec::new();
@@ -565,7 +571,7 @@ pub(crate) fn decode_terms(
     vocab: &Vocab,
     postings: &[u8],
     docs: usize,
-) -> Result<Vec<(Vec<u8>, Vec<(u32, u8, u32)>)>, Corrupt> {
+) -> Result<Terms, Corrupt> {
     let mut out = Vec::with_capacity(vocab.len());
     for i in 0..vocab.len() {
         let at = vocab.postings(i);
@@ -714,7 +720,7 @@ mod tests {
                 lens: [1, 2, 3, 4, 5],
             })
             .collect();
-        let mut terms: Vec<(Vec<u8>, Vec<(u32, u8, u32)>)> = (0..n_terms)
+        let mut terms: Terms = (0..n_terms)
             .map(|t| {
                 let mut list: Vec<(u32, u8, u32)> = (0..next() % 5)
                     .map(|_| {
