@@ -434,10 +434,24 @@ fn status_rebuild_and_verify() -> TestResult {
         calls.push((done, total, ws.to_string()))
     })?;
     assert_eq!(calls, [(0, 1, "api".to_string()), (1, 1, String::new())]);
+    assert_eq!((st.entries, &st.workspaces[0].state), (2, &IndexState::Fresh));
+    // Several workspaces: one call each, in any order, then the end.
+    s.save_at("2026-05-01T09:20:00Z", "web", "Web work", &[])?;
+    s.save_at("2026-05-01T09:30:00Z", "ops", "Ops work", &[])?;
+    let mut calls = Vec::new();
+    index_rebuild(&s.store, &Scope::All, None, &mut |done, total, ws| {
+        calls.push((done, total, ws.to_string()))
+    })?;
+    let mut names: Vec<&str> = calls[..3].iter().map(|c| c.2.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["api", "ops", "web"]);
     assert_eq!(
-        (st.entries, st.workspaces[0].state.clone()),
-        (2, IndexState::Fresh)
+        calls.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(),
+        [(0, 3), (1, 3), (2, 3), (3, 3)]
     );
+    let st = index_status(&s.store, &Scope::All, None)?;
+    assert_eq!(st.entries, 4);
+    assert!(st.workspaces.iter().all(|w| w.state == IndexState::Fresh));
     assert!(index_verify(&s.store, &Scope::All, None)?.ok);
     Ok(())
 }

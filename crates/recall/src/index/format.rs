@@ -567,11 +567,7 @@ pub(crate) fn decode_postings(
 }
 
 /// Decodes every term with its postings (for verification and tests).
-pub(crate) fn decode_terms(
-    vocab: &Vocab,
-    postings: &[u8],
-    docs: usize,
-) -> Result<Terms, Corrupt> {
+pub(crate) fn decode_terms(vocab: &Vocab, postings: &[u8], docs: usize) -> Result<Terms, Corrupt> {
     let mut out = Vec::with_capacity(vocab.len());
     for i in 0..vocab.len() {
         let at = vocab.postings(i);

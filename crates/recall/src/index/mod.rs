@@ -1330,8 +1330,9 @@ pub fn index_status(
     Ok(status_of(store, list))
 }
 
-/// Rebuilds the recall index of `scope`'s workspaces from their day files, calling
-/// `progress(done, total, workspace)` before each workspace and once at the end. Errors:
+/// Rebuilds the recall index of `scope`'s workspaces from their day files (several at a
+/// time), calling `progress(done, total, workspace)` as each one is written and
+/// `progress(total, total, "")` at the end. Errors:
 /// the scope cannot be resolved, or an index file cannot be written (named).
 pub fn index_rebuild(
     store: &Store,
@@ -1341,10 +1342,39 @@ pub fn index_rebuild(
 ) -> Result<IndexStatus, crate::Error> {
     let workspaces = scope_workspaces(store, scope, cwd)?;
     let total = workspaces.len();
+    // Workspaces are built in parallel; progress is reported here, as each one finishes.
+    let threads = std::thread::available_parallelism()
+        .map_or(4, |n| n.get())
+        .clamp(1, 8)
+        .min(total.max(1));
+    let mut built: Vec<Option<(WsIndex, Option<String>)>> = Vec::new();
+    built.resize_with(total, || None);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let (tx, next, workspaces) = (tx.clone(), &next, &workspaces);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(ws) = workspaces.get(i) else { break };
+                    if tx.send((i, rebuild(store, ws))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (done, (i, result)) in rx.iter().enumerate() {
+            progress(done, total, &workspaces[i]);
+            built[i] = Some(result);
+        }
+    });
     let mut list = Vec::with_capacity(total);
-    for (i, ws) in workspaces.iter().enumerate() {
-        progress(i, total, ws);
-        let (ix, unwritten) = rebuild(store, ws);
+    for (ws, result) in workspaces.iter().zip(built) {
+        let Some((ix, unwritten)) = result else {
+            continue;
+        };
         if let Some(why) = unwritten {
             return Err(crate::Error::file(
                 &ix.path,
