@@ -434,7 +434,10 @@ fn status_rebuild_and_verify() -> TestResult {
         calls.push((done, total, ws.to_string()))
     })?;
     assert_eq!(calls, [(0, 1, "api".to_string()), (1, 1, String::new())]);
-    assert_eq!((st.entries, &st.workspaces[0].state), (2, &IndexState::Fresh));
+    assert_eq!(
+        (st.entries, &st.workspaces[0].state),
+        (2, &IndexState::Fresh)
+    );
     // Several workspaces: one call each, in any order, then the end.
     s.save_at("2026-05-01T09:20:00Z", "web", "Web work", &[])?;
     s.save_at("2026-05-01T09:30:00Z", "ops", "Ops work", &[])?;

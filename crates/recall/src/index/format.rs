@@ -385,8 +385,13 @@ fn encode_docs(docs: &[DocRec]) -> Vec<u8> {
     w.0
 }
 
-/// Decodes the docs section (checked: each file and group number in range).
-pub(crate) fn decode_docs(bytes: &[u8], files: usize) -> Result<Vec<DocRec>, Corrupt> {
+/// Decodes entries of the docs section, the first being entry `first` (checked: each file
+/// and group number in range).
+pub(crate) fn decode_docs(
+    bytes: &[u8],
+    files: usize,
+    first: usize,
+) -> Result<Vec<DocRec>, Corrupt> {
     if !bytes.len().is_multiple_of(DOC_LEN) {
         return Err(corrupt("docs section of a partial length"));
     }
@@ -405,7 +410,7 @@ pub(crate) fn decode_docs(bytes: &[u8], files: usize) -> Result<Vec<DocRec>, Cor
         for l in &mut d.lens {
             *l = r.u32()?;
         }
-        if d.file as usize >= files || d.group as usize > i {
+        if d.file as usize >= files || d.group as usize > first + i {
             return Err(corrupt(format!("entry {i} points outside the index")));
         }
         docs.push(d);
@@ -772,7 +777,7 @@ mod tests {
         };
         let meta = decode_meta(sec(META)?)?;
         let files = decode_files(sec(FILES)?)?;
-        let docs = decode_docs(sec(DOCS)?, files.len())?;
+        let docs = decode_docs(sec(DOCS)?, files.len(), 0)?;
         let vocab = Vocab::decode(sec(VOCAB)?.to_vec(), header.sections[POSTINGS].len)?;
         let terms = decode_terms(&vocab, sec(POSTINGS)?, docs.len())?;
         Ok(Contents {

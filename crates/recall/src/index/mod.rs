@@ -428,7 +428,20 @@ impl WsIndex {
     }
 
     fn docs(&self) -> Result<Vec<DocRec>, Corrupt> {
-        format::decode_docs(&self.section(DOCS)?, self.files.len())
+        format::decode_docs(&self.section(DOCS)?, self.files.len(), 0)
+    }
+
+    /// Entry `i` alone (a positioned read of its record).
+    fn doc(&self, i: u32) -> Result<DocRec, Corrupt> {
+        let s = self.header.sections[DOCS];
+        let len = format::DOC_LEN as u64;
+        let bytes = self
+            .source
+            .read(s.offset + u64::from(i) * len, len)
+            .map_err(|e| Corrupt(format!("cannot read entry {i}: {e}")))?;
+        let mut docs = format::decode_docs(&bytes, self.files.len(), i as usize)?;
+        docs.pop()
+            .ok_or_else(|| Corrupt(format!("entry {i} missing")))
     }
 
     fn vocab(&self) -> Result<Vocab, Corrupt> {
@@ -802,7 +815,6 @@ pub(crate) struct Answer {
 /// One workspace's part of a search.
 struct Part {
     ix: WsIndex,
-    docs: Vec<DocRec>,
     /// Selected entries (local numbers), in the order recall reads them.
     selected: Vec<u32>,
     base: usize,
@@ -935,12 +947,7 @@ pub(crate) fn search(
                 end: occ_out.len(),
             });
         }
-        parts.push(Part {
-            ix,
-            docs,
-            selected,
-            base,
-        });
+        parts.push(Part { ix, selected, base });
     }
     let mut answer = Answer {
         skipped,
@@ -983,7 +990,11 @@ pub(crate) fn search(
         }
         counts[pi].1 += 1;
         let part = &parts[pi];
-        let doc = &part.docs[part.selected[hit.index - part.base] as usize];
+        // The entries' table was checked whole by this call, through the same open file.
+        let doc = &part
+            .ix
+            .doc(part.selected[hit.index - part.base])
+            .map_err(|c| Fallback::unusable(&part.ix, c))?;
         let cps = match parsed.entry((pi, doc.file)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
