@@ -459,6 +459,23 @@ fn status_rebuild_and_verify() -> TestResult {
     Ok(())
 }
 
+/// A search of a store that does not exist, or of a workspace without day files, writes
+/// nothing (the store stays missing).
+#[test]
+fn nothing_is_written_for_nothing() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let root = dir.path().join("never");
+    let store = Store::open(&root)?;
+    let r = recall(&store, &opts("parser", "api", "2000-01-01", true))?;
+    assert_eq!(r.store, goldfish_recall::StoreState::Missing);
+    assert!(!root.exists());
+    let s = crate::util::TestStore::new("2026-05-01T10:00:00Z")?;
+    s.save_at("2026-05-01T09:00:00Z", "api", "Fixed the parser bug", &[])?;
+    recall(&s.store, &opts("parser", "web", "2000-01-01", true))?;
+    assert!(!s.dir.path().join(".index").exists());
+    Ok(())
+}
+
 /// A cache held across recalls answers as the files do, and sees a save made after it was
 /// filled.
 #[test]

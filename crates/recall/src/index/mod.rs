@@ -631,6 +631,17 @@ fn rebuild_with(
     let bytes = Arc::new(format::encode(&contents));
     // The reason names the index directory, not the file: one note for a read-only store,
     // however many workspaces a recall covers.
+    // A workspace without day files (never used, or emptied) gets no index file: nothing
+    // to cache, and a recall must not create a store's directories.
+    if contents.files.is_empty() && contents.meta.problems.is_empty() {
+        if path.exists() {
+            let _ = fs::remove_file(&path);
+        }
+        let len = bytes.len() as u64;
+        let ix = load(Source::Bytes(bytes), len, path, dirs)
+            .expect("an index encoded by this code decodes");
+        return (ix, None);
+    }
     let unwritten = write(&path, &bytes).err().map(|e| {
         let why = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
         format!("{}: {why}", path.parent().unwrap_or(&path).display())
