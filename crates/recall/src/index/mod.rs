@@ -348,6 +348,32 @@ fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Contents {
         }
     }
     meta.docs = docs.len() as u32;
+    // One directory: entries in the order recall reads them (by time, stably — file order
+    // breaks ties), so that any window's entries are already in that order.
+    if dirs.len() == 1 {
+        let mut order: Vec<u32> = (0..docs.len() as u32).collect();
+        order.sort_by_key(|&i| (docs[i as usize].secs, docs[i as usize].nanos));
+        if order.iter().enumerate().any(|(new, &old)| new as u32 != old) {
+            let mut new_of = vec![0u32; docs.len()];
+            for (new, &old) in order.iter().enumerate() {
+                new_of[old as usize] = new as u32;
+            }
+            docs = order
+                .iter()
+                .enumerate()
+                .map(|(new, &old)| DocRec {
+                    group: new as u32,
+                    ..docs[old as usize]
+                })
+                .collect();
+            for list in &mut postings {
+                for p in list.iter_mut() {
+                    p.0 = new_of[p.0 as usize];
+                }
+                list.sort_unstable();
+            }
+        }
+    }
     let mut terms: format::Terms = vocab
         .into_iter()
         .map(|(text, t)| (text, std::mem::take(&mut postings[t as usize])))
@@ -427,6 +453,16 @@ impl WsIndex {
         Ok(bytes)
     }
 
+    /// The entries' table, checked whole, decoded one entry at a time.
+    fn docs_view(&self) -> Result<DocsView, Corrupt> {
+        let bytes = self.section(DOCS)?;
+        Ok(DocsView {
+            n: bytes.len() / format::DOC_LEN,
+            bytes,
+            files: self.files.len(),
+        })
+    }
+
     fn docs(&self) -> Result<Vec<DocRec>, Corrupt> {
         format::decode_docs(&self.section(DOCS)?, self.files.len(), 0)
     }
@@ -473,6 +509,30 @@ impl WsIndex {
     /// Its size in bytes.
     pub(crate) fn size(&self) -> u64 {
         self.header.total
+    }
+}
+
+/// The entries' table of an index, decoded on demand.
+struct DocsView {
+    bytes: Vec<u8>,
+    n: usize,
+    files: usize,
+}
+
+impl DocsView {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn get(&self, i: usize) -> Result<DocRec, Corrupt> {
+        let at = i * format::DOC_LEN;
+        let bytes = self
+            .bytes
+            .get(at..at + format::DOC_LEN)
+            .ok_or_else(|| Corrupt(format!("entry {i} outside the table")))?;
+        let mut docs = format::decode_docs(bytes, self.files, i)?;
+        docs.pop()
+            .ok_or_else(|| Corrupt(format!("entry {i} missing")))
     }
 }
 
@@ -863,18 +923,25 @@ pub(crate) fn search(
         if from > to || ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
             continue;
         }
-        let docs = ix.docs().map_err(|c| Fallback::unusable(&ix, c))?;
+        let unusable = |c| Fallback::unusable(&ix, c);
+        let docs = ix.docs_view().map_err(unusable)?;
+        // One directory and the whole workspace in the window: every entry, in stored
+        // order (already recall's), with the stored totals; nothing to read per entry.
         let covered = ix.dirs.len() == 1
             && first <= ix.meta.min_date
             && ix.meta.max_date <= last
             && from <= ix.meta.min_ts
             && ix.meta.max_ts <= to;
-        let mut selected: Vec<u32> = if covered {
-            (0..docs.len() as u32).collect()
+        let mut selected: Vec<u32> = Vec::new();
+        let mut lens_sum = [0u64; FIELDS];
+        if covered {
+            selected.extend(0..docs.len() as u32);
+            lens_sum = ix.meta.totals;
         } else {
             let mut seen = HashSet::new();
-            let mut sel = Vec::new();
-            for (i, d) in docs.iter().enumerate() {
+            let mut keys = Vec::new();
+            for i in 0..docs.len() {
+                let d = docs.get(i).map_err(unusable)?;
                 let date = ix.files[d.file as usize].date;
                 if date < first || date > last {
                     continue;
@@ -884,37 +951,37 @@ pub(crate) fn search(
                 }
                 let ts = (d.secs, d.nanos);
                 if ts >= from && ts <= to {
-                    sel.push(i as u32);
+                    selected.push(i as u32);
+                    keys.push(ts);
+                    for (total, len) in lens_sum.iter_mut().zip(d.lens) {
+                        *total += u64::from(len);
+                    }
                 }
             }
-            sel
-        };
-        let key = |i: &u32| (docs[*i as usize].secs, docs[*i as usize].nanos);
-        if !selected.is_sorted_by_key(key) {
-            selected.sort_by_key(key);
+            // Several directories keep reading order: recall sorts by time, stably.
+            if !keys.is_sorted() {
+                let mut pairs: Vec<((i64, u32), u32)> = keys.into_iter().zip(selected).collect();
+                pairs.sort_by_key(|p| p.0);
+                selected = pairs.into_iter().map(|p| p.1).collect();
+            }
         }
         if selected.is_empty() {
             continue;
         }
-        if covered {
-            for (total, t) in totals.iter_mut().zip(ix.meta.totals) {
-                *total += t;
-            }
-        } else {
-            for &i in &selected {
-                for (total, len) in totals.iter_mut().zip(docs[i as usize].lens) {
-                    *total += u64::from(len);
-                }
-            }
+        for (total, t) in totals.iter_mut().zip(lens_sum) {
+            *total += t;
         }
         let base = n;
         n += selected.len();
-        // Local entry → its place among the selected.
-        let mut pos = vec![NONE; docs.len()];
-        for (p, &i) in selected.iter().enumerate() {
-            pos[i as usize] = p as u32;
-        }
-        let vocab = ix.vocab().map_err(|c| Fallback::unusable(&ix, c))?;
+        // Local entry → its place among the selected (none: the identity).
+        let pos: Option<Vec<u32>> = (!covered).then(|| {
+            let mut pos = vec![NONE; docs.len()];
+            for (p, &i) in selected.iter().enumerate() {
+                pos[i as usize] = p as u32;
+            }
+            pos
+        });
+        let vocab = ix.vocab().map_err(unusable)?;
         let mut occ: Vec<(u32, u32, u8, u32)> = Vec::new();
         for t in 0..vocab.len() {
             let g = matcher.classify(vocab.text(t));
@@ -925,10 +992,10 @@ pub(crate) fn search(
                 df.resize(g as usize + 1, 0);
             }
             let at = vocab.postings(t);
-            let bytes = ix.postings(&at).map_err(|c| Fallback::unusable(&ix, c))?;
+            let bytes = ix.postings(&at).map_err(unusable)?;
             let mut last_doc = NONE;
             let decoded = format::decode_postings(&bytes, &at, docs.len(), |d, f, tf| {
-                let p = pos[d as usize];
+                let p = pos.as_ref().map_or(d, |pos| pos[d as usize]);
                 if p != NONE {
                     if last_doc != d {
                         last_doc = d;
@@ -937,7 +1004,7 @@ pub(crate) fn search(
                     occ.push((p, g, f, tf));
                 }
             });
-            decoded.map_err(|c| Fallback::unusable(&ix, c))?;
+            decoded.map_err(unusable)?;
         }
         occ.sort_unstable_by_key(|o| o.0);
         let mut i = 0;
@@ -950,7 +1017,7 @@ pub(crate) fn search(
                 }
                 i += 1;
             }
-            let d = &docs[selected[p as usize] as usize];
+            let d = &docs.get(selected[p as usize] as usize).map_err(unusable)?;
             docs_out.push(DocMatch {
                 index: base + p as usize,
                 timestamp: timestamp(d),
