@@ -459,6 +459,38 @@ fn status_rebuild_and_verify() -> TestResult {
     Ok(())
 }
 
+/// A workspace kept in two directories (a repository's `.goldfish/` and the home store),
+/// with entries in both and some in both places: the same answers through the index.
+#[test]
+fn a_workspace_in_two_directories_answers_the_same() -> TestResult {
+    let home = tempfile::tempdir()?;
+    let repo = tempfile::tempdir()?;
+    let mut rng = Rng(23);
+    let cps: Vec<Checkpoint> = random_checkpoints(&mut rng, 240)
+        .into_iter()
+        .map(|mut c| {
+            c.workspace = "api".into();
+            c
+        })
+        .collect();
+    // The first 160 at home, the last 160 in the repository: 80 in both.
+    write_store(home.path(), &cps[..160])?;
+    write_store(repo.path(), &cps[80..])?;
+    let store = Store::open(home.path())?.with_workspace_root("api", repo.path())?;
+    let mut table = Vec::new();
+    for _ in 0..30 {
+        let q = (0..1 + rng.below(3))
+            .map(|_| rng.pick(WORDS))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let from = format!("2026-03-{:02}T00:00:00Z", 1 + rng.below(20));
+        table.push((q, "api".to_string(), from));
+    }
+    table.push(("database".into(), "all".into(), "2000-01-01".into()));
+    same_answers(&store, &table)?;
+    Ok(())
+}
+
 /// A search of a store that does not exist, or of a workspace without day files, writes
 /// nothing (the store stays missing).
 #[test]

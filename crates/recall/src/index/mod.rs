@@ -353,7 +353,11 @@ fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Contents {
     if dirs.len() == 1 {
         let mut order: Vec<u32> = (0..docs.len() as u32).collect();
         order.sort_by_key(|&i| (docs[i as usize].secs, docs[i as usize].nanos));
-        if order.iter().enumerate().any(|(new, &old)| new as u32 != old) {
+        if order
+            .iter()
+            .enumerate()
+            .any(|(new, &old)| new as u32 != old)
+        {
             let mut new_of = vec![0u32; docs.len()];
             for (new, &old) in order.iter().enumerate() {
                 new_of[old as usize] = new as u32;
