@@ -840,22 +840,6 @@ fn note(notes: &mut Vec<String>, text: String) {
     }
 }
 
-impl WsIndex {
-    /// The same index with all its bytes in memory (what a cache holds).
-    pub(crate) fn into_memory(self) -> WsIndex {
-        if let Source::Bytes(_) = self.source {
-            return self;
-        }
-        match self.source.read(0, self.header.total) {
-            Ok(bytes) => WsIndex {
-                source: Source::Bytes(Arc::new(bytes)),
-                ..self
-            },
-            Err(_) => self,
-        }
-    }
-}
-
 /// Why the index cannot answer this call (then recall reads the day files).
 #[derive(Debug)]
 pub(crate) struct Fallback(pub(crate) String);
@@ -1233,9 +1217,11 @@ pub fn read_index_bytes(bytes: &[u8]) -> Result<usize, String> {
 
 // ----- what a long-lived process holds ---------------------------------------------------
 
-/// The indexes a long-lived process (the MCP server) keeps in memory across recalls: each
-/// workspace's index, refreshed by the same check of the day files as every recall (a
-/// listing and a `stat` per file), so it never answers from a stale copy. Pass it to
+/// The indexes a long-lived process (the MCP server) keeps across recalls: each workspace's
+/// index file held open with its header, meta and file table decoded (an index that could
+/// not be written: all of it, in memory), refreshed by the same check of the day files as
+/// every recall (a listing and a `stat` per file), so it never answers from a stale copy.
+/// The sections a search needs are read from the open file, which the page cache keeps. Pass it to
 /// [`recall_with`](crate::recall_with). Cheap to create; shareable between threads.
 #[derive(Debug, Default)]
 pub struct RecallCache {
@@ -1257,7 +1243,6 @@ impl RecallCache {
     }
 
     fn put(&self, workspace: &str, ix: WsIndex) -> WsIndex {
-        let ix = ix.into_memory();
         self.indexes
             .lock()
             .unwrap_or_else(|e| e.into_inner())
