@@ -907,8 +907,12 @@ pub(crate) fn search(
     let to = (window.to.timestamp(), window.to.timestamp_subsec_nanos());
     let (first, last) = (days(window.from.date_naive()), days(window.to.date_naive()));
     for ix in fresh_all(store, workspaces, cache, notes) {
+        if from > to {
+            // An empty window reads nothing, so it has nothing to report.
+            continue;
+        }
         report_problems(&ix, first, last, &mut skipped);
-        if from > to || ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
+        if ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
             continue;
         }
         let unusable = |c| Fallback::unusable(&ix, c);
