@@ -693,27 +693,41 @@ fn rebuild_with(
     let path = index_path(store, workspace);
     let contents = build(workspace, &dirs, listing);
     let bytes = Arc::new(format::encode(&contents));
-    // The reason names the index directory, not the file: one note for a read-only store,
-    // however many workspaces a recall covers.
+    let from_memory = |bytes: Arc<Vec<u8>>, path: PathBuf, dirs: Vec<PathBuf>| {
+        let len = bytes.len() as u64;
+        load(Source::Bytes(bytes), len, path, dirs).expect("an index encoded by this code decodes")
+    };
     // A workspace without day files (never used, or emptied) gets no index file: nothing
     // to cache, and a recall must not create a store's directories.
     if contents.files.is_empty() && contents.meta.problems.is_empty() {
         if path.exists() {
             let _ = fs::remove_file(&path);
         }
-        let len = bytes.len() as u64;
-        let ix = load(Source::Bytes(bytes), len, path, dirs)
-            .expect("an index encoded by this code decodes");
-        return (ix, None);
+        return (from_memory(bytes, path, dirs), None);
     }
-    let unwritten = write(&path, &bytes).err().map(|e| {
-        let why = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
-        format!("{}: {why}", path.parent().unwrap_or(&path).display())
-    });
-    let len = bytes.len() as u64;
-    let ix =
-        load(Source::Bytes(bytes), len, path, dirs).expect("an index encoded by this code decodes");
-    (ix, unwritten)
+    match write(&path, &bytes) {
+        Ok(()) => {
+            // Read back from the file just written, so that a recall building many
+            // workspaces holds none of them in memory; if another process replaced it
+            // meanwhile with an index of other files, this one is used from memory.
+            let reopened = File::open(&path).ok().and_then(|f| {
+                let len = f.metadata().ok()?.len();
+                load(Source::File(Arc::new(f)), len, path.clone(), dirs.clone()).ok()
+            });
+            match reopened {
+                Some(ix) if ix.files == contents.files && ix.meta == contents.meta => (ix, None),
+                _ => (from_memory(bytes, path, dirs), None),
+            }
+        }
+        Err(e) => {
+            // The reason names the index directory, not the file: one note for a read-only
+            // store, however many workspaces a recall covers.
+            let why =
+                std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
+            let why = format!("{}: {why}", path.parent().unwrap_or(&path).display());
+            (from_memory(bytes, path, dirs), Some(why))
+        }
+    }
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), notes_core::fs::FsError> {
