@@ -211,11 +211,11 @@ fn more_workspaces_than_file_descriptors() -> TestResult {
     let (want, _) = answer(&env, false)?;
     let mut args = SEARCH.to_vec();
     args.extend(["--limit", "50", "--json"]);
-    let script = format!("ulimit -n 64 && exec \"$0\" \"$@\"");
+    let script = "ulimit -n 64 && exec \"$0\" \"$@\"";
     for round in ["builds", "reads"] {
         let out = std::process::Command::new("sh")
             .arg("-c")
-            .arg(&script)
+            .arg(script)
             .arg(crate::util::bin())
             .args(&args)
             .current_dir(env.cwd.path())
