@@ -10,6 +10,7 @@ mod errors;
 mod explain;
 mod faults;
 mod import;
+mod index;
 mod journal;
 mod mcp;
 mod mcp_conformance;
