@@ -241,6 +241,7 @@ fn a_recall_sees_every_save_that_finished_before_it() -> TestResult {
         saved.and(rounds)
     });
     let rounds = outcome?;
+    eprintln!("{SAVES} saves, {rounds} recalls beside them");
     assert!(rounds >= 1);
     Ok(())
 }
