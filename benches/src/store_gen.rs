@@ -43,6 +43,18 @@ pub const VARIANTS: usize = 17;
 /// Days between one copy of the corpus and the next.
 const COPY_SHIFT_DAYS: i64 = 3;
 
+/// The newest day a generated store can hold a day file for (any `n`, any seed): the
+/// corpus's newest day plus the jitter's one day. A day file of a later date in a generated
+/// store was saved into it afterwards (a bench's save).
+pub fn newest_generated_day() -> NaiveDate {
+    let newest = checkpoints(NL_CORPUS)
+        .iter()
+        .map(|c| c.timestamp)
+        .max()
+        .unwrap_or_default();
+    (newest + TimeDelta::days(1)).date_naive()
+}
+
 /// What [`generate`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoreStats {
@@ -285,9 +297,9 @@ pub fn cache_root() -> PathBuf {
 ///
 /// The store is generated into a temporary directory and renamed into place with its
 /// `stats.json`, so an interrupted generation is never taken for a store, and two processes
-/// generating at once both end up with one complete store. Benches that write into the store
-/// (a save before a recall) must write into a workspace of their own and remove it when they
-/// start.
+/// generating at once both end up with one complete store. Benches that save into the store
+/// (a save before a recall) remove, when they start, the day files their saves made: those
+/// dated after [`newest_generated_day`].
 ///
 /// # Errors
 ///
@@ -386,5 +398,14 @@ mod tests {
         }
         assert_eq!(ids.len(), n);
         assert_eq!(bytes, stats.markdown_bytes);
+        let newest = newest_generated_day();
+        for ws in &workspaces {
+            for entry in std::fs::read_dir(a.path().join(ws).join("checkpoints")).expect("dir") {
+                let name = entry.expect("entry").file_name();
+                let name = name.to_string_lossy();
+                let day: NaiveDate = name.trim_end_matches(".md").parse().expect("a day file");
+                assert!(day <= newest, "{ws}/{name} is newer than {newest}");
+            }
+        }
     }
 }
