@@ -47,6 +47,10 @@ pub(crate) enum Command {
     /// Plans: save, get, list, activate, update, complete, archive.
     #[command(subcommand)]
     Plan(PlanCommand),
+    /// The recall index beside the day files (a cache, rebuilt by any recall that needs
+    /// it): status, rebuild, verify.
+    #[command(subcommand)]
+    Index(IndexCommand),
     /// GOBLIN_NOTES.md: per-worktree progress notes for the next session.
     Notes(NotesArgs),
     /// Pipeline signal files in `.goblin/`: emit, list, clear.
@@ -98,6 +102,17 @@ pub(crate) struct SyncArgs {
     /// What to do (default: sync now).
     #[command(subcommand)]
     pub(crate) command: Option<SyncCommand>,
+}
+
+/// `goldfish index status|rebuild|verify`: every workspace unless `-w NAME` names one.
+#[derive(Debug, Subcommand)]
+pub(crate) enum IndexCommand {
+    /// Per workspace: entries, day files, size on disk, when built, and what is stale.
+    Status,
+    /// Rebuild from the day files (a progress bar on a terminal, nothing on a pipe).
+    Rebuild,
+    /// Re-read every day file and compare with the index: exit 1 if they disagree.
+    Verify,
 }
 
 /// The sync subcommands.

@@ -16,6 +16,9 @@ pub(crate) struct Context {
     pub(crate) cwd: PathBuf,
     /// `--json`: the report is one JSON document on stdout (progress lines go to stderr).
     pub(crate) json: bool,
+    /// The recall indexes a long-lived process (the MCP server) keeps in memory between
+    /// calls; one-shot commands leave it empty and read the index files.
+    pub(crate) recall_cache: std::sync::Arc<goldfish_recall::RecallCache>,
 }
 
 /// The environment variable that names the workspace (also read by clap for `--workspace`).
@@ -47,6 +50,7 @@ impl Context {
             workspace,
             cwd,
             json: false,
+            recall_cache: std::sync::Arc::default(),
         })
     }
 

@@ -148,6 +148,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Recall(a) => commands::recall(&ctx, a)?,
         Command::Standup(a) => commands::standup(&ctx, a)?,
         Command::Plan(a) => commands::plan(&ctx, a)?,
+        Command::Index(a) => commands::index(&ctx, a)?,
         Command::Notes(a) => commands::notes(&ctx, a)?,
         Command::Signal(a) => commands::signal(&ctx, a)?,
         Command::Pipeline(a) => commands::pipeline(&ctx, a)?,

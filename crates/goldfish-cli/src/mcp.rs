@@ -651,7 +651,11 @@ fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
     let mut f = FormatOptions::default();
     f.full = p.full.unwrap_or(false);
     let o = recall_options(ctx, p)?;
-    let result = goldfish_recall::recall(&ctx.open_store()?, &o)?;
+    // The server keeps each workspace's recall index in memory, refreshed on every call.
+    let result = goldfish_recall::recall_with(&ctx.open_store()?, &o, &ctx.recall_cache)?;
+    for note in &result.notes {
+        eprintln!("goldfish mcp: {note}");
+    }
     let out = RecallOut {
         scope: result.scope.clone(),
         total: result.total,

@@ -9,6 +9,7 @@ mod errors;
 mod explain;
 mod faults;
 mod import;
+mod index;
 mod index_processes;
 mod journal;
 mod mcp;

@@ -139,7 +139,7 @@ pub(crate) fn search_by(
         checkpoints,
         opts,
     });
-    pass.score(query, &words, checkpoints, opts)
+    pass.score(query, &words, checkpoints.len(), opts)
 }
 
 /// [`Pass::run`] as work for [`lanes::dispatch`].

@@ -64,6 +64,20 @@ impl Error {
         }
     }
 
+    /// A store-level failure about one file (the recall index that cannot be written).
+    pub(crate) fn file(path: &Path, message: impl Into<String>) -> Self {
+        Error {
+            inner: Box::new(Inner {
+                kind: ErrorKind::Store,
+                argument: None,
+                path: Some(path.to_path_buf()),
+                line: None,
+                message: message.into(),
+                source: None,
+            }),
+        }
+    }
+
     pub(crate) fn nothing_to_search(query: &str) -> Self {
         let shown: String = query.chars().take(80).collect();
         Error {

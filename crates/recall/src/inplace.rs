@@ -46,6 +46,11 @@ impl InPlace {
         out
     }
 
+    /// True when `workspace` has checkpoints read in place.
+    pub(crate) fn has_checkpoints(&self, workspace: &str) -> bool {
+        self.checkpoints.get(workspace).is_some_and(|c| !c.is_empty())
+    }
+
     /// The workspaces that have anything.
     pub(crate) fn workspaces(&self) -> impl Iterator<Item = &String> {
         self.checkpoints.keys().chain(self.plans.keys())

@@ -46,8 +46,34 @@
 //! # How search works
 //!
 //! This is the one description of the pipeline; each step names the module that owns it.
-//! Everything happens per call (recall searches a freshly read set; nothing is cached across
-//! calls).
+//! [`search`] runs steps 1–5 over checkpoints in memory. [`recall()`] with a search runs them
+//! through the persistent index (step 0) instead of reading every day file; without a
+//! search (a time window) it reads only the window's day files, with no index.
+//!
+//! 0. **The index** (`index`; the markdown files stay the only truth, the index is a cache
+//!    that can be deleted at any time): one file per workspace, `{store}/.index/{ws}.gfi`
+//!    (`.index/` is ignored by sync), so that a save re-indexes only its workspace and a
+//!    search of one workspace opens one file. It holds per day file what identifies its
+//!    content (length, mtime in ns, inode; a content hash for a file changed within two
+//!    seconds of the build), per entry its timestamp, place and field lengths, and the
+//!    vocabulary — every token of the five fields, typed text included, tokenized by the
+//!    same code as step 3 — with postings `(entry, field, count)`. Each recall lists the
+//!    day files and rebuilds a workspace's index when anything differs, so a checkpoint
+//!    saved a millisecond earlier by another process is found; an index that is truncated,
+//!    garbage, of another version or fails a checksum is rebuilt with a note in
+//!    [`RecallResult::notes`]; one that cannot be written (a read-only store) is used from
+//!    memory for this call, with a note. It is written by atomic replace and read with
+//!    positioned reads of the sections needed (the entries' table, the vocabulary, the
+//!    postings of matched terms). Each vocabulary term is classified against the query as
+//!    the pass classifies a token (step 3); the postings of the matched ones, restricted
+//!    to the window, give the same document frequencies, field lengths and `(term, field)`
+//!    counts as the pass, and step 4 scores them with the same code: the same hits and
+//!    scores, bit for bit (tests compare both ways over the evaluation sets and random
+//!    stores). Only the checkpoints shown are parsed again from their day files. Searches
+//!    with a [`Filter`], or over workspaces with Goldfish 5–8 projects read in place, read
+//!    the files. [`RecallOptions::use_index`] `= false` or `$GOLDFISH_NO_INDEX=1` bypass
+//!    the index; a long-lived process keeps the indexes in memory with a [`RecallCache`]
+//!    ([`recall_with`]), refreshed by the same listing check.
 //!
 //! 1. **The query** (`query`, word lists in `src/lexicon.txt`): free text is folded (case,
 //!    accents, camelCase parts) into words; English stop words and the framing of a question
@@ -74,7 +100,7 @@
 //!    prefilters are derived from those rules, and property tests check that they never
 //!    reject a match. Only matched terms get document frequencies; each document keeps only
 //!    its matched `(term, field)` occurrences and its field lengths.
-//! 4. **Scoring** (`score`): per query word, the best BM25F score among the terms it matched
+//! 4. **Scoring** (`score`, one function for the pass and the index): per query word, the best BM25F score among the terms it matched
 //!    (its own forms, typos and partial words, and its synonyms; at most 64, the most
 //!    similar), scaled by the similarity. Fields weigh title 3, body 2, tags 1, branch 0.5,
 //!    files 0.3 ([`FieldWeights`]). The sum is multiplied by the document's *coverage*, the
@@ -85,7 +111,9 @@
 //!    the best ([`SearchOptions::relative_cutoff`]), are dropped: a long question that no
 //!    checkpoint answers word for word still finds those that answer most of it, and a query
 //!    sharing a content word with some checkpoint never comes back empty. Ties go to the
-//!    newer checkpoint, then to input order.
+//!    newer checkpoint, then to input order; ties among expansions go to the smaller term
+//!    text, so that nothing depends on the order terms were found in (lengths are summed
+//!    as integers for the same reason).
 //! 5. **Explanations** (`explain`): with [`SearchOptions::explain`], each [`Hit`] says per
 //!    query word which term it matched, in which fields, how ([`MatchKind`]) and what it
 //!    added, and [`format_explanation`] renders that for people. Off, nothing is spent on it.
@@ -120,7 +148,10 @@
 //!
 //! # Memory
 //!
-//! A search allocates a memo proportional to the distinct words it looks up (those that pass
+//! Through the index, a search holds one workspace's entries' table and vocabulary at a
+//! time, the postings of the matched terms, and per matching entry its field lengths and
+//! matched occurrences: proportional to what matches and to the vocabulary, never a copy
+//! of every checkpoint. Reading the files instead, a search allocates a memo proportional to the distinct words it looks up (those that pass
 //! the query's filter; under a megabyte for 10,000 checkpoints). No data is kept between
 //! calls, but each thread keeps the allocations of its last search for the next one (up to
 //! 16 MiB; larger ones are freed), so a long-lived process does not map and fault in fresh
@@ -157,6 +188,7 @@ mod engine;
 mod error;
 mod explain;
 mod format;
+mod index;
 mod inplace;
 mod lanes;
 mod lexicon;
@@ -179,8 +211,13 @@ pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use format::{FormatOptions, format_recall, format_standup};
 pub use query::Query;
+pub use index::{
+    INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,
+    WorkspaceVerify, index_rebuild, index_status, index_verify, read_index_bytes,
+};
 pub use recall::{
     Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount, recall,
+    recall_with,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, TimeWindow, parse_bound, parse_since};

@@ -187,6 +187,28 @@ impl<'a> Matcher<'a> {
     }
 }
 
+/// Classifies the terms of a vocabulary against the query (the index's way to find the
+/// matched terms): the same verdicts as the pass gives the same tokens, each distinct text
+/// judged once across calls, matched terms numbered in order of first sight.
+pub(crate) struct TermMatcher<'a>(Matcher<'a>);
+
+impl<'a> TermMatcher<'a> {
+    /// A matcher for the words of a query.
+    pub(crate) fn new(words: &'a [Word], opts: &'a SearchOptions) -> TermMatcher<'a> {
+        TermMatcher(Matcher::new(words, opts))
+    }
+
+    /// The number of `term` among the matched terms, or [`NONE`] when it matches no word.
+    pub(crate) fn classify(&mut self, term: &[u8]) -> u32 {
+        self.0.verdict(term, true)
+    }
+
+    /// The matched terms, each with a document frequency of 0 (the caller counts them).
+    pub(crate) fn into_terms(self) -> Vec<Term> {
+        self.0.terms
+    }
+}
+
 impl Classify for Matcher<'_> {
     fn classify_new(&mut self, token: &[u8]) -> u32 {
         self.verdict(token, false)
@@ -263,6 +285,8 @@ fn checkpoint_text(cp: &Checkpoint, out: &mut String) -> (usize, [usize; FIELDS]
 /// A document that contains at least one matched term.
 pub(crate) struct DocMatch {
     pub(crate) index: usize,
+    /// The checkpoint's time (the tie-break of equal scores).
+    pub(crate) timestamp: chrono::DateTime<chrono::Utc>,
     /// Tokens per field (all of them, matched or not).
     pub(crate) lens: [u32; FIELDS],
     /// End of its occurrences in the occurrence list (the start is the previous one's end).
@@ -316,22 +340,18 @@ impl Pass {
             if occ.len() > start {
                 docs.push(DocMatch {
                     index,
+                    timestamp: cp.timestamp,
                     lens,
                     end: occ.len(),
                 });
             }
         }
         give_back(scanner);
-        let n = checkpoints.len();
-        let mut avg_len = [0.0; FIELDS];
-        for f in 0..FIELDS {
-            avg_len[f] = (totals[f] as f32 / n.max(1) as f32).max(1.0);
-        }
         Pass {
             terms: m.terms,
             docs,
             occurrences: occ,
-            avg_len,
+            avg_len: crate::score::average_lengths(totals, checkpoints.len()),
         }
     }
 }

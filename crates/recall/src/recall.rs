@@ -8,6 +8,7 @@ use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
 use crate::engine::{Query, SearchOptions, search};
 use crate::error::Error;
 use crate::explain::Explanation;
+use crate::index::{self, RecallCache};
 use crate::inplace::InPlace;
 use crate::window::TimeWindow;
 
@@ -88,6 +89,10 @@ pub struct RecallOptions {
     /// goldfish detects for its directory, its active brief as the active plan. Nothing is
     /// written to them.
     pub goldfish_memories: bool,
+    /// Search through the persistent index beside the day files (default true; see the
+    /// crate's "How search works"): the same hits and scores as reading the files, without
+    /// reading them all. `false`, or `$GOLDFISH_NO_INDEX=1`, reads the day files.
+    pub use_index: bool,
 }
 
 /// Which checkpoints a recall keeps; every part is optional and all given parts must match.
@@ -197,7 +202,7 @@ fn symbol_matches(symbol: &str, wanted: &str) -> bool {
 /// sees them with the description's weight, and returns the original lengths for
 /// [`restore_descriptions`]. Typed text is written by the same person, about the same moment,
 /// as the description: it deserves the same weight.
-fn append_typed_text(checkpoints: &mut [Checkpoint]) -> Vec<usize> {
+pub(crate) fn append_typed_text(checkpoints: &mut [Checkpoint]) -> Vec<usize> {
     checkpoints
         .iter_mut()
         .map(|c| {
@@ -236,6 +241,7 @@ impl Default for RecallOptions {
             cwd: None,
             filter: Filter::default(),
             goldfish_memories: true,
+            use_index: true,
         }
     }
 }
@@ -326,6 +332,11 @@ pub struct RecallResult {
     pub store_root: PathBuf,
     /// Whether the store holds anything at all.
     pub store: StoreState,
+    /// What a person should know about how the answer was found, one line each (a recall
+    /// index that was unusable and rebuilt, or that could not be written); the binary
+    /// prints them on stderr.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Recalls checkpoints from `store` as `opts` asks.
@@ -336,6 +347,25 @@ pub struct RecallResult {
 /// of `days`, `since` and `from` given together ([`Error::is_invalid_argument`], naming
 /// them), or a store that cannot be listed.
 pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error> {
+    recall_inner(store, opts, None)
+}
+
+/// [`recall`] for a long-lived process: the index of each workspace searched is kept in
+/// `cache` between calls and refreshed by the same check of the day files (so never
+/// stale), instead of being read from its file every time.
+pub fn recall_with(
+    store: &Store,
+    opts: &RecallOptions,
+    cache: &RecallCache,
+) -> Result<RecallResult, Error> {
+    recall_inner(store, opts, Some(cache))
+}
+
+fn recall_inner(
+    store: &Store,
+    opts: &RecallOptions,
+    cache: Option<&RecallCache>,
+) -> Result<RecallResult, Error> {
     check_window_options(opts)?;
     // Listing the root first makes an unreadable store an error, not an empty answer.
     let known = store.list_workspaces()?;
@@ -378,64 +408,77 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
         Scope::Current => vec![resolve_scope(None, opts.cwd.as_deref())?],
         Scope::Named(name) => vec![resolve_scope(Some(name), opts.cwd.as_deref())?],
     };
-    let (mut checkpoints, mut skipped) = read_all(store, &workspaces, window)?;
-    for ws in &workspaces {
-        in_place.add_checkpoints(ws, window, &mut checkpoints);
-    }
-    skipped.extend(in_place.skipped.iter().cloned());
-    if !opts.filter.is_empty() {
-        checkpoints.retain(|c| opts.filter.matches(c));
-    }
-
     // A blank search is no search; text without a single content word is an error that says
     // so, never a silent "nothing matched".
     let query = match opts.search.as_deref().filter(|s| !s.trim().is_empty()) {
         Some(text) => Some(Query::try_parse(text)?),
         None => None,
     };
-    let mut explanations = Vec::new();
-    let ordered: Vec<Checkpoint> = match &query {
-        Some(q) => {
-            let lengths = append_typed_text(&mut checkpoints);
-            let search_opts = SearchOptions {
-                explain: opts.explain,
-                ..SearchOptions::default()
-            };
-            let hits = search(q, &checkpoints, &search_opts);
-            restore_descriptions(&mut checkpoints, &lengths);
-            let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
-            let mut ordered = Vec::with_capacity(hits.len());
-            for hit in hits {
-                if let Some(c) = slots.get_mut(hit.index).and_then(Option::take) {
-                    if let Some(e) = hit.explain.filter(|_| ordered.len() < opts.limit) {
-                        explanations.push(*e);
-                    }
-                    ordered.push(c);
-                }
-            }
-            ordered
-        }
-        None => {
-            // Newest first; equal timestamps keep a stable, workspace-then-file order.
-            checkpoints.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
-            checkpoints
-        }
+    let search_opts = SearchOptions {
+        explain: opts.explain,
+        ..SearchOptions::default()
     };
-
-    let total = ordered.len();
-    let shown: Vec<Checkpoint> = ordered.iter().take(opts.limit).cloned().collect();
-    let mut counts: Vec<WorkspaceCount> = Vec::new();
-    for ws in &workspaces {
-        let matched = ordered.iter().filter(|c| &c.workspace == ws).count();
-        if matched > 0 {
-            let shown = shown.iter().filter(|c| &c.workspace == ws).count();
-            counts.push(WorkspaceCount {
-                workspace: ws.clone(),
-                matched,
-                shown,
-            });
+    let mut notes = Vec::new();
+    // The index answers a search without filters over the store's own files; Goldfish 5–8
+    // projects in the searched workspaces and filters are read from the files.
+    let indexed = match &query {
+        Some(q)
+            if opts.use_index
+                && !index::disabled_by_env()
+                && opts.filter.is_empty()
+                && !workspaces.iter().any(|ws| in_place.has_checkpoints(ws)) =>
+        {
+            index::search(
+                store,
+                &workspaces,
+                window,
+                q,
+                &search_opts,
+                opts.limit,
+                cache,
+                &mut notes,
+            )
+            .map_err(|why| {
+                notes.push(format!(
+                    "recall index not used ({}); answered from the day files",
+                    why.0
+                ));
+            })
+            .ok()
         }
-    }
+        _ => None,
+    };
+    let (shown, explanations, total, counts, mut skipped) = match indexed {
+        Some(answer) => {
+            let mut skipped = answer.skipped;
+            skipped.extend(in_place.skipped.iter().cloned());
+            let counts = answer
+                .counts
+                .into_iter()
+                .map(|(workspace, matched, shown)| WorkspaceCount {
+                    workspace,
+                    matched,
+                    shown,
+                })
+                .collect();
+            (
+                answer.shown,
+                answer.explanations,
+                answer.total,
+                counts,
+                skipped,
+            )
+        }
+        None => read_and_search(
+            store,
+            opts,
+            &workspaces,
+            window,
+            &in_place,
+            query.as_ref(),
+            &search_opts,
+        )?,
+    };
 
     let active_plan = if all {
         None
@@ -472,7 +515,77 @@ pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error
         limit: opts.limit,
         store_root: store.root().to_path_buf(),
         store: state,
+        notes,
     })
+}
+
+/// What a recall shows: the checkpoints, their explanations, the total before the limit,
+/// per-workspace counts and the skipped files.
+type Shown = (
+    Vec<Checkpoint>,
+    Vec<Explanation>,
+    usize,
+    Vec<WorkspaceCount>,
+    Vec<SkippedFile>,
+);
+
+/// Recall without the index: reads the window's day files, filters, then searches or sorts.
+fn read_and_search(
+    store: &Store,
+    opts: &RecallOptions,
+    workspaces: &[String],
+    window: TimeWindow,
+    in_place: &InPlace,
+    query: Option<&Query>,
+    search_opts: &SearchOptions,
+) -> Result<Shown, Error> {
+    let (mut checkpoints, mut skipped) = read_all(store, workspaces, window)?;
+    for ws in workspaces {
+        in_place.add_checkpoints(ws, window, &mut checkpoints);
+    }
+    skipped.extend(in_place.skipped.iter().cloned());
+    if !opts.filter.is_empty() {
+        checkpoints.retain(|c| opts.filter.matches(c));
+    }
+    let mut explanations = Vec::new();
+    let ordered: Vec<Checkpoint> = match query {
+        Some(q) => {
+            let lengths = append_typed_text(&mut checkpoints);
+            let hits = search(q, &checkpoints, search_opts);
+            restore_descriptions(&mut checkpoints, &lengths);
+            let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
+            let mut ordered = Vec::with_capacity(hits.len());
+            for hit in hits {
+                if let Some(c) = slots.get_mut(hit.index).and_then(Option::take) {
+                    if let Some(e) = hit.explain.filter(|_| ordered.len() < opts.limit) {
+                        explanations.push(*e);
+                    }
+                    ordered.push(c);
+                }
+            }
+            ordered
+        }
+        None => {
+            // Newest first; equal timestamps keep a stable, workspace-then-file order.
+            checkpoints.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
+            checkpoints
+        }
+    };
+    let total = ordered.len();
+    let shown: Vec<Checkpoint> = ordered.iter().take(opts.limit).cloned().collect();
+    let mut counts: Vec<WorkspaceCount> = Vec::new();
+    for ws in workspaces {
+        let matched = ordered.iter().filter(|c| &c.workspace == ws).count();
+        if matched > 0 {
+            let shown = shown.iter().filter(|c| &c.workspace == ws).count();
+            counts.push(WorkspaceCount {
+                workspace: ws.clone(),
+                matched,
+                shown,
+            });
+        }
+    }
+    Ok((shown, explanations, total, counts, skipped))
 }
 
 /// The window length when no start is given, in days.

@@ -9,9 +9,9 @@ use goldfish_store::Checkpoint;
 use crate::engine::{Hit, SearchOptions};
 use crate::pass::FIELDS;
 use crate::query::Query;
-use crate::score::{B, Candidate, K1, MAX_EXPANSIONS, field_weights, rank};
+use crate::score::{B, Candidate, K1, MAX_EXPANSIONS, average_lengths, field_weights, rank};
 use crate::similarity::{similarity, synonym_similarity};
-use crate::text::tokenize;
+use crate::text::checkpoint_tokens;
 
 /// The engine before the query-driven pass: a vocabulary of every token, each query
 /// word compared with the whole vocabulary. Kept to check that the fast path returns the
@@ -32,30 +32,15 @@ pub(crate) fn reference_search(
     let mut docs: Vec<[Vec<u32>; FIELDS]> = Vec::new();
     let mut buf = Vec::new();
     for cp in cps {
-        let (title, body) = match cp.description.split_once('\n') {
-            Some((t, b)) => (t, b),
-            None => (cp.description.as_str(), ""),
-        };
         let mut fields: [Vec<u32>; FIELDS] = Default::default();
-        let texts: [Vec<&str>; FIELDS] = [
-            vec![title],
-            vec![body],
-            cp.tags.iter().map(String::as_str).collect(),
-            cp.branch.as_deref().into_iter().collect(),
-            cp.files.iter().map(String::as_str).collect(),
-        ];
-        for f in 0..FIELDS {
-            for text in &texts[f] {
-                tokenize(text, &mut buf, |tok| {
-                    let id = *vocab.entry(tok.to_vec()).or_insert_with(|| {
-                        terms.push(tok.to_vec());
-                        df.push(0);
-                        (terms.len() - 1) as u32
-                    });
-                    fields[f].push(id);
-                });
-            }
-        }
+        checkpoint_tokens(cp, &mut buf, |f, tok| {
+            let id = *vocab.entry(tok.to_vec()).or_insert_with(|| {
+                terms.push(tok.to_vec());
+                df.push(0);
+                (terms.len() - 1) as u32
+            });
+            fields[f].push(id);
+        });
         let mut seen: Vec<u32> = fields.iter().flatten().copied().collect();
         seen.sort_unstable();
         seen.dedup();
@@ -69,11 +54,11 @@ pub(crate) fn reference_search(
         let df = df[t] as f32;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     };
-    let mut avg_len = [0.0f32; FIELDS];
+    let mut totals = [0u64; FIELDS];
     for f in 0..FIELDS {
-        let total: usize = docs.iter().map(|d| d[f].len()).sum();
-        avg_len[f] = (total as f32 / cps.len() as f32).max(1.0);
+        totals[f] = docs.iter().map(|d| d[f].len() as u64).sum();
     }
+    let avg_len = average_lengths(totals, cps.len());
     let q_len = query.terms.len();
     let mut slots: HashMap<u32, Vec<(usize, f32)>> = HashMap::new();
     let mut q_weight = vec![0.0f32; q_len];
@@ -113,7 +98,10 @@ pub(crate) fn reference_search(
             }
         }
         if found.len() > MAX_EXPANSIONS {
-            found.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            found.sort_by(|a, b| {
+                b.1.total_cmp(&a.1)
+                    .then_with(|| terms[a.0 as usize].cmp(&terms[b.0 as usize]))
+            });
             found.truncate(MAX_EXPANSIONS);
         }
         let mut best_weight = 0.0f32;
@@ -181,9 +169,10 @@ pub(crate) fn reference_search(
             sum: score,
             coverage,
             at: cands.len(),
+            timestamp: cps[d].timestamp,
         });
     }
-    rank(&cands, cps, opts)
+    rank(&cands, opts)
         .into_iter()
         .map(|(h, _)| h)
         .collect()

@@ -4,7 +4,7 @@
 //! coverage floor relative to the best-covering document, a score cut-off relative to the
 //! best; ties by recency. Explanations are built here too, from the same numbers.
 
-use goldfish_store::Checkpoint;
+use chrono::{DateTime, Utc};
 
 use crate::engine::{Hit, SearchOptions};
 use crate::explain::{Explanation, Field, TermMatch, WordExplanation};
@@ -36,20 +36,25 @@ pub(crate) struct Candidate {
     pub(crate) coverage: f32,
     /// Its position among the candidates (where the caller keeps more about it).
     pub(crate) at: usize,
+    /// The checkpoint's time (ties go to the newer one).
+    pub(crate) timestamp: DateTime<Utc>,
+}
+
+/// The average length of each field over `n` documents whose field lengths add up to
+/// `totals` (integer sums: the same whatever order the documents were counted in), at
+/// least 1.
+pub(crate) fn average_lengths(totals: [u64; FIELDS], n: usize) -> [f32; FIELDS] {
+    totals.map(|t| (t as f32 / n.max(1) as f32).max(1.0))
 }
 
 /// The hits among `cands`, best first, each with the position of its candidate: a document
 /// must cover at least [`SearchOptions::min_coverage`] of the best coverage, score above
 /// zero (`sum × coverage`) and at least [`SearchOptions::relative_cutoff`] of the best
 /// score; ties go to the newer checkpoint, then to the earlier one in the input.
-pub(crate) fn rank(
-    cands: &[Candidate],
-    checkpoints: &[Checkpoint],
-    opts: &SearchOptions,
-) -> Vec<(Hit, usize)> {
+pub(crate) fn rank(cands: &[Candidate], opts: &SearchOptions) -> Vec<(Hit, usize)> {
     let best_cov = cands.iter().map(|c| c.coverage).fold(0.0f32, f32::max);
     let floor = opts.min_coverage * best_cov;
-    let mut hits: Vec<(Hit, usize)> = cands
+    let mut hits: Vec<(Hit, usize, DateTime<Utc>)> = cands
         .iter()
         .filter(|c| c.coverage >= floor)
         .map(|c| {
@@ -58,23 +63,19 @@ pub(crate) fn rank(
                 score: c.sum * c.coverage,
                 explain: None,
             };
-            (hit, c.at)
+            (hit, c.at, c.timestamp)
         })
-        .filter(|(h, _)| h.score > 0.0)
+        .filter(|(h, _, _)| h.score > 0.0)
         .collect();
     let top = hits.iter().map(|h| h.0.score).fold(0.0f32, f32::max);
     hits.retain(|h| h.0.score >= top * opts.relative_cutoff);
-    hits.sort_by(|(a, _), (b, _)| {
+    hits.sort_by(|(a, _, ta), (b, _, tb)| {
         b.score
             .total_cmp(&a.score)
-            .then_with(|| {
-                checkpoints[b.index]
-                    .timestamp
-                    .cmp(&checkpoints[a.index].timestamp)
-            })
+            .then_with(|| tb.cmp(ta))
             .then(a.index.cmp(&b.index))
     });
-    hits
+    hits.into_iter().map(|(h, at, _)| (h, at)).collect()
 }
 
 /// A word's best match in one document: the term, the word that matched it (the query
@@ -101,11 +102,11 @@ impl Pass {
         &self,
         query: &Query,
         words: &[Word],
-        checkpoints: &[Checkpoint],
+        n: usize,
         opts: &SearchOptions,
     ) -> Vec<Hit> {
         let q_len = query.terms.len();
-        let n = checkpoints.len() as f32;
+        let n = n as f32;
         // Expansion: for every query word, the matched terms it stands for, in term order,
         // each once with the best similarity of the words of its slot (and that word).
         let mut found: Vec<Vec<(u32, f32, u32)>> = vec![Vec::new(); q_len];
@@ -130,7 +131,10 @@ impl Pass {
         let mut any = false;
         for (qi, list) in found.iter_mut().enumerate() {
             if list.len() > MAX_EXPANSIONS {
-                list.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                // Ties by the term's text, never by the order terms were found in (the pass
+                // and the index find them in different orders).
+                let text = |t: u32| &self.terms[t as usize].text;
+                list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| text(a.0).cmp(text(b.0))));
                 list.truncate(MAX_EXPANSIONS);
             }
             let mut best_weight = 0.0f32;
@@ -197,7 +201,13 @@ impl Pass {
                 let sat = tfw * (K1 + 1.0) / (tfw + K1);
                 for &(qi, sim, wi) in &kept[t] {
                     let v = sim * term_idf[t] * sat;
-                    if v > best[qi].value {
+                    // Equal contributions go to the smaller term text (explanations must not
+                    // depend on the order occurrences were found in).
+                    let better = v > best[qi].value
+                        || (v == best[qi].value
+                            && v > 0.0
+                            && self.terms[t].text < self.terms[best[qi].term as usize].text);
+                    if better {
                         best[qi] = Best {
                             value: v,
                             term: t as u32,
@@ -233,13 +243,14 @@ impl Pass {
                 sum,
                 coverage,
                 at: cands.len(),
+                timestamp: doc.timestamp,
             });
             if opts.explain {
                 bests.push((best.clone(), strong.clone()));
             }
         }
         let mut hits = Vec::with_capacity(cands.len());
-        for (mut hit, at) in rank(&cands, checkpoints, opts) {
+        for (mut hit, at) in rank(&cands, opts) {
             if opts.explain
                 && let (Some(c), Some((best, strong))) = (cands.get(at), bests.get(at))
             {

@@ -2,6 +2,7 @@
 
 mod eval;
 mod format;
+mod index;
 mod nl_eval;
 mod props;
 mod seed;

@@ -76,6 +76,10 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     }
     o.cwd = Some(ctx.cwd.clone());
     let result = goldfish_recall::recall(&ctx.open_store()?, &o)?;
+    // What the recall index did that a person should know (rebuilt, not writable): stderr.
+    for note in &result.notes {
+        eprintln!("goldfish: {note}");
+    }
     let mut f = FormatOptions::default();
     f.max_chars = CLI_BUDGET;
     f.full = a.full;

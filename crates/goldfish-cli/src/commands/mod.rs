@@ -2,6 +2,7 @@
 //! one library function for it, and render a [`Report`](crate::output::Report).
 
 mod agent;
+mod index;
 mod journal;
 mod memory;
 mod notes;
@@ -11,6 +12,7 @@ mod sync;
 mod transfer;
 
 pub(crate) use agent::{doctor, hook, setup};
+pub(crate) use index::run as index;
 pub(crate) use journal::run as journal;
 pub(crate) use memory::{checkpoint, recall, standup};
 pub(crate) use notes::run as notes;

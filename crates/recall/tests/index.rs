@@ -1,0 +1,383 @@
+//! The persistent index: the same answers as reading the day files, bit for bit, over the
+//! evaluation sets and random stores; change detection; corrupt and read-only indexes.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use goldfish_recall::{
+    IndexState, RecallCache, RecallOptions, RecallResult, Scope, index_rebuild, index_status,
+    index_verify, recall, recall_with,
+};
+use goldfish_store::{Checkpoint, MemoryType, Store, format_day_file};
+
+use crate::eval::checkpoints;
+use crate::util::TestResult;
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// Writes `cps` into a store under `root` as day files, one per workspace and UTC day.
+fn write_store(root: &Path, cps: &[Checkpoint]) -> Res<Store> {
+    let mut days: BTreeMap<(String, chrono::NaiveDate), Vec<Checkpoint>> = BTreeMap::new();
+    for c in cps {
+        days.entry((c.workspace.clone(), c.timestamp.date_naive()))
+            .or_default()
+            .push(c.clone());
+    }
+    for ((ws, date), list) in &days {
+        let dir = root.join(ws).join("checkpoints");
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(
+            dir.join(format!("{}.md", date.format("%Y-%m-%d"))),
+            format_day_file(*date, list),
+        )?;
+    }
+    Ok(Store::open(root)?)
+}
+
+fn opts(search: &str, workspace: &str, from: &str, use_index: bool) -> RecallOptions {
+    let mut o = RecallOptions::default();
+    o.workspace = Scope::from(workspace);
+    o.search = Some(search.to_string());
+    o.from = Some(from.to_string());
+    o.to = Some("2030-01-01".to_string());
+    o.limit = 100_000;
+    o.explain = true;
+    o.goldfish_memories = false;
+    o.use_index = use_index;
+    o
+}
+
+/// Everything a recall answers that the index must reproduce: ids in order, scores (bits,
+/// through the explanations), totals, counts, skipped files.
+fn fingerprint(r: &RecallResult) -> String {
+    let ids: Vec<&str> = r.checkpoints.iter().map(|c| c.id.as_str()).collect();
+    let scores: Vec<u32> = r.explanations.iter().map(|e| e.score.to_bits()).collect();
+    format!(
+        "{ids:?}\n{scores:?}\n{}\n{:?}\n{:?}\n{}",
+        r.total,
+        r.workspaces,
+        r.skipped,
+        serde_json::to_string(&r.explanations).unwrap_or_default()
+    )
+}
+
+fn same_answers(store: &Store, queries: &[(String, String, String)]) -> TestResult {
+    for (q, ws, from) in queries {
+        let files = recall(store, &opts(q, ws, from, false));
+        let index = recall(store, &opts(q, ws, from, true));
+        match (files, index) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(fingerprint(&a), fingerprint(&b), "query {q:?} in {ws} from {from}");
+                assert!(b.notes.is_empty(), "{:?}", b.notes);
+                assert_eq!(a.checkpoints, b.checkpoints, "query {q:?}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => panic!("query {q:?}: {a:?} vs {b:?}"),
+        }
+    }
+    Ok(())
+}
+
+fn query_texts(text: &str) -> Res<Vec<String>> {
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        if let Some(q) = v["query"].as_str() {
+            out.push(q.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// Both evaluation sets as stores: every query, across all workspaces and in one, in a wide
+/// and a narrow window, gives the same hits, scores and explanations through the index as
+/// from the files; again after a rebuild.
+#[test]
+fn evaluation_sets_answer_the_same_through_the_index() -> TestResult {
+    for (corpus, queries) in [
+        (
+            include_str!("fixtures/nl_corpus.jsonl"),
+            include_str!("fixtures/nl_queries.jsonl"),
+        ),
+        (
+            include_str!("fixtures/eval_checkpoints.jsonl"),
+            include_str!("fixtures/eval_queries.jsonl"),
+        ),
+    ] {
+        let dir = tempfile::tempdir()?;
+        let cps = checkpoints(corpus)?;
+        let store = write_store(dir.path(), &cps)?;
+        let one = cps[0].workspace.clone();
+        let mid = cps[cps.len() / 2].timestamp.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        let mut table = Vec::new();
+        for q in query_texts(queries)? {
+            table.push((q.clone(), "all".to_string(), "2000-01-01".to_string()));
+            table.push((q.clone(), one.clone(), mid.clone()));
+        }
+        same_answers(&store, &table)?;
+        assert!(index_verify(&store, &Scope::All, None)?.ok);
+        index_rebuild(&store, &Scope::All, None, &mut |_, _, _| {})?;
+        same_answers(&store, &table)?;
+    }
+    Ok(())
+}
+
+/// A tiny deterministic generator (xorshift), so that every run checks the same stores.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
+        list[self.below(list.len())]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "auth", "authentication", "login", "database", "db", "migration", "migrated", "migrate",
+    "parser", "lexer", "token", "tokens", "regex", "cache", "cached", "retry", "backoff",
+    "timeout", "timing", "release", "Déjà", "café", "parseSince", "HTTPServer", "v2", "x",
+    "the", "and", "of", "fixed", "added", "refactored", "flaky", "test", "tests", "index",
+    "indexes", "deploy", "kubernetes", "k8s", "config", "configuration",
+];
+
+fn random_checkpoints(rng: &mut Rng, n: usize) -> Vec<Checkpoint> {
+    let base = notes_core::time::parse_utc("2026-03-01T00:00:00Z").expect("valid");
+    (0..n)
+        .map(|i| {
+            let words = |rng: &mut Rng, k: usize| -> String {
+                (0..1 + rng.below(k)).map(|_| rng.pick(WORDS)).collect::<Vec<_>>().join(" ")
+            };
+            let ts = base + chrono::Duration::seconds((rng.below(20 * 86_400)) as i64);
+            let ws = ["api", "web", "ops"][rng.below(3)];
+            let mut desc = words(rng, 8);
+            if rng.below(3) == 0 {
+                desc.push('\n');
+                desc.push_str(&words(rng, 20));
+            }
+            let mut c = Checkpoint::new(format!("id{i}-{}", rng.next() % 1000), ts, ws, desc);
+            c.tags = (0..rng.below(3)).map(|_| rng.pick(WORDS).to_lowercase()).collect();
+            if rng.below(2) == 0 {
+                c.branch = Some(format!("feat/{}", rng.pick(WORDS)));
+            }
+            c.files = (0..rng.below(3))
+                .map(|_| format!("src/{}/{}.rs", rng.pick(WORDS), rng.pick(WORDS)))
+                .collect();
+            if rng.below(4) == 0 {
+                c.memory_type = MemoryType::Decision;
+                c.structured.decision = Some(words(rng, 6));
+                c.structured.symbols = vec![format!("Store::{}", rng.pick(WORDS))];
+            }
+            c
+        })
+        .collect()
+}
+
+/// Random stores (three workspaces, twenty days, typed memories, non-ASCII and camelCase
+/// words), random queries with typos, random windows: the index answers as the files do.
+#[test]
+fn random_stores_answer_the_same_through_the_index() -> TestResult {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..12 {
+        let dir = tempfile::tempdir()?;
+        let cps = random_checkpoints(&mut rng, 20 + round * 25);
+        let store = write_store(dir.path(), &cps)?;
+        let mut table = Vec::new();
+        for _ in 0..25 {
+            let mut q = (0..1 + rng.below(4)).map(|_| rng.pick(WORDS).to_string()).collect::<Vec<_>>();
+            if rng.below(2) == 0 {
+                // A typo: two letters swapped.
+                let w = &mut q[0];
+                if w.is_ascii() && w.len() > 3 {
+                    let mut b = w.clone().into_bytes();
+                    b.swap(1, 2);
+                    *w = String::from_utf8(b)?;
+                }
+            }
+            let ws = ["all", "api", "web", "ops"][rng.below(4)];
+            let from = format!("2026-03-{:02}T{:02}:00:00Z", 1 + rng.below(20), rng.below(24));
+            table.push((q.join(" "), ws.to_string(), from));
+        }
+        same_answers(&store, &table)?;
+    }
+    Ok(())
+}
+
+fn ids(r: &RecallResult) -> Vec<String> {
+    r.checkpoints.iter().map(|c| c.description.clone()).collect()
+}
+
+/// A checkpoint saved after the index was built is found by the next recall; so is a
+/// hand edit of the same length made within the same second; a deleted day file's entries
+/// are gone.
+#[test]
+fn changes_to_day_files_are_seen_at_once() -> TestResult {
+    let s = crate::util::TestStore::new("2026-05-01T10:00:00Z")?;
+    s.save_at("2026-05-01T09:00:00Z", "api", "Fixed the parser bug", &[])?;
+    let o = opts("parser", "api", "2000-01-01", true);
+    assert_eq!(ids(&recall(&s.store, &o)?), ["Fixed the parser bug"]);
+    assert!(s.dir.path().join(".index/api.gfi").is_file());
+
+    s.save_at("2026-05-01T09:30:00Z", "api", "Parser speed-up", &[])?;
+    assert_eq!(ids(&recall(&s.store, &o)?), ["Parser speed-up", "Fixed the parser bug"]);
+
+    // The same length, the same second: only the content says it changed.
+    let day = s.dir.path().join("api/checkpoints/2026-05-01.md");
+    let text = std::fs::read_to_string(&day)?;
+    std::fs::write(&day, text.replace("Fixed the parser bug", "Fixed the lexer  bug"))?;
+    assert_eq!(ids(&recall(&s.store, &o)?), ["Parser speed-up"]);
+    let lexer = opts("lexer", "api", "2000-01-01", true);
+    assert_eq!(ids(&recall(&s.store, &lexer)?), ["Fixed the lexer  bug"]);
+
+    std::fs::remove_file(&day)?;
+    assert!(recall(&s.store, &o)?.checkpoints.is_empty());
+    Ok(())
+}
+
+/// A truncated, garbage or foreign-version index is noticed (one note), rebuilt, and the
+/// answer is the files' answer; deleting it loses nothing.
+#[test]
+fn broken_indexes_are_rebuilt() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mut rng = Rng(7);
+    let cps = random_checkpoints(&mut rng, 200);
+    let store = write_store(dir.path(), &cps)?;
+    let o = opts("database migration", "all", "2000-01-01", true);
+    let want = fingerprint(&recall(&store, &opts("database migration", "all", "2000-01-01", false))?);
+    assert_eq!(fingerprint(&recall(&store, &o)?), want);
+    let file = dir.path().join(".index/api.gfi");
+    let good = std::fs::read(&file)?;
+    let mut foreign = good.clone();
+    foreign[8] = 99;
+    let mut header = good.clone();
+    header[40] ^= 0x55;
+    let mut late = good.clone();
+    let last = late.len() - 3;
+    late[last] ^= 0x55;
+    let mut middle = good.clone();
+    let at = middle.len() / 2;
+    middle[at] ^= 0x01;
+    for (what, bytes) in [
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("garbage", b"not an index at all".to_vec()),
+        ("empty", Vec::new()),
+        ("foreign version", foreign),
+        ("a flipped byte in the header", header),
+    ] {
+        std::fs::write(&file, &bytes)?;
+        let r = recall(&store, &o)?;
+        assert_eq!(fingerprint(&r), want, "{what}");
+        assert_eq!(r.notes.len(), 1, "{what}: {:?}", r.notes);
+        assert!(r.notes[0].contains("unusable"), "{what}: {:?}", r.notes);
+        // Rebuilt: the next recall has nothing to say.
+        assert!(recall(&store, &o)?.notes.is_empty(), "{what}");
+    }
+    // A flipped byte in the postings is found only when a search reads them: the answer is
+    // the files' either way, and an index found broken is not used again.
+    for bytes in [late, middle] {
+        std::fs::write(&file, &bytes)?;
+        for q in ["database migration", "auth login", "cache", "parseSince", "kubernetes deploy"] {
+            let on = opts(q, "all", "2000-01-01", true);
+            let off = opts(q, "all", "2000-01-01", false);
+            let r = recall(&store, &on)?;
+            assert_eq!(fingerprint(&r), fingerprint(&recall(&store, &off)?), "{q}");
+            assert!(r.notes.len() <= 1, "{:?}", r.notes);
+        }
+    }
+    std::fs::remove_dir_all(dir.path().join(".index"))?;
+    let r = recall(&store, &o)?;
+    assert_eq!(fingerprint(&r), want);
+    assert!(r.notes.is_empty());
+    Ok(())
+}
+
+/// A store whose root cannot be written answers from the files with a note, and writes
+/// nothing.
+#[cfg(unix)]
+#[test]
+fn a_read_only_store_answers_with_a_note() -> TestResult {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir()?;
+    let mut rng = Rng(11);
+    let store = write_store(dir.path(), &random_checkpoints(&mut rng, 60))?;
+    let want = fingerprint(&recall(&store, &opts("cache retry", "all", "2000-01-01", false))?);
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555))?;
+    // Root writes anyway: then the permission bits prove nothing, and the store is made
+    // unwritable for the index another way below.
+    let probe = dir.path().join("probe");
+    let root = std::fs::write(&probe, b"").is_ok();
+    if !root {
+        let r = recall(&store, &opts("cache retry", "all", "2000-01-01", true));
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
+        let r = r?;
+        assert_eq!(fingerprint(&r), want);
+        assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+        assert!(r.notes[0].contains("not written"), "{:?}", r.notes);
+        assert!(!dir.path().join(".index").exists());
+    }
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
+    let _ = std::fs::remove_file(&probe);
+    // `.index` a file: no index can be written under it, whoever runs this.
+    std::fs::write(dir.path().join(".index"), b"in the way")?;
+    let r = recall(&store, &opts("cache retry", "all", "2000-01-01", true))?;
+    assert_eq!(fingerprint(&r), want);
+    assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+    assert!(r.notes[0].contains("not written"), "{:?}", r.notes);
+    assert_eq!(std::fs::read(dir.path().join(".index"))?, b"in the way");
+    Ok(())
+}
+
+/// Status, rebuild and verify: missing, then fresh after a recall, stale after a save,
+/// fresh after a rebuild; verify says whether the index agrees.
+#[test]
+fn status_rebuild_and_verify() -> TestResult {
+    let s = crate::util::TestStore::new("2026-05-01T10:00:00Z")?;
+    s.save_at("2026-05-01T09:00:00Z", "api", "Fixed the parser bug", &[])?;
+    let st = index_status(&s.store, &Scope::All, None)?;
+    assert_eq!(st.workspaces[0].state, IndexState::Missing);
+    assert!(!index_verify(&s.store, &Scope::All, None)?.ok);
+    recall(&s.store, &opts("parser", "api", "2000-01-01", true))?;
+    let st = index_status(&s.store, &Scope::All, None)?;
+    assert_eq!(st.workspaces[0].state, IndexState::Fresh);
+    assert_eq!((st.entries, st.workspaces[0].files), (1, 1));
+    assert!(st.bytes > 0);
+    assert!(index_verify(&s.store, &Scope::All, None)?.ok);
+    s.save_at("2026-05-01T09:10:00Z", "api", "Another", &[])?;
+    let st = index_status(&s.store, &Scope::All, None)?;
+    assert!(matches!(&st.workspaces[0].state, IndexState::Stale { changed } if changed.len() == 1));
+    assert!(!index_verify(&s.store, &Scope::All, None)?.ok);
+    let mut calls = Vec::new();
+    let st = index_rebuild(&s.store, &Scope::All, None, &mut |done, total, ws| {
+        calls.push((done, total, ws.to_string()))
+    })?;
+    assert_eq!(calls, [(0, 1, "api".to_string()), (1, 1, String::new())]);
+    assert_eq!((st.entries, st.workspaces[0].state.clone()), (2, IndexState::Fresh));
+    assert!(index_verify(&s.store, &Scope::All, None)?.ok);
+    Ok(())
+}
+
+/// A cache held across recalls answers as the files do, and sees a save made after it was
+/// filled.
+#[test]
+fn a_cache_held_across_recalls_stays_fresh() -> TestResult {
+    let s = crate::util::TestStore::new("2026-05-01T10:00:00Z")?;
+    s.save_at("2026-05-01T09:00:00Z", "api", "Fixed the parser bug", &[])?;
+    let cache = RecallCache::new();
+    let o = opts("parser", "all", "2000-01-01", true);
+    assert_eq!(ids(&recall_with(&s.store, &o, &cache)?), ["Fixed the parser bug"]);
+    assert_eq!(cache.len(), 1);
+    s.save_at("2026-05-01T09:30:00Z", "web", "Parser in the web app", &[])?;
+    s.save_at("2026-05-01T09:40:00Z", "api", "Parser again", &[])?;
+    let r = recall_with(&s.store, &o, &cache)?;
+    let want = recall(&s.store, &opts("parser", "all", "2000-01-01", false))?;
+    assert_eq!(fingerprint(&r), fingerprint(&want));
+    assert_eq!(r.checkpoints.len(), 3);
+    Ok(())
+}
