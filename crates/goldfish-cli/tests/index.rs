@@ -9,8 +9,20 @@ use crate::util::{Env, TestResult};
 /// from a small pool (written directly: hundreds of saves would be slow).
 fn fill(env: &Env, workspaces: &[&str], days: u32, per_day: u32) -> TestResult {
     let words = [
-        "parser", "lexer", "database", "migration", "auth", "login", "cache", "retry",
-        "timeout", "release", "flaky", "tests", "index", "deploy",
+        "parser",
+        "lexer",
+        "database",
+        "migration",
+        "auth",
+        "login",
+        "cache",
+        "retry",
+        "timeout",
+        "release",
+        "flaky",
+        "tests",
+        "index",
+        "deploy",
     ];
     for (w, ws) in workspaces.iter().enumerate() {
         let dir = env.home().join(ws).join("checkpoints");
@@ -40,7 +52,13 @@ fn fill(env: &Env, workspaces: &[&str], days: u32, per_day: u32) -> TestResult {
 }
 
 const SEARCH: [&str; 7] = [
-    "--workspace", "all", "recall", "--search", "databse migratoin", "--from", "2000-01-01",
+    "--workspace",
+    "all",
+    "recall",
+    "--search",
+    "databse migratoin",
+    "--from",
+    "2000-01-01",
 ];
 
 /// `recall --json` for SEARCH with or without the index: the checkpoints, total and counts.
@@ -52,10 +70,17 @@ fn answer(env: &Env, index: bool) -> Result<(String, String), Box<dyn std::error
         cmd.env("GOLDFISH_NO_INDEX", "1");
     }
     let out = cmd.output()?;
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     let key = serde_json::json!([v["checkpoints"], v["total"], v["workspaces"]]);
-    Ok((key.to_string(), String::from_utf8_lossy(&out.stderr).into_owned()))
+    Ok((
+        key.to_string(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
 }
 
 /// Recalls killed (SIGKILL) at any moment while they build and write the index leave a
@@ -90,7 +115,10 @@ fn killed_index_writers_leave_correct_answers() -> TestResult {
     let (got, stderr) = answer(&env, true)?;
     assert_eq!(got, want);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("unusable") && stderr.contains("api.gfi"), "{stderr}");
+    assert!(
+        stderr.contains("unusable") && stderr.contains("api.gfi"),
+        "{stderr}"
+    );
     let (_, stderr) = answer(&env, true)?;
     assert!(stderr.is_empty(), "{stderr}");
     Ok(())
@@ -140,7 +168,12 @@ fn index_subcommands() -> TestResult {
     out.success(&["index", "rebuild"])?;
     // Not a terminal: no progress bar on stderr.
     assert!(out.stderr().is_empty(), "{}", out.stderr());
-    assert!(out.stdout().contains("test: fresh · 12 checkpoints in 3 day files"), "{}", out.stdout());
+    assert!(
+        out.stdout()
+            .contains("test: fresh · 12 checkpoints in 3 day files"),
+        "{}",
+        out.stdout()
+    );
     let v = env.json(&["index", "status"])?;
     assert_eq!(v["workspaces"][0]["state"], "fresh", "{v}");
     assert_eq!(v["entries"], 12, "{v}");
@@ -150,7 +183,11 @@ fn index_subcommands() -> TestResult {
     env.ok(&["checkpoint", "One more"])?;
     let v = env.json(&["index", "status"])?;
     assert_eq!(v["workspaces"][0]["state"], "stale", "{v}");
-    assert_eq!(v["workspaces"][0]["changed"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(
+        v["workspaces"][0]["changed"].as_array().map(Vec::len),
+        Some(1),
+        "{v}"
+    );
     let out = env.run(&["--json", "index", "verify"])?;
     assert_eq!(out.0.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_str(&out.stdout())?;

@@ -48,7 +48,9 @@ impl InPlace {
 
     /// True when `workspace` has checkpoints read in place.
     pub(crate) fn has_checkpoints(&self, workspace: &str) -> bool {
-        self.checkpoints.get(workspace).is_some_and(|c| !c.is_empty())
+        self.checkpoints
+            .get(workspace)
+            .is_some_and(|c| !c.is_empty())
     }
 
     /// The workspaces that have anything.

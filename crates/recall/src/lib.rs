@@ -210,11 +210,11 @@ pub use engine::{FieldWeights, Hit, SearchOptions, search};
 pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use format::{FormatOptions, format_recall, format_standup};
-pub use query::Query;
 pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,
     WorkspaceVerify, index_rebuild, index_status, index_verify, read_index_bytes,
 };
+pub use query::Query;
 pub use recall::{
     Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount, recall,
     recall_with,

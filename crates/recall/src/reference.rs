@@ -172,10 +172,7 @@ pub(crate) fn reference_search(
             timestamp: cps[d].timestamp,
         });
     }
-    rank(&cands, opts)
-        .into_iter()
-        .map(|(h, _)| h)
-        .collect()
+    rank(&cands, opts).into_iter().map(|(h, _)| h).collect()
 }
 
 /// The evaluation set's checkpoints, grown to `n` the way the bench grows them (extra

@@ -67,7 +67,11 @@ fn same_answers(store: &Store, queries: &[(String, String, String)]) -> TestResu
         let index = recall(store, &opts(q, ws, from, true));
         match (files, index) {
             (Ok(a), Ok(b)) => {
-                assert_eq!(fingerprint(&a), fingerprint(&b), "query {q:?} in {ws} from {from}");
+                assert_eq!(
+                    fingerprint(&a),
+                    fingerprint(&b),
+                    "query {q:?} in {ws} from {from}"
+                );
                 assert!(b.notes.is_empty(), "{:?}", b.notes);
                 assert_eq!(a.checkpoints, b.checkpoints, "query {q:?}");
             }
@@ -108,7 +112,10 @@ fn evaluation_sets_answer_the_same_through_the_index() -> TestResult {
         let cps = checkpoints(corpus)?;
         let store = write_store(dir.path(), &cps)?;
         let one = cps[0].workspace.clone();
-        let mid = cps[cps.len() / 2].timestamp.format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        let mid = cps[cps.len() / 2]
+            .timestamp
+            .format("%Y-%m-%dT%H:%M:%SZ")
+            .to_string();
         let mut table = Vec::new();
         for q in query_texts(queries)? {
             table.push((q.clone(), "all".to_string(), "2000-01-01".to_string()));
@@ -141,11 +148,48 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "auth", "authentication", "login", "database", "db", "migration", "migrated", "migrate",
-    "parser", "lexer", "token", "tokens", "regex", "cache", "cached", "retry", "backoff",
-    "timeout", "timing", "release", "Déjà", "café", "parseSince", "HTTPServer", "v2", "x",
-    "the", "and", "of", "fixed", "added", "refactored", "flaky", "test", "tests", "index",
-    "indexes", "deploy", "kubernetes", "k8s", "config", "configuration",
+    "auth",
+    "authentication",
+    "login",
+    "database",
+    "db",
+    "migration",
+    "migrated",
+    "migrate",
+    "parser",
+    "lexer",
+    "token",
+    "tokens",
+    "regex",
+    "cache",
+    "cached",
+    "retry",
+    "backoff",
+    "timeout",
+    "timing",
+    "release",
+    "Déjà",
+    "café",
+    "parseSince",
+    "HTTPServer",
+    "v2",
+    "x",
+    "the",
+    "and",
+    "of",
+    "fixed",
+    "added",
+    "refactored",
+    "flaky",
+    "test",
+    "tests",
+    "index",
+    "indexes",
+    "deploy",
+    "kubernetes",
+    "k8s",
+    "config",
+    "configuration",
 ];
 
 fn random_checkpoints(rng: &mut Rng, n: usize) -> Vec<Checkpoint> {
@@ -153,7 +197,10 @@ fn random_checkpoints(rng: &mut Rng, n: usize) -> Vec<Checkpoint> {
     (0..n)
         .map(|i| {
             let words = |rng: &mut Rng, k: usize| -> String {
-                (0..1 + rng.below(k)).map(|_| rng.pick(WORDS)).collect::<Vec<_>>().join(" ")
+                (0..1 + rng.below(k))
+                    .map(|_| rng.pick(WORDS))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             };
             let ts = base + chrono::Duration::seconds((rng.below(20 * 86_400)) as i64);
             let ws = ["api", "web", "ops"][rng.below(3)];
@@ -163,7 +210,9 @@ fn random_checkpoints(rng: &mut Rng, n: usize) -> Vec<Checkpoint> {
                 desc.push_str(&words(rng, 20));
             }
             let mut c = Checkpoint::new(format!("id{i}-{}", rng.next() % 1000), ts, ws, desc);
-            c.tags = (0..rng.below(3)).map(|_| rng.pick(WORDS).to_lowercase()).collect();
+            c.tags = (0..rng.below(3))
+                .map(|_| rng.pick(WORDS).to_lowercase())
+                .collect();
             if rng.below(2) == 0 {
                 c.branch = Some(format!("feat/{}", rng.pick(WORDS)));
             }
@@ -191,7 +240,9 @@ fn random_stores_answer_the_same_through_the_index() -> TestResult {
         let store = write_store(dir.path(), &cps)?;
         let mut table = Vec::new();
         for _ in 0..25 {
-            let mut q = (0..1 + rng.below(4)).map(|_| rng.pick(WORDS).to_string()).collect::<Vec<_>>();
+            let mut q = (0..1 + rng.below(4))
+                .map(|_| rng.pick(WORDS).to_string())
+                .collect::<Vec<_>>();
             if rng.below(2) == 0 {
                 // A typo: two letters swapped.
                 let w = &mut q[0];
@@ -202,7 +253,11 @@ fn random_stores_answer_the_same_through_the_index() -> TestResult {
                 }
             }
             let ws = ["all", "api", "web", "ops"][rng.below(4)];
-            let from = format!("2026-03-{:02}T{:02}:00:00Z", 1 + rng.below(20), rng.below(24));
+            let from = format!(
+                "2026-03-{:02}T{:02}:00:00Z",
+                1 + rng.below(20),
+                rng.below(24)
+            );
             table.push((q.join(" "), ws.to_string(), from));
         }
         same_answers(&store, &table)?;
@@ -211,7 +266,10 @@ fn random_stores_answer_the_same_through_the_index() -> TestResult {
 }
 
 fn ids(r: &RecallResult) -> Vec<String> {
-    r.checkpoints.iter().map(|c| c.description.clone()).collect()
+    r.checkpoints
+        .iter()
+        .map(|c| c.description.clone())
+        .collect()
 }
 
 /// A checkpoint saved after the index was built is found by the next recall; so is a
@@ -226,12 +284,18 @@ fn changes_to_day_files_are_seen_at_once() -> TestResult {
     assert!(s.dir.path().join(".index/api.gfi").is_file());
 
     s.save_at("2026-05-01T09:30:00Z", "api", "Parser speed-up", &[])?;
-    assert_eq!(ids(&recall(&s.store, &o)?), ["Parser speed-up", "Fixed the parser bug"]);
+    assert_eq!(
+        ids(&recall(&s.store, &o)?),
+        ["Parser speed-up", "Fixed the parser bug"]
+    );
 
     // The same length, the same second: only the content says it changed.
     let day = s.dir.path().join("api/checkpoints/2026-05-01.md");
     let text = std::fs::read_to_string(&day)?;
-    std::fs::write(&day, text.replace("Fixed the parser bug", "Fixed the lexer  bug"))?;
+    std::fs::write(
+        &day,
+        text.replace("Fixed the parser bug", "Fixed the lexer  bug"),
+    )?;
     assert_eq!(ids(&recall(&s.store, &o)?), ["Parser speed-up"]);
     let lexer = opts("lexer", "api", "2000-01-01", true);
     assert_eq!(ids(&recall(&s.store, &lexer)?), ["Fixed the lexer  bug"]);
@@ -250,7 +314,10 @@ fn broken_indexes_are_rebuilt() -> TestResult {
     let cps = random_checkpoints(&mut rng, 200);
     let store = write_store(dir.path(), &cps)?;
     let o = opts("database migration", "all", "2000-01-01", true);
-    let want = fingerprint(&recall(&store, &opts("database migration", "all", "2000-01-01", false))?);
+    let want = fingerprint(&recall(
+        &store,
+        &opts("database migration", "all", "2000-01-01", false),
+    )?);
     assert_eq!(fingerprint(&recall(&store, &o)?), want);
     let file = dir.path().join(".index/api.gfi");
     let good = std::fs::read(&file)?;
@@ -283,7 +350,13 @@ fn broken_indexes_are_rebuilt() -> TestResult {
     // the files' either way, and an index found broken is not used again.
     for bytes in [late, middle] {
         std::fs::write(&file, &bytes)?;
-        for q in ["database migration", "auth login", "cache", "parseSince", "kubernetes deploy"] {
+        for q in [
+            "database migration",
+            "auth login",
+            "cache",
+            "parseSince",
+            "kubernetes deploy",
+        ] {
             let on = opts(q, "all", "2000-01-01", true);
             let off = opts(q, "all", "2000-01-01", false);
             let r = recall(&store, &on)?;
@@ -307,7 +380,10 @@ fn a_read_only_store_answers_with_a_note() -> TestResult {
     let dir = tempfile::tempdir()?;
     let mut rng = Rng(11);
     let store = write_store(dir.path(), &random_checkpoints(&mut rng, 60))?;
-    let want = fingerprint(&recall(&store, &opts("cache retry", "all", "2000-01-01", false))?);
+    let want = fingerprint(&recall(
+        &store,
+        &opts("cache retry", "all", "2000-01-01", false),
+    )?);
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555))?;
     // Root writes anyway: then the permission bits prove nothing, and the store is made
     // unwritable for the index another way below.
@@ -358,7 +434,10 @@ fn status_rebuild_and_verify() -> TestResult {
         calls.push((done, total, ws.to_string()))
     })?;
     assert_eq!(calls, [(0, 1, "api".to_string()), (1, 1, String::new())]);
-    assert_eq!((st.entries, st.workspaces[0].state.clone()), (2, IndexState::Fresh));
+    assert_eq!(
+        (st.entries, st.workspaces[0].state.clone()),
+        (2, IndexState::Fresh)
+    );
     assert!(index_verify(&s.store, &Scope::All, None)?.ok);
     Ok(())
 }
@@ -371,7 +450,10 @@ fn a_cache_held_across_recalls_stays_fresh() -> TestResult {
     s.save_at("2026-05-01T09:00:00Z", "api", "Fixed the parser bug", &[])?;
     let cache = RecallCache::new();
     let o = opts("parser", "all", "2000-01-01", true);
-    assert_eq!(ids(&recall_with(&s.store, &o, &cache)?), ["Fixed the parser bug"]);
+    assert_eq!(
+        ids(&recall_with(&s.store, &o, &cache)?),
+        ["Fixed the parser bug"]
+    );
     assert_eq!(cache.len(), 1);
     s.save_at("2026-05-01T09:30:00Z", "web", "Parser in the web app", &[])?;
     s.save_at("2026-05-01T09:40:00Z", "api", "Parser again", &[])?;

@@ -19,7 +19,10 @@ pub(crate) fn run(ctx: &Context, command: IndexCommand) -> anyhow::Result<Report
     match command {
         IndexCommand::Status => {
             let status = goldfish_recall::index_status(&store, &scope, cwd)?;
-            Ok(Report::new(render_status(&status), serde_json::to_value(&status)?))
+            Ok(Report::new(
+                render_status(&status),
+                serde_json::to_value(&status)?,
+            ))
         }
         IndexCommand::Rebuild => {
             // A progress bar on a terminal only: a pipe or a file gets nothing but the report.
@@ -45,7 +48,10 @@ pub(crate) fn run(ctx: &Context, command: IndexCommand) -> anyhow::Result<Report
                 }
             };
             let status = goldfish_recall::index_rebuild(&store, &scope, cwd, &mut progress)?;
-            Ok(Report::new(render_status(&status), serde_json::to_value(&status)?))
+            Ok(Report::new(
+                render_status(&status),
+                serde_json::to_value(&status)?,
+            ))
         }
         IndexCommand::Verify => {
             let verify = goldfish_recall::index_verify(&store, &scope, cwd)?;

@@ -48,8 +48,8 @@ use crate::window::TimeWindow;
 
 pub(crate) use format::Corrupt;
 use format::{
-    Contents, DOCS, DocRec, FILES, FileRec, HEADER_LEN, Header, META, Meta, POSTINGS,
-    ProblemRec, VOCAB, Vocab,
+    Contents, DOCS, DocRec, FILES, FileRec, HEADER_LEN, Header, META, Meta, POSTINGS, ProblemRec,
+    VOCAB, Vocab,
 };
 
 /// Set to `1` (or any value but `0`), recall reads the day files and never the index.
@@ -77,7 +77,10 @@ pub(crate) fn index_path(store: &Store, workspace: &str) -> PathBuf {
 /// The directories of a workspace, in the order the store reads them.
 pub(crate) fn workspace_dirs(store: &Store, workspace: &str) -> Vec<PathBuf> {
     let home = store.root().join(workspace);
-    match store.workspaces_elsewhere().find(|(name, _)| *name == workspace) {
+    match store
+        .workspaces_elsewhere()
+        .find(|(name, _)| *name == workspace)
+    {
         Some((_, root)) => vec![root.join(workspace), home],
         None => vec![home],
     }
@@ -227,7 +230,10 @@ fn list(dirs: &[PathBuf]) -> Listing {
 
 fn file_path(dirs: &[PathBuf], f: &FileRec) -> Option<PathBuf> {
     let dir = dirs.get(f.dir as usize)?;
-    Some(dir.join("checkpoints").join(day_file_name(date_of(f.date)?)))
+    Some(
+        dir.join("checkpoints")
+            .join(day_file_name(date_of(f.date)?)),
+    )
 }
 
 /// Builds a workspace's index from its day files.
@@ -320,7 +326,10 @@ fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Contents {
                 postings[t as usize].push((d, field, (j - i) as u32));
                 i = j;
             }
-            let ts = (cp.timestamp.timestamp(), cp.timestamp.timestamp_subsec_nanos());
+            let ts = (
+                cp.timestamp.timestamp(),
+                cp.timestamp.timestamp_subsec_nanos(),
+            );
             for fld in 0..FIELDS {
                 meta.totals[fld] += u64::from(lens[fld]);
             }
@@ -491,7 +500,8 @@ fn stale_files(ix: &WsIndex, listing: &Listing) -> Vec<String> {
         out.push("the workspace's directories changed".to_string());
         return out;
     }
-    let old: HashMap<(u32, i32), &FileRec> = ix.files.iter().map(|f| ((f.dir, f.date), f)).collect();
+    let old: HashMap<(u32, i32), &FileRec> =
+        ix.files.iter().map(|f| ((f.dir, f.date), f)).collect();
     let new: HashSet<(u32, i32)> = listing.files.iter().map(|f| (f.dir, f.date)).collect();
     let name = |f: &FileRec| {
         file_path(&ix.dirs, f).map_or_else(|| "?".to_string(), |p| p.display().to_string())
@@ -519,8 +529,15 @@ fn stale_files(ix: &WsIndex, listing: &Listing) -> Vec<String> {
             out.push(format!("{} (gone)", name(f)));
         }
     }
-    let listed: Vec<&ProblemRec> = ix.meta.problems.iter().filter(|p| p.file == u32::MAX).collect();
-    if listed.len() != listing.problems.len() || listed.iter().zip(&listing.problems).any(|(a, b)| *a != b) {
+    let listed: Vec<&ProblemRec> = ix
+        .meta
+        .problems
+        .iter()
+        .filter(|p| p.file == u32::MAX)
+        .collect();
+    if listed.len() != listing.problems.len()
+        || listed.iter().zip(&listing.problems).any(|(a, b)| *a != b)
+    {
         out.push("the listing's problems changed".to_string());
     }
     out
@@ -557,7 +574,12 @@ fn probe_with(path: &Path, dirs: &[PathBuf], listing: &Listing) -> Probe {
         Ok(m) => m.len(),
         Err(e) => return Probe::Corrupt(Corrupt(format!("cannot stat it: {e}"))),
     };
-    match load(Source::File(Arc::new(file)), len, path.to_path_buf(), dirs.to_vec()) {
+    match load(
+        Source::File(Arc::new(file)),
+        len,
+        path.to_path_buf(),
+        dirs.to_vec(),
+    ) {
         Ok(ix) => {
             let stale = stale_files(&ix, listing);
             if stale.is_empty() {
@@ -601,8 +623,8 @@ fn rebuild_with(
         format!("{}: {why}", path.parent().unwrap_or(&path).display())
     });
     let len = bytes.len() as u64;
-    let ix = load(Source::Bytes(bytes), len, path, dirs)
-        .expect("an index encoded by this code decodes");
+    let ix =
+        load(Source::Bytes(bytes), len, path, dirs).expect("an index encoded by this code decodes");
     (ix, unwritten)
 }
 
@@ -633,7 +655,10 @@ pub(crate) fn fresh(
         Probe::Stale(..) | Probe::Missing => {
             let (ix, unwritten) = rebuild_with(store, workspace, dirs, listing);
             if let Some(why) = unwritten {
-                note(notes, format!("recall index not written ({why}); answered from the day files"));
+                note(
+                    notes,
+                    format!("recall index not written ({why}); answered from the day files"),
+                );
             }
             ix
         }
@@ -642,7 +667,10 @@ pub(crate) fn fresh(
             match unwritten {
                 None => note(
                     notes,
-                    format!("recall index {} was unusable ({why}); rebuilt it", path.display()),
+                    format!(
+                        "recall index {} was unusable ({why}); rebuilt it",
+                        path.display()
+                    ),
                 ),
                 Some(w) => note(
                     notes,
@@ -801,13 +829,15 @@ pub(crate) fn search(
     let mut df: Vec<u32> = Vec::new();
     let mut docs_out: Vec<DocMatch> = Vec::new();
     let mut occ_out: Vec<(u32, u8)> = Vec::new();
-    let from = (window.from.timestamp(), window.from.timestamp_subsec_nanos());
+    let from = (
+        window.from.timestamp(),
+        window.from.timestamp_subsec_nanos(),
+    );
     let to = (window.to.timestamp(), window.to.timestamp_subsec_nanos());
     let (first, last) = (days(window.from.date_naive()), days(window.to.date_naive()));
     for ix in fresh_all(store, workspaces, cache, notes) {
         report_problems(&ix, first, last, &mut skipped);
-        if from > to || ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last
-        {
+        if from > to || ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
             continue;
         }
         let docs = ix.docs().map_err(|c| Fallback::unusable(&ix, c))?;
@@ -1008,11 +1038,21 @@ fn report_problems(ix: &WsIndex, first: i32, last: i32, out: &mut Vec<SkippedFil
         message: p.message.clone(),
     };
     for d in 0..ix.dirs.len() as u32 {
-        for p in ix.meta.problems.iter().filter(|p| p.file == u32::MAX && p.dir == d) {
+        for p in ix
+            .meta
+            .problems
+            .iter()
+            .filter(|p| p.file == u32::MAX && p.dir == d)
+        {
             out.push(skipped(p));
         }
         out[start..].sort_by(|a, b| a.path.cmp(&b.path));
-        for p in ix.meta.problems.iter().filter(|p| p.file != u32::MAX && p.dir == d) {
+        for p in ix
+            .meta
+            .problems
+            .iter()
+            .filter(|p| p.file != u32::MAX && p.dir == d)
+        {
             let date = ix.files[p.file as usize].date;
             if date >= first && date <= last {
                 out.push(skipped(p));
@@ -1028,7 +1068,9 @@ pub(crate) fn verify(store: &Store, workspace: &str) -> Result<Vec<String>, Stri
     let path = index_path(store, workspace);
     let ix = match probe_with(&path, &dirs, &listing) {
         Probe::Fresh(ix) => ix,
-        Probe::Stale(_, files) => return Ok(files.into_iter().map(|f| format!("stale: {f}")).collect()),
+        Probe::Stale(_, files) => {
+            return Ok(files.into_iter().map(|f| format!("stale: {f}")).collect());
+        }
         Probe::Missing => return Err(format!("{}: no index", path.display())),
         Probe::Corrupt(c) => return Ok(vec![format!("unusable: {c}")]),
     };
@@ -1058,7 +1100,12 @@ pub(crate) fn verify(store: &Store, workspace: &str) -> Result<Vec<String>, Stri
         diffs.push("entries' totals, dates or problems differ".to_string());
     }
     let key = |f: &FileRec| (f.dir, f.date, f.len, f.mtime_ns, f.ino);
-    if decoded.files.iter().map(key).ne(built.files.iter().map(key)) {
+    if decoded
+        .files
+        .iter()
+        .map(key)
+        .ne(built.files.iter().map(key))
+    {
         diffs.push("the day files differ".to_string());
     }
     if decoded.docs != built.docs {
@@ -1231,7 +1278,12 @@ fn scope_workspaces(
     })
 }
 
-fn summary(workspace: &str, path: PathBuf, state: IndexState, ix: Option<&WsIndex>) -> WorkspaceIndex {
+fn summary(
+    workspace: &str,
+    path: PathBuf,
+    state: IndexState,
+    ix: Option<&WsIndex>,
+) -> WorkspaceIndex {
     WorkspaceIndex {
         workspace: workspace.to_string(),
         path,
@@ -1267,7 +1319,9 @@ pub fn index_status(
             let path = index_path(store, &ws);
             match probe(store, &ws) {
                 Probe::Fresh(ix) => summary(&ws, path, IndexState::Fresh, Some(&ix)),
-                Probe::Stale(ix, changed) => summary(&ws, path, IndexState::Stale { changed }, Some(&ix)),
+                Probe::Stale(ix, changed) => {
+                    summary(&ws, path, IndexState::Stale { changed }, Some(&ix))
+                }
                 Probe::Missing => summary(&ws, path, IndexState::Missing, None),
                 Probe::Corrupt(c) => summary(&ws, path, IndexState::Unusable { reason: c.0 }, None),
             }
