@@ -435,10 +435,76 @@ fn status_rebuild_and_verify() -> TestResult {
     })?;
     assert_eq!(calls, [(0, 1, "api".to_string()), (1, 1, String::new())]);
     assert_eq!(
-        (st.entries, st.workspaces[0].state.clone()),
-        (2, IndexState::Fresh)
+        (st.entries, &st.workspaces[0].state),
+        (2, &IndexState::Fresh)
     );
+    // Several workspaces: one call each, in any order, then the end.
+    s.save_at("2026-05-01T09:20:00Z", "web", "Web work", &[])?;
+    s.save_at("2026-05-01T09:30:00Z", "ops", "Ops work", &[])?;
+    let mut calls = Vec::new();
+    index_rebuild(&s.store, &Scope::All, None, &mut |done, total, ws| {
+        calls.push((done, total, ws.to_string()))
+    })?;
+    let mut names: Vec<&str> = calls[..3].iter().map(|c| c.2.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["api", "ops", "web"]);
+    assert_eq!(
+        calls.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(),
+        [(0, 3), (1, 3), (2, 3), (3, 3)]
+    );
+    let st = index_status(&s.store, &Scope::All, None)?;
+    assert_eq!(st.entries, 4);
+    assert!(st.workspaces.iter().all(|w| w.state == IndexState::Fresh));
     assert!(index_verify(&s.store, &Scope::All, None)?.ok);
+    Ok(())
+}
+
+/// A workspace kept in two directories (a repository's `.goldfish/` and the home store),
+/// with entries in both and some in both places: the same answers through the index.
+#[test]
+fn a_workspace_in_two_directories_answers_the_same() -> TestResult {
+    let home = tempfile::tempdir()?;
+    let repo = tempfile::tempdir()?;
+    let mut rng = Rng(23);
+    let cps: Vec<Checkpoint> = random_checkpoints(&mut rng, 240)
+        .into_iter()
+        .map(|mut c| {
+            c.workspace = "api".into();
+            c
+        })
+        .collect();
+    // The first 160 at home, the last 160 in the repository: 80 in both.
+    write_store(home.path(), &cps[..160])?;
+    write_store(repo.path(), &cps[80..])?;
+    let store = Store::open(home.path())?.with_workspace_root("api", repo.path())?;
+    let mut table = Vec::new();
+    for _ in 0..30 {
+        let q = (0..1 + rng.below(3))
+            .map(|_| rng.pick(WORDS))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let from = format!("2026-03-{:02}T00:00:00Z", 1 + rng.below(20));
+        table.push((q, "api".to_string(), from));
+    }
+    table.push(("database".into(), "all".into(), "2000-01-01".into()));
+    same_answers(&store, &table)?;
+    Ok(())
+}
+
+/// A search of a store that does not exist, or of a workspace without day files, writes
+/// nothing (the store stays missing).
+#[test]
+fn nothing_is_written_for_nothing() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let root = dir.path().join("never");
+    let store = Store::open(&root)?;
+    let r = recall(&store, &opts("parser", "api", "2000-01-01", true))?;
+    assert_eq!(r.store, goldfish_recall::StoreState::Missing);
+    assert!(!root.exists());
+    let s = crate::util::TestStore::new("2026-05-01T10:00:00Z")?;
+    s.save_at("2026-05-01T09:00:00Z", "api", "Fixed the parser bug", &[])?;
+    recall(&s.store, &opts("parser", "web", "2000-01-01", true))?;
+    assert!(!s.dir.path().join(".index").exists());
     Ok(())
 }
 

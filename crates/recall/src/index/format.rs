@@ -225,6 +225,12 @@ pub(crate) struct Meta {
     pub(crate) max_date: i32,
 }
 
+/// A term's postings: `(entry, field, count)`, by entry then field.
+pub(crate) type Postings = Vec<(u32, u8, u32)>;
+
+/// Terms with their postings, sorted by text.
+pub(crate) type Terms = Vec<(Vec<u8>, Postings)>;
+
 /// Everything a workspace's index holds, decoded (what a build produces).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Contents {
@@ -232,7 +238,7 @@ pub(crate) struct Contents {
     pub(crate) files: Vec<FileRec>,
     pub(crate) docs: Vec<DocRec>,
     /// Sorted distinct texts, each with its postings `(doc, field, tf)` by doc then field.
-    pub(crate) terms: Vec<(Vec<u8>, Vec<(u32, u8, u32)>)>,
+    pub(crate) terms: Terms,
 }
 
 /// Encodes `contents` as a whole index file.
@@ -379,9 +385,14 @@ fn encode_docs(docs: &[DocRec]) -> Vec<u8> {
     w.0
 }
 
-/// Decodes the docs section (checked: each file and group number in range).
-pub(crate) fn decode_docs(bytes: &[u8], files: usize) -> Result<Vec<DocRec>, Corrupt> {
-    if bytes.len() % DOC_LEN != 0 {
+/// Decodes entries of the docs section, the first being entry `first` (checked: each file
+/// and group number in range).
+pub(crate) fn decode_docs(
+    bytes: &[u8],
+    files: usize,
+    first: usize,
+) -> Result<Vec<DocRec>, Corrupt> {
+    if !bytes.len().is_multiple_of(DOC_LEN) {
         return Err(corrupt("docs section of a partial length"));
     }
     let n = bytes.len() / DOC_LEN;
@@ -399,7 +410,7 @@ pub(crate) fn decode_docs(bytes: &[u8], files: usize) -> Result<Vec<DocRec>, Cor
         for l in &mut d.lens {
             *l = r.u32()?;
         }
-        if d.file as usize >= files || d.group as usize > i {
+        if d.file as usize >= files || d.group as usize > first + i {
             return Err(corrupt(format!("entry {i} points outside the index")));
         }
         docs.push(d);
@@ -407,7 +418,7 @@ pub(crate) fn decode_docs(bytes: &[u8], files: usize) -> Result<Vec<DocRec>, Cor
     Ok(docs)
 }
 
-fn encode_terms(terms: &[(Vec<u8>, Vec<(u32, u8, u32)>)]) -> (Vec<u8>, Vec<u8>) {
+fn encode_terms(terms: &[(Vec<u8>, Postings)]) -> (Vec<u8>, Vec<u8>) {
     let mut table = Writer::default();
     let mut texts = Vec::new();
     let mut postings = Vec::new();
@@ -561,11 +572,7 @@ pub(crate) fn decode_postings(
 }
 
 /// Decodes every term with its postings (for verification and tests).
-pub(crate) fn decode_terms(
-    vocab: &Vocab,
-    postings: &[u8],
-    docs: usize,
-) -> Result<Vec<(Vec<u8>, Vec<(u32, u8, u32)>)>, Corrupt> {
+pub(crate) fn decode_terms(vocab: &Vocab, postings: &[u8], docs: usize) -> Result<Terms, Corrupt> {
     let mut out = Vec::with_capacity(vocab.len());
     for i in 0..vocab.len() {
         let at = vocab.postings(i);
@@ -714,7 +721,7 @@ mod tests {
                 lens: [1, 2, 3, 4, 5],
             })
             .collect();
-        let mut terms: Vec<(Vec<u8>, Vec<(u32, u8, u32)>)> = (0..n_terms)
+        let mut terms: Terms = (0..n_terms)
             .map(|t| {
                 let mut list: Vec<(u32, u8, u32)> = (0..next() % 5)
                     .map(|_| {
@@ -770,7 +777,7 @@ mod tests {
         };
         let meta = decode_meta(sec(META)?)?;
         let files = decode_files(sec(FILES)?)?;
-        let docs = decode_docs(sec(DOCS)?, files.len())?;
+        let docs = decode_docs(sec(DOCS)?, files.len(), 0)?;
         let vocab = Vocab::decode(sec(VOCAB)?.to_vec(), header.sections[POSTINGS].len)?;
         let terms = decode_terms(&vocab, sec(POSTINGS)?, docs.len())?;
         Ok(Contents {

@@ -330,8 +330,8 @@ fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Contents {
                 cp.timestamp.timestamp(),
                 cp.timestamp.timestamp_subsec_nanos(),
             );
-            for fld in 0..FIELDS {
-                meta.totals[fld] += u64::from(lens[fld]);
+            for (total, len) in meta.totals.iter_mut().zip(lens) {
+                *total += u64::from(len);
             }
             meta.min_ts = meta.min_ts.min(ts);
             meta.max_ts = meta.max_ts.max(ts);
@@ -348,7 +348,37 @@ fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Contents {
         }
     }
     meta.docs = docs.len() as u32;
-    let mut terms: Vec<(Vec<u8>, Vec<(u32, u8, u32)>)> = vocab
+    // One directory: entries in the order recall reads them (by time, stably — file order
+    // breaks ties), so that any window's entries are already in that order.
+    if dirs.len() == 1 {
+        let mut order: Vec<u32> = (0..docs.len() as u32).collect();
+        order.sort_by_key(|&i| (docs[i as usize].secs, docs[i as usize].nanos));
+        if order
+            .iter()
+            .enumerate()
+            .any(|(new, &old)| new as u32 != old)
+        {
+            let mut new_of = vec![0u32; docs.len()];
+            for (new, &old) in order.iter().enumerate() {
+                new_of[old as usize] = new as u32;
+            }
+            docs = order
+                .iter()
+                .enumerate()
+                .map(|(new, &old)| DocRec {
+                    group: new as u32,
+                    ..docs[old as usize]
+                })
+                .collect();
+            for list in &mut postings {
+                for p in list.iter_mut() {
+                    p.0 = new_of[p.0 as usize];
+                }
+                list.sort_unstable();
+            }
+        }
+    }
+    let mut terms: format::Terms = vocab
         .into_iter()
         .map(|(text, t)| (text, std::mem::take(&mut postings[t as usize])))
         .collect();
@@ -427,8 +457,31 @@ impl WsIndex {
         Ok(bytes)
     }
 
+    /// The entries' table, checked whole, decoded one entry at a time.
+    fn docs_view(&self) -> Result<DocsView, Corrupt> {
+        let bytes = self.section(DOCS)?;
+        Ok(DocsView {
+            n: bytes.len() / format::DOC_LEN,
+            bytes,
+            files: self.files.len(),
+        })
+    }
+
     fn docs(&self) -> Result<Vec<DocRec>, Corrupt> {
-        format::decode_docs(&self.section(DOCS)?, self.files.len())
+        format::decode_docs(&self.section(DOCS)?, self.files.len(), 0)
+    }
+
+    /// Entry `i` alone (a positioned read of its record).
+    fn doc(&self, i: u32) -> Result<DocRec, Corrupt> {
+        let s = self.header.sections[DOCS];
+        let len = format::DOC_LEN as u64;
+        let bytes = self
+            .source
+            .read(s.offset + u64::from(i) * len, len)
+            .map_err(|e| Corrupt(format!("cannot read entry {i}: {e}")))?;
+        let mut docs = format::decode_docs(&bytes, self.files.len(), i as usize)?;
+        docs.pop()
+            .ok_or_else(|| Corrupt(format!("entry {i} missing")))
     }
 
     fn vocab(&self) -> Result<Vocab, Corrupt> {
@@ -460,6 +513,30 @@ impl WsIndex {
     /// Its size in bytes.
     pub(crate) fn size(&self) -> u64 {
         self.header.total
+    }
+}
+
+/// The entries' table of an index, decoded on demand.
+struct DocsView {
+    bytes: Vec<u8>,
+    n: usize,
+    files: usize,
+}
+
+impl DocsView {
+    fn len(&self) -> usize {
+        self.n
+    }
+
+    fn get(&self, i: usize) -> Result<DocRec, Corrupt> {
+        let at = i * format::DOC_LEN;
+        let bytes = self
+            .bytes
+            .get(at..at + format::DOC_LEN)
+            .ok_or_else(|| Corrupt(format!("entry {i} outside the table")))?;
+        let mut docs = format::decode_docs(bytes, self.files, i)?;
+        docs.pop()
+            .ok_or_else(|| Corrupt(format!("entry {i} missing")))
     }
 }
 
@@ -618,6 +695,17 @@ fn rebuild_with(
     let bytes = Arc::new(format::encode(&contents));
     // The reason names the index directory, not the file: one note for a read-only store,
     // however many workspaces a recall covers.
+    // A workspace without day files (never used, or emptied) gets no index file: nothing
+    // to cache, and a recall must not create a store's directories.
+    if contents.files.is_empty() && contents.meta.problems.is_empty() {
+        if path.exists() {
+            let _ = fs::remove_file(&path);
+        }
+        let len = bytes.len() as u64;
+        let ix = load(Source::Bytes(bytes), len, path, dirs)
+            .expect("an index encoded by this code decodes");
+        return (ix, None);
+    }
     let unwritten = write(&path, &bytes).err().map(|e| {
         let why = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
         format!("{}: {why}", path.parent().unwrap_or(&path).display())
@@ -752,22 +840,6 @@ fn note(notes: &mut Vec<String>, text: String) {
     }
 }
 
-impl WsIndex {
-    /// The same index with all its bytes in memory (what a cache holds).
-    pub(crate) fn into_memory(self) -> WsIndex {
-        if let Source::Bytes(_) = self.source {
-            return self;
-        }
-        match self.source.read(0, self.header.total) {
-            Ok(bytes) => WsIndex {
-                source: Source::Bytes(Arc::new(bytes)),
-                ..self
-            },
-            Err(_) => self,
-        }
-    }
-}
-
 /// Why the index cannot answer this call (then recall reads the day files).
 #[derive(Debug)]
 pub(crate) struct Fallback(pub(crate) String);
@@ -802,7 +874,6 @@ pub(crate) struct Answer {
 /// One workspace's part of a search.
 struct Part {
     ix: WsIndex,
-    docs: Vec<DocRec>,
     /// Selected entries (local numbers), in the order recall reads them.
     selected: Vec<u32>,
     base: usize,
@@ -840,18 +911,25 @@ pub(crate) fn search(
         if from > to || ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
             continue;
         }
-        let docs = ix.docs().map_err(|c| Fallback::unusable(&ix, c))?;
+        let unusable = |c| Fallback::unusable(&ix, c);
+        let docs = ix.docs_view().map_err(unusable)?;
+        // One directory and the whole workspace in the window: every entry, in stored
+        // order (already recall's), with the stored totals; nothing to read per entry.
         let covered = ix.dirs.len() == 1
             && first <= ix.meta.min_date
             && ix.meta.max_date <= last
             && from <= ix.meta.min_ts
             && ix.meta.max_ts <= to;
-        let mut selected: Vec<u32> = if covered {
-            (0..docs.len() as u32).collect()
+        let mut selected: Vec<u32> = Vec::new();
+        let mut lens_sum = [0u64; FIELDS];
+        if covered {
+            selected.extend(0..docs.len() as u32);
+            lens_sum = ix.meta.totals;
         } else {
             let mut seen = HashSet::new();
-            let mut sel = Vec::new();
-            for (i, d) in docs.iter().enumerate() {
+            let mut keys = Vec::new();
+            for i in 0..docs.len() {
+                let d = docs.get(i).map_err(unusable)?;
                 let date = ix.files[d.file as usize].date;
                 if date < first || date > last {
                     continue;
@@ -861,37 +939,37 @@ pub(crate) fn search(
                 }
                 let ts = (d.secs, d.nanos);
                 if ts >= from && ts <= to {
-                    sel.push(i as u32);
+                    selected.push(i as u32);
+                    keys.push(ts);
+                    for (total, len) in lens_sum.iter_mut().zip(d.lens) {
+                        *total += u64::from(len);
+                    }
                 }
             }
-            sel
-        };
-        let key = |i: &u32| (docs[*i as usize].secs, docs[*i as usize].nanos);
-        if !selected.is_sorted_by_key(key) {
-            selected.sort_by_key(key);
+            // Several directories keep reading order: recall sorts by time, stably.
+            if !keys.is_sorted() {
+                let mut pairs: Vec<((i64, u32), u32)> = keys.into_iter().zip(selected).collect();
+                pairs.sort_by_key(|p| p.0);
+                selected = pairs.into_iter().map(|p| p.1).collect();
+            }
         }
         if selected.is_empty() {
             continue;
         }
-        if covered {
-            for f in 0..FIELDS {
-                totals[f] += ix.meta.totals[f];
-            }
-        } else {
-            for &i in &selected {
-                for f in 0..FIELDS {
-                    totals[f] += u64::from(docs[i as usize].lens[f]);
-                }
-            }
+        for (total, t) in totals.iter_mut().zip(lens_sum) {
+            *total += t;
         }
         let base = n;
         n += selected.len();
-        // Local entry → its place among the selected.
-        let mut pos = vec![NONE; docs.len()];
-        for (p, &i) in selected.iter().enumerate() {
-            pos[i as usize] = p as u32;
-        }
-        let vocab = ix.vocab().map_err(|c| Fallback::unusable(&ix, c))?;
+        // Local entry → its place among the selected (none: the identity).
+        let pos: Option<Vec<u32>> = (!covered).then(|| {
+            let mut pos = vec![NONE; docs.len()];
+            for (p, &i) in selected.iter().enumerate() {
+                pos[i as usize] = p as u32;
+            }
+            pos
+        });
+        let vocab = ix.vocab().map_err(unusable)?;
         let mut occ: Vec<(u32, u32, u8, u32)> = Vec::new();
         for t in 0..vocab.len() {
             let g = matcher.classify(vocab.text(t));
@@ -902,10 +980,10 @@ pub(crate) fn search(
                 df.resize(g as usize + 1, 0);
             }
             let at = vocab.postings(t);
-            let bytes = ix.postings(&at).map_err(|c| Fallback::unusable(&ix, c))?;
+            let bytes = ix.postings(&at).map_err(unusable)?;
             let mut last_doc = NONE;
             let decoded = format::decode_postings(&bytes, &at, docs.len(), |d, f, tf| {
-                let p = pos[d as usize];
+                let p = pos.as_ref().map_or(d, |pos| pos[d as usize]);
                 if p != NONE {
                     if last_doc != d {
                         last_doc = d;
@@ -914,7 +992,7 @@ pub(crate) fn search(
                     occ.push((p, g, f, tf));
                 }
             });
-            decoded.map_err(|c| Fallback::unusable(&ix, c))?;
+            decoded.map_err(unusable)?;
         }
         occ.sort_unstable_by_key(|o| o.0);
         let mut i = 0;
@@ -927,7 +1005,7 @@ pub(crate) fn search(
                 }
                 i += 1;
             }
-            let d = &docs[selected[p as usize] as usize];
+            let d = &docs.get(selected[p as usize] as usize).map_err(unusable)?;
             docs_out.push(DocMatch {
                 index: base + p as usize,
                 timestamp: timestamp(d),
@@ -935,12 +1013,7 @@ pub(crate) fn search(
                 end: occ_out.len(),
             });
         }
-        parts.push(Part {
-            ix,
-            docs,
-            selected,
-            base,
-        });
+        parts.push(Part { ix, selected, base });
     }
     let mut answer = Answer {
         skipped,
@@ -983,7 +1056,11 @@ pub(crate) fn search(
         }
         counts[pi].1 += 1;
         let part = &parts[pi];
-        let doc = &part.docs[part.selected[hit.index - part.base] as usize];
+        // The entries' table was checked whole by this call, through the same open file.
+        let doc = &part
+            .ix
+            .doc(part.selected[hit.index - part.base])
+            .map_err(|c| Fallback::unusable(&part.ix, c))?;
         let cps = match parsed.entry((pi, doc.file)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
@@ -1140,9 +1217,11 @@ pub fn read_index_bytes(bytes: &[u8]) -> Result<usize, String> {
 
 // ----- what a long-lived process holds ---------------------------------------------------
 
-/// The indexes a long-lived process (the MCP server) keeps in memory across recalls: each
-/// workspace's index, refreshed by the same check of the day files as every recall (a
-/// listing and a `stat` per file), so it never answers from a stale copy. Pass it to
+/// The indexes a long-lived process (the MCP server) keeps across recalls: each workspace's
+/// index file held open with its header, meta and file table decoded (an index that could
+/// not be written: all of it, in memory), refreshed by the same check of the day files as
+/// every recall (a listing and a `stat` per file), so it never answers from a stale copy.
+/// The sections a search needs are read from the open file, which the page cache keeps. Pass it to
 /// [`recall_with`](crate::recall_with). Cheap to create; shareable between threads.
 #[derive(Debug, Default)]
 pub struct RecallCache {
@@ -1164,7 +1243,6 @@ impl RecallCache {
     }
 
     fn put(&self, workspace: &str, ix: WsIndex) -> WsIndex {
-        let ix = ix.into_memory();
         self.indexes
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -1330,8 +1408,9 @@ pub fn index_status(
     Ok(status_of(store, list))
 }
 
-/// Rebuilds the recall index of `scope`'s workspaces from their day files, calling
-/// `progress(done, total, workspace)` before each workspace and once at the end. Errors:
+/// Rebuilds the recall index of `scope`'s workspaces from their day files (several at a
+/// time), calling `progress(done, total, workspace)` as each one is written and
+/// `progress(total, total, "")` at the end. Errors:
 /// the scope cannot be resolved, or an index file cannot be written (named).
 pub fn index_rebuild(
     store: &Store,
@@ -1341,10 +1420,39 @@ pub fn index_rebuild(
 ) -> Result<IndexStatus, crate::Error> {
     let workspaces = scope_workspaces(store, scope, cwd)?;
     let total = workspaces.len();
+    // Workspaces are built in parallel; progress is reported here, as each one finishes.
+    let threads = std::thread::available_parallelism()
+        .map_or(4, |n| n.get())
+        .clamp(1, 8)
+        .min(total.max(1));
+    let mut built: Vec<Option<(WsIndex, Option<String>)>> = Vec::new();
+    built.resize_with(total, || None);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let (tx, next, workspaces) = (tx.clone(), &next, &workspaces);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(ws) = workspaces.get(i) else { break };
+                    if tx.send((i, rebuild(store, ws))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (done, (i, result)) in rx.iter().enumerate() {
+            progress(done, total, &workspaces[i]);
+            built[i] = Some(result);
+        }
+    });
     let mut list = Vec::with_capacity(total);
-    for (i, ws) in workspaces.iter().enumerate() {
-        progress(i, total, ws);
-        let (ix, unwritten) = rebuild(store, ws);
+    for (ws, result) in workspaces.iter().zip(built) {
+        let Some((ix, unwritten)) = result else {
+            continue;
+        };
         if let Some(why) = unwritten {
             return Err(crate::Error::file(
                 &ix.path,
