@@ -16,8 +16,7 @@ pub(crate) struct Context {
     pub(crate) cwd: PathBuf,
     /// `--json`: the report is one JSON document on stdout (progress lines go to stderr).
     pub(crate) json: bool,
-    /// The recall indexes a long-lived process (the MCP server) keeps open between
-    /// calls; one-shot commands leave it empty and read the index files.
+    /// The recall indexes a long-lived process (the MCP server) keeps between calls; one-shot commands leave it empty and read the index files.
     pub(crate) recall_cache: std::sync::Arc<goldfish_recall::RecallCache>,
 }
 

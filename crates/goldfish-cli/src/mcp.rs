@@ -651,7 +651,7 @@ fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
     let mut f = FormatOptions::default();
     f.full = p.full.unwrap_or(false);
     let o = recall_options(ctx, p)?;
-    // The server keeps each workspace's recall index open, refreshed on every call.
+    // The server keeps each workspace's recall index decoded, refreshed on every call.
     let result = goldfish_recall::recall_with(&ctx.open_store()?, &o, &ctx.recall_cache)?;
     for note in &result.notes {
         eprintln!("goldfish mcp: {note}");

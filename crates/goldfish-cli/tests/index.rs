@@ -197,3 +197,38 @@ fn index_subcommands() -> TestResult {
     env.ok(&["index", "verify"])?;
     Ok(())
 }
+
+/// A store of more workspaces than the process may open files: the index holds no file
+/// open per workspace, so recall (building, then reading the indexes) answers as the files
+/// do, with nothing on stderr.
+#[cfg(unix)]
+#[test]
+fn more_workspaces_than_file_descriptors() -> TestResult {
+    let env = Env::new()?;
+    let names: Vec<String> = (0..150).map(|i| format!("ws{i:03}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    fill(&env, &names, 1, 3)?;
+    let (want, _) = answer(&env, false)?;
+    let mut args = SEARCH.to_vec();
+    args.extend(["--limit", "50", "--json"]);
+    let script = "ulimit -n 64 && exec \"$0\" \"$@\"";
+    for round in ["builds", "reads"] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(crate::util::bin())
+            .args(&args)
+            .current_dir(env.cwd.path())
+            .env("GOLDFISH_HOME", env.home())
+            .env("GOLDFISH_WORKSPACE", "test")
+            .stdin(Stdio::null())
+            .output()?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{round}: {stderr}");
+        assert!(stderr.is_empty(), "{round}: {stderr}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+        let got = serde_json::json!([v["checkpoints"], v["total"], v["workspaces"]]).to_string();
+        assert_eq!(got, want, "{round}");
+    }
+    Ok(())
+}

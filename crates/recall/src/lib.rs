@@ -72,7 +72,7 @@
 //!    stores). Only the checkpoints shown are parsed again from their day files. Searches
 //!    with a [`Filter`], or over workspaces with Goldfish 5–8 projects read in place, read
 //!    the files. [`RecallOptions::use_index`] `= false` or `$GOLDFISH_NO_INDEX=1` bypass
-//!    the index; a long-lived process keeps the indexes open with a [`RecallCache`]
+//!    the index; a long-lived process keeps the indexes' headers and file tables with a [`RecallCache`]
 //!    ([`recall_with`]), refreshed by the same listing check.
 //!
 //! 1. **The query** (`query`, word lists in `src/lexicon.txt`): free text is folded (case,

@@ -491,6 +491,39 @@ fn a_workspace_in_two_directories_answers_the_same() -> TestResult {
     Ok(())
 }
 
+/// Day files with problems (a garbage block, invalid UTF-8, a name that is not a date) are
+/// reported the same way through the index, for the windows that cover them.
+#[test]
+fn problems_are_reported_the_same() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mut rng = Rng(31);
+    let store = write_store(dir.path(), &random_checkpoints(&mut rng, 120))?;
+    let days = dir.path().join("api/checkpoints");
+    let mut names: Vec<_> = std::fs::read_dir(&days)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    names.sort();
+    let mut text = std::fs::read(&names[0])?;
+    text.extend_from_slice(b"\ngarbage outside any entry\n## not a header \xff\xfe\n");
+    std::fs::write(&names[0], text)?;
+    let mut second = std::fs::read(&names[1])?;
+    second.splice(0..0, b"stray preamble\n".iter().copied());
+    std::fs::write(&names[1], second)?;
+    std::fs::write(days.join("2026-02-30.md"), "# Checkpoints for 2026-02-30\n")?;
+    let mut table = Vec::new();
+    for from in ["2000-01-01", "2026-03-05T00:00:00Z", "2026-03-15T00:00:00Z"] {
+        for q in ["database", "auth login", "parser cache"] {
+            table.push((q.to_string(), "all".to_string(), from.to_string()));
+            table.push((q.to_string(), "api".to_string(), from.to_string()));
+        }
+    }
+    same_answers(&store, &table)?;
+    let r = recall(&store, &opts("database", "api", "2000-01-01", true))?;
+    assert!(r.skipped.len() >= 3, "{:?}", r.skipped);
+    Ok(())
+}
+
 /// A search of a store that does not exist, or of a workspace without day files, writes
 /// nothing (the store stays missing).
 #[test]

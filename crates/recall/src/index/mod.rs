@@ -412,6 +412,9 @@ fn read_checked(path: &Path, f: &mut FileRec) -> io::Result<Vec<u8>> {
 enum Source {
     File(Arc<File>),
     Bytes(Arc<Vec<u8>>),
+    /// The file, closed: [`WsIndex::reopen`] opens it again (a recall over thousands of
+    /// workspaces, or a long-lived cache, holds no file descriptor per workspace).
+    Closed,
 }
 
 impl Source {
@@ -425,6 +428,7 @@ impl Source {
                 f.read_exact(&mut buf)?;
                 Ok(buf)
             }
+            Source::Closed => Err(io::Error::other("the index file is closed")),
             Source::Bytes(b) => usize::try_from(offset)
                 .ok()
                 .and_then(|o| b.get(o..o.checked_add(len)?))
@@ -493,6 +497,46 @@ impl WsIndex {
         self.source
             .read(base + at.offset, u64::from(at.len))
             .map_err(|e| Corrupt(format!("cannot read postings: {e}")))
+    }
+
+    /// The same index with its file closed (kept in memory when it is not a file).
+    fn close(self) -> WsIndex {
+        match self.source {
+            Source::File(_) => WsIndex {
+                source: Source::Closed,
+                ..self
+            },
+            _ => self,
+        }
+    }
+
+    /// The same index readable again: a closed file is opened anew and must be the same
+    /// index (the same header: lengths and checksums of every section), not one written
+    /// since by another process.
+    fn reopen(&self) -> Result<WsIndex, Corrupt> {
+        if !matches!(self.source, Source::Closed) {
+            return Ok(self.clone());
+        }
+        let replaced = |why: String| Corrupt(format!("{}: {why}", self.path.display()));
+        let file =
+            File::open(&self.path).map_err(|e| replaced(format!("cannot reopen it: {e}")))?;
+        let len = file
+            .metadata()
+            .map_err(|e| replaced(format!("cannot stat it: {e}")))?
+            .len();
+        let source = Source::File(Arc::new(file));
+        let head = source
+            .read(0, (HEADER_LEN as u64).min(len))
+            .map_err(|e| replaced(format!("cannot read it: {e}")))?;
+        if format::decode_header(&head, len).ok() != Some(self.header) {
+            return Err(replaced(
+                "replaced by another process during the search".into(),
+            ));
+        }
+        Ok(WsIndex {
+            source,
+            ..self.clone()
+        })
     }
 
     /// Entries indexed.
@@ -693,27 +737,41 @@ fn rebuild_with(
     let path = index_path(store, workspace);
     let contents = build(workspace, &dirs, listing);
     let bytes = Arc::new(format::encode(&contents));
-    // The reason names the index directory, not the file: one note for a read-only store,
-    // however many workspaces a recall covers.
+    let from_memory = |bytes: Arc<Vec<u8>>, path: PathBuf, dirs: Vec<PathBuf>| {
+        let len = bytes.len() as u64;
+        load(Source::Bytes(bytes), len, path, dirs).expect("an index encoded by this code decodes")
+    };
     // A workspace without day files (never used, or emptied) gets no index file: nothing
     // to cache, and a recall must not create a store's directories.
     if contents.files.is_empty() && contents.meta.problems.is_empty() {
         if path.exists() {
             let _ = fs::remove_file(&path);
         }
-        let len = bytes.len() as u64;
-        let ix = load(Source::Bytes(bytes), len, path, dirs)
-            .expect("an index encoded by this code decodes");
-        return (ix, None);
+        return (from_memory(bytes, path, dirs), None);
     }
-    let unwritten = write(&path, &bytes).err().map(|e| {
-        let why = std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
-        format!("{}: {why}", path.parent().unwrap_or(&path).display())
-    });
-    let len = bytes.len() as u64;
-    let ix =
-        load(Source::Bytes(bytes), len, path, dirs).expect("an index encoded by this code decodes");
-    (ix, unwritten)
+    match write(&path, &bytes) {
+        Ok(()) => {
+            // Read back from the file just written, so that a recall building many
+            // workspaces holds none of them in memory; if another process replaced it
+            // meanwhile with an index of other files, this one is used from memory.
+            let reopened = File::open(&path).ok().and_then(|f| {
+                let len = f.metadata().ok()?.len();
+                load(Source::File(Arc::new(f)), len, path.clone(), dirs.clone()).ok()
+            });
+            match reopened {
+                Some(ix) if ix.files == contents.files && ix.meta == contents.meta => (ix, None),
+                _ => (from_memory(bytes, path, dirs), None),
+            }
+        }
+        Err(e) => {
+            // The reason names the index directory, not the file: one note for a read-only
+            // store, however many workspaces a recall covers.
+            let why =
+                std::error::Error::source(&e).map_or_else(|| e.to_string(), ToString::to_string);
+            let why = format!("{}: {why}", path.parent().unwrap_or(&path).display());
+            (from_memory(bytes, path, dirs), Some(why))
+        }
+    }
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), notes_core::fs::FsError> {
@@ -771,6 +829,7 @@ pub(crate) fn fresh(
             ix
         }
     };
+    let ix = ix.close();
     match cache {
         Some(cache) => cache.put(workspace, ix),
         None => ix,
@@ -907,10 +966,15 @@ pub(crate) fn search(
     let to = (window.to.timestamp(), window.to.timestamp_subsec_nanos());
     let (first, last) = (days(window.from.date_naive()), days(window.to.date_naive()));
     for ix in fresh_all(store, workspaces, cache, notes) {
-        report_problems(&ix, first, last, &mut skipped);
-        if from > to || ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
+        if from > to {
+            // An empty window reads nothing, so it has nothing to report.
             continue;
         }
+        report_problems(&ix, first, last, &mut skipped);
+        if ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
+            continue;
+        }
+        let ix = ix.reopen().map_err(|c| Fallback(c.0))?;
         let unusable = |c| Fallback::unusable(&ix, c);
         let docs = ix.docs_view().map_err(unusable)?;
         // One directory and the whole workspace in the window: every entry, in stored
@@ -1013,7 +1077,11 @@ pub(crate) fn search(
                 end: occ_out.len(),
             });
         }
-        parts.push(Part { ix, selected, base });
+        parts.push(Part {
+            ix: ix.close(),
+            selected,
+            base,
+        });
     }
     let mut answer = Answer {
         skipped,
@@ -1048,6 +1116,7 @@ pub(crate) fn search(
     let part_of = |index: usize| parts.partition_point(|p| p.base <= index) - 1;
     let mut counts = vec![(0usize, 0usize); parts.len()];
     let mut parsed: HashMap<(usize, u32), Vec<Checkpoint>> = HashMap::new();
+    let mut opened: HashMap<usize, WsIndex> = HashMap::new();
     for (k, hit) in hits.into_iter().enumerate() {
         let pi = part_of(hit.index);
         counts[pi].0 += 1;
@@ -1057,10 +1126,15 @@ pub(crate) fn search(
         counts[pi].1 += 1;
         let part = &parts[pi];
         // The entries' table was checked whole by this call, through the same open file.
-        let doc = &part
-            .ix
+        let open = match opened.entry(pi) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(part.ix.reopen().map_err(|c| Fallback(c.0))?)
+            }
+        };
+        let doc = &open
             .doc(part.selected[hit.index - part.base])
-            .map_err(|c| Fallback::unusable(&part.ix, c))?;
+            .map_err(|c| Fallback::unusable(open, c))?;
         let cps = match parsed.entry((pi, doc.file)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
@@ -1218,10 +1292,11 @@ pub fn read_index_bytes(bytes: &[u8]) -> Result<usize, String> {
 // ----- what a long-lived process holds ---------------------------------------------------
 
 /// The indexes a long-lived process (the MCP server) keeps across recalls: each workspace's
-/// index file held open with its header, meta and file table decoded (an index that could
-/// not be written: all of it, in memory), refreshed by the same check of the day files as
-/// every recall (a listing and a `stat` per file), so it never answers from a stale copy.
-/// The sections a search needs are read from the open file, which the page cache keeps. Pass it to
+/// index with its header, meta and file table decoded (an index that could not be written:
+/// all of it, in memory), refreshed by the same check of the day files as every recall (a
+/// listing and a `stat` per file), so it never answers from a stale copy. No file stays
+/// open: a search reopens the file and checks it is the same index (its header) before
+/// reading the sections it needs, which the page cache keeps. Pass it to
 /// [`recall_with`](crate::recall_with). Cheap to create; shareable between threads.
 #[derive(Debug, Default)]
 pub struct RecallCache {
@@ -1436,7 +1511,8 @@ pub fn index_rebuild(
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(ws) = workspaces.get(i) else { break };
-                    if tx.send((i, rebuild(store, ws))).is_err() {
+                    let (ix, unwritten) = rebuild(store, ws);
+                    if tx.send((i, (ix.close(), unwritten))).is_err() {
                         break;
                     }
                 }
