@@ -9,14 +9,9 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use goldfish_recall::{Query, RecallOptions, SearchOptions, recall, search};
 use goldfish_store::{Checkpoint, Store, format_day_file};
 
-#[path = "support/corpus.rs"]
-mod support;
-
 /// The 400 real checkpoints of the evaluation set.
 fn corpus() -> Vec<Checkpoint> {
-    support::checkpoints(include_str!(
-        "../../crates/recall/tests/fixtures/eval_checkpoints.jsonl"
-    ))
+    goldfish_benches::corpus::checkpoints(goldfish_benches::corpus::EVAL_CHECKPOINTS)
 }
 
 /// `n` checkpoints made by varying the corpus: each copy gets its own id, time, one of 1,000

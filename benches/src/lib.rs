@@ -1,9 +1,14 @@
-//! The target check behind `check-targets`: parse `targets.txt`, read criterion's estimates.
+//! What the benches share, and the target check behind `check-targets`.
 //!
-//! Shared bench fixtures live beside the benches; this library holds only the check so that it
-//! can be unit-tested.
+//! - [`corpus`]: the evaluation corpora as checkpoints.
+//! - [`store_gen`]: stores of 10,000 to 1,000,000 checkpoints as real day files, cached under
+//!   `target/` (the `gen-store` bin writes one by hand).
+//! - The target check: parse `targets.txt`, read criterion's estimates ([`check_all`]).
 
 use std::path::Path;
+
+pub mod corpus;
+pub mod store_gen;
 
 /// One row of `targets.txt`.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +19,9 @@ pub struct Target {
     pub limit_ns: f64,
     /// Where the target comes from (free text).
     pub source: String,
+    /// An opt-in bench (the id is written `?group/function` in `targets.txt`): checked when
+    /// it ran, not a failure when it did not.
+    pub optional: bool,
 }
 
 /// What the check found for one target.
@@ -31,6 +39,8 @@ pub enum Outcome {
     },
     /// No estimate could be read (the bench did not run, or its output is unreadable).
     Missing(String),
+    /// An opt-in bench that did not run (no estimate): not a failure.
+    NotRun,
 }
 
 /// Parses a duration such as `100us`, `2.5ms`, `1s`, `800ns` into nanoseconds.
@@ -56,7 +66,8 @@ pub fn parse_duration_ns(text: &str) -> Result<f64, String> {
     Ok(value * scale)
 }
 
-/// Parses `targets.txt`: `id limit source…` per line; `#` starts a comment.
+/// Parses `targets.txt`: `id limit source…` per line; `#` starts a comment; an id written
+/// `?id` is an opt-in bench ([`Target::optional`]).
 pub fn parse_targets(text: &str) -> Result<Vec<Target>, String> {
     let mut rows = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -70,10 +81,15 @@ pub fn parse_targets(text: &str) -> Result<Vec<Target>, String> {
         };
         let limit_ns = parse_duration_ns(limit).map_err(|e| format!("line {}: {e}", index + 1))?;
         let source = parts.collect::<Vec<_>>().join(" ");
+        let (id, optional) = match id.strip_prefix('?') {
+            Some(rest) => (rest, true),
+            None => (id, false),
+        };
         rows.push(Target {
             id: id.to_string(),
             limit_ns,
             source,
+            optional,
         });
     }
     Ok(rows)
@@ -90,13 +106,24 @@ pub fn read_median_ns(criterion_dir: &Path, id: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{}: no median.point_estimate", path.display()))
 }
 
-/// Checks every target against criterion's estimates.
+/// Checks every target against criterion's estimates. An opt-in target whose estimate file
+/// does not exist is [`Outcome::NotRun`]; one whose file exists but cannot be read is
+/// [`Outcome::Missing`] like any other.
 pub fn check_all<'a>(rows: &'a [Target], criterion_dir: &Path) -> Vec<(&'a Target, Outcome)> {
     rows.iter()
         .map(|row| {
             let outcome = match read_median_ns(criterion_dir, &row.id) {
                 Ok(median_ns) if median_ns <= row.limit_ns => Outcome::Within { median_ns },
                 Ok(median_ns) => Outcome::Over { median_ns },
+                Err(_)
+                    if row.optional
+                        && !criterion_dir
+                            .join(&row.id)
+                            .join("new/estimates.json")
+                            .exists() =>
+                {
+                    Outcome::NotRun
+                }
                 Err(why) => Outcome::Missing(why),
             };
             (row, outcome)
@@ -127,6 +154,7 @@ mod tests {
         let rows =
             parse_targets("# c\nfast/one 1ms original\n\nslow/two 10us issue 2 # x\n").unwrap();
         assert_eq!(rows.len(), 2);
+        assert!(!rows[0].optional);
         assert_eq!(rows[1].source, "issue 2");
         assert!(parse_targets("lonely\n").unwrap_err().contains("line 1"));
 
@@ -142,7 +170,11 @@ mod tests {
             id: "never/ran".into(),
             limit_ns: 1.0,
             source: String::new(),
+            optional: false,
         });
+        let opt_in = parse_targets("?big/one 300ms opt-in\n?fast/one 1us opt-in, ran\n").unwrap();
+        assert!(opt_in[0].optional && opt_in[0].id == "big/one");
+        extra.extend(opt_in);
         let out: Vec<_> = check_all(&extra, dir.path())
             .into_iter()
             .map(|(_, o)| o)
@@ -150,5 +182,11 @@ mod tests {
         assert_eq!(out[0], Outcome::Within { median_ns: 5e5 });
         assert_eq!(out[1], Outcome::Over { median_ns: 2e4 });
         assert!(matches!(out[2], Outcome::Missing(_)));
+        assert_eq!(out[3], Outcome::NotRun, "an opt-in bench that did not run");
+        assert_eq!(
+            out[4],
+            Outcome::Over { median_ns: 5e5 },
+            "an opt-in bench that ran"
+        );
     }
 }

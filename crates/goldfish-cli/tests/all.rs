@@ -11,6 +11,7 @@ mod explain;
 mod faults;
 mod import;
 mod index;
+mod index_processes;
 mod journal;
 mod mcp;
 mod mcp_conformance;
