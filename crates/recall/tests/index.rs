@@ -456,6 +456,17 @@ fn status_rebuild_and_verify() -> TestResult {
     assert_eq!(st.entries, 4);
     assert!(st.workspaces.iter().all(|w| w.state == IndexState::Fresh));
     assert!(index_verify(&s.store, &Scope::All, None)?.ok);
+    // A workspace without day files: nothing to index, no file, and nothing to disagree.
+    let empty = Scope::Named("empty".into());
+    std::fs::create_dir_all(s.store.root().join("empty/checkpoints"))?;
+    assert_eq!(
+        index_status(&s.store, &empty, None)?.workspaces[0].state,
+        IndexState::Empty
+    );
+    let st = index_rebuild(&s.store, &empty, None, &mut |_, _, _| {})?;
+    assert_eq!((&st.workspaces[0].state, st.bytes), (&IndexState::Empty, 0));
+    assert!(!st.workspaces[0].path.exists());
+    assert!(index_verify(&s.store, &empty, None)?.ok);
     Ok(())
 }
 

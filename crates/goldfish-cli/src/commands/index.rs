@@ -77,6 +77,7 @@ fn render_status(s: &IndexStatus) -> String {
             IndexState::Fresh => "fresh".to_string(),
             IndexState::Stale { changed } => format!("stale ({} day files changed)", changed.len()),
             IndexState::Missing => "missing (the next search builds it)".to_string(),
+            IndexState::Empty => "no day files, nothing to index".to_string(),
             IndexState::Unusable { reason } => format!("unusable: {reason}"),
             _ => "unknown".to_string(),
         };

@@ -1222,7 +1222,16 @@ pub(crate) fn verify(store: &Store, workspace: &str) -> Result<Vec<String>, Stri
         Probe::Stale(_, files) => {
             return Ok(files.into_iter().map(|f| format!("stale: {f}")).collect());
         }
-        Probe::Missing => return Err(format!("{}: no index", path.display())),
+        // Nothing to index, nothing kept: the index agrees.
+        Probe::Missing if listing.files.is_empty() && listing.problems.is_empty() => {
+            return Ok(Vec::new());
+        }
+        Probe::Missing => {
+            return Err(format!(
+                "{}: no index yet (the next search builds it)",
+                path.display()
+            ));
+        }
         Probe::Corrupt(c) => return Ok(vec![format!("unusable: {c}")]),
     };
     let built = build(workspace, &dirs, listing);
@@ -1352,6 +1361,8 @@ pub enum IndexState {
     },
     /// No index file yet (the next search builds it).
     Missing,
+    /// The workspace has no day files: nothing to index, and no index file is kept.
+    Empty,
     /// Unreadable, truncated, of another format version or failing a checksum (the next
     /// search rebuilds it, with a note).
     Unusable {
@@ -1419,6 +1430,12 @@ pub struct IndexVerify {
     pub workspaces: Vec<WorkspaceVerify>,
 }
 
+/// True when `workspace` has no day file and no listing problem: nothing to index.
+fn has_no_day_files(store: &Store, workspace: &str) -> bool {
+    let listing = list(&workspace_dirs(store, workspace));
+    listing.files.is_empty() && listing.problems.is_empty()
+}
+
 fn scope_workspaces(
     store: &Store,
     scope: &crate::Scope,
@@ -1474,6 +1491,9 @@ pub fn index_status(
                 Probe::Fresh(ix) => summary(&ws, path, IndexState::Fresh, Some(&ix)),
                 Probe::Stale(ix, changed) => {
                     summary(&ws, path, IndexState::Stale { changed }, Some(&ix))
+                }
+                Probe::Missing if has_no_day_files(store, &ws) => {
+                    summary(&ws, path, IndexState::Empty, None)
                 }
                 Probe::Missing => summary(&ws, path, IndexState::Missing, None),
                 Probe::Corrupt(c) => summary(&ws, path, IndexState::Unusable { reason: c.0 }, None),
@@ -1535,15 +1555,20 @@ pub fn index_rebuild(
                 format!("cannot write the recall index: {why}"),
             ));
         }
-        list.push(summary(ws, ix.path.clone(), IndexState::Fresh, Some(&ix)));
+        // A workspace without day files is given no file (see `rebuild_with`).
+        list.push(if ix.file_count() == 0 && !ix.path.exists() {
+            summary(ws, ix.path.clone(), IndexState::Empty, None)
+        } else {
+            summary(ws, ix.path.clone(), IndexState::Fresh, Some(&ix))
+        });
     }
     progress(total, total, "");
     Ok(status_of(store, list))
 }
 
 /// Re-reads every day file of `scope`'s workspaces and compares with their index files:
-/// [`IndexVerify::ok`] is false when any index disagrees (stale, unusable, missing, or an
-/// entry, term or posting differs). Writes nothing.
+/// [`IndexVerify::ok`] is false when any index disagrees (stale, unusable, missing while the
+/// workspace has day files, or an entry, term or posting differs). Writes nothing.
 pub fn index_verify(
     store: &Store,
     scope: &crate::Scope,
