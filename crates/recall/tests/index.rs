@@ -305,6 +305,36 @@ fn changes_to_day_files_are_seen_at_once() -> TestResult {
     Ok(())
 }
 
+/// A day file written just before the index was built is checked by its content at every
+/// recall, until its mtime is old enough to tell a later write apart; the next recall then
+/// rebuilds the index once, and later ones check the file by `stat` alone (no rebuild).
+#[test]
+fn just_written_files_are_rebuilt_once_when_they_settle() -> TestResult {
+    let s = crate::util::TestStore::new("2026-05-01T10:00:00Z")?;
+    s.save_at("2026-05-01T09:00:00Z", "api", "Fixed the parser bug", &[])?;
+    let o = opts("parser", "api", "2000-01-01", true);
+    let api = Scope::Named("api".into());
+    let built = || -> Res<Option<chrono::DateTime<chrono::Utc>>> {
+        Ok(index_status(&s.store, &api, None)?.workspaces[0].built)
+    };
+    assert_eq!(ids(&recall(&s.store, &o)?), ["Fixed the parser bug"]);
+    let first = built()?;
+    assert!(first.is_some());
+    // Wait for the file's mtime to be more than two seconds old: a condition, not a guess.
+    let day = s.dir.path().join("api/checkpoints/2026-05-01.md");
+    let settled = std::fs::metadata(&day)?.modified()? + std::time::Duration::from_millis(2_100);
+    while std::time::SystemTime::now() < settled {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(ids(&recall(&s.store, &o)?), ["Fixed the parser bug"]);
+    let second = built()?;
+    assert!(second > first, "{second:?} after {first:?}");
+    assert_eq!(ids(&recall(&s.store, &o)?), ["Fixed the parser bug"]);
+    assert_eq!(built()?, second);
+    assert!(index_verify(&s.store, &api, None)?.ok);
+    Ok(())
+}
+
 /// A truncated, garbage or foreign-version index is noticed (one note), rebuilt, and the
 /// answer is the files' answer; deleting it loses nothing.
 #[test]

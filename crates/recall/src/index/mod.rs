@@ -5,7 +5,9 @@
 //! a save re-indexes only its own workspace, and a search over one workspace opens one file.
 //! Each file records every day file it was built from (directory, date, length, mtime in
 //! nanoseconds, inode, and a content hash for a file modified within two seconds of the
-//! build, whose mtime alone cannot tell a later same-length edit), the problems found in
+//! build, whose mtime alone cannot tell a later same-length edit; once such a file's mtime is
+//! older than that, the next search rebuilds the index once so that a `stat` suffices again),
+//! the problems found in
 //! them, per entry its timestamp, place and field lengths, and the vocabulary (every token
 //! of the five fields, tokenized as the search pass does) with postings `(entry, field,
 //! count)`. Layout and checks: `format`.
@@ -609,6 +611,13 @@ fn load(source: Source, len: u64, path: PathBuf, dirs: Vec<PathBuf>) -> Result<W
     Ok(ix)
 }
 
+/// True when `ix` checks some file by content (modified within [`RACY_NS`] of the build)
+/// whose mtime is now older than that: a rebuild would check it by `stat` alone.
+fn settled_racy(ix: &WsIndex) -> bool {
+    let settled = now_ns().saturating_sub(RACY_NS);
+    ix.files.iter().any(|f| f.hash != 0 && f.mtime_ns < settled)
+}
+
 /// What the files say of an index: fresh, or which files differ.
 fn stale_files(ix: &WsIndex, listing: &Listing) -> Vec<String> {
     let mut out = Vec::new();
@@ -793,10 +802,21 @@ pub(crate) fn fresh(
         && let Some(ix) = cache.get(workspace)
         && ix.dirs == dirs
         && stale_files(&ix, &listing).is_empty()
+        && !settled_racy(&ix)
     {
         return ix;
     }
     let ix = match probe_with(&path, &dirs, &listing) {
+        // Files written just before the build are checked by content, every time: once
+        // their mtime is old enough to tell a later write apart, rebuild (once) so that
+        // the check is a `stat` again. If the index cannot be written, the one read is
+        // still right.
+        Probe::Fresh(ix) if settled_racy(&ix) => {
+            match rebuild_with(store, workspace, dirs, listing) {
+                (rebuilt, None) => rebuilt,
+                (_, Some(_)) => ix,
+            }
+        }
         Probe::Fresh(ix) => ix,
         Probe::Stale(..) | Probe::Missing => {
             let (ix, unwritten) = rebuild_with(store, workspace, dirs, listing);
