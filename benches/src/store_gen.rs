@@ -13,7 +13,8 @@
 //! - When `n` is not a multiple of 1,974 the last copy holds a seeded choice of entries.
 //!
 //! The files are [`goldfish_store::format_day_file`]'s output, exactly what goldfish writes,
-//! with its modes (directories 0700, files 0600), written directly without fsync, one thread
+//! with its modes (directories 0700, files 0600) and each file's mtime at its last entry's
+//! time (a minute ago at the latest), written directly without fsync, one thread
 //! per core: 100,000 checkpoints (39 MiB of markdown, 44,857 day files) take 1.3 s and
 //! 1,000,000 (381 MiB, 197,465 day files) 9.4 s on two loaded cores. The same `n` and seed
 //! give the same bytes.
@@ -32,7 +33,7 @@ use crate::corpus::{NL_CORPUS, checkpoints};
 
 /// The generator's output format. Bump it when [`generate`] writes different bytes for the
 /// same arguments (or goldfish's day file format changes), so cached stores are made again.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The seed [`cached_store`] uses.
 pub const DEFAULT_SEED: u64 = 0x601d_f154;
@@ -243,6 +244,7 @@ fn write_variant(
         list.sort_by(|a, b| a.timestamp.cmp(&b.timestamp).then(a.id.cmp(&b.id)));
         let text = format_day_file(date, &list);
         write_file(&dir.join(format!("{date}.md")), text.as_bytes())?;
+        set_mtime(&dir.join(format!("{date}.md")), last_written(&list))?;
         stats.checkpoints += list.len();
         stats.day_files += 1;
         stats.markdown_bytes += text.len() as u64;
@@ -262,6 +264,30 @@ fn create_dir(path: &Path) -> io::Result<()> {
     builder
         .create(path)
         .map_err(|e| io::Error::new(e.kind(), format!("create {}: {e}", path.display())))
+}
+
+/// When a day file was last written, as if each entry had been saved at its time: the last
+/// entry's timestamp, or a minute ago when that is later (a generated store is never
+/// "just written", which a recall index would check by content until it settles).
+fn last_written(list: &[Checkpoint]) -> std::time::SystemTime {
+    let minute_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    list.last()
+        .map(|c| std::time::SystemTime::from(c.timestamp))
+        .map_or(minute_ago, |t| t.min(minute_ago))
+}
+
+/// Sets a file's modification time.
+fn set_mtime(path: &Path, when: std::time::SystemTime) -> io::Result<()> {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(when))
+        .map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("set the mtime of {}: {e}", path.display()),
+            )
+        })
 }
 
 /// Writes a file as the store does (0600 on Unix), without fsync.

@@ -876,20 +876,22 @@ fn fresh_all(
     }
     let mut results: Vec<Option<(WsIndex, Vec<String>)>> = Vec::new();
     results.resize_with(workspaces.len(), || None);
+    // Each thread takes the next workspace when it is done with one: workspaces differ in
+    // size, and a fixed share per thread left one thread waiting for the other.
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
-            .map(|t| {
+            .map(|_| {
+                let next = &next;
                 scope.spawn(move || {
-                    workspaces
-                        .iter()
-                        .enumerate()
-                        .skip(t)
-                        .step_by(threads)
-                        .map(|(i, ws)| {
-                            let mut mine = Vec::new();
-                            (i, fresh(store, ws, cache, &mut mine), mine)
-                        })
-                        .collect::<Vec<_>>()
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(ws) = workspaces.get(i) else { break };
+                        let mut mine = Vec::new();
+                        done.push((i, fresh(store, ws, cache, &mut mine), mine));
+                    }
+                    done
                 })
             })
             .collect();
