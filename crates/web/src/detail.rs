@@ -80,14 +80,7 @@ pub fn checkpoint(app: &App, ws: &str, id: &str, day: Option<&str>) -> Page {
         }
         Err(e) => return layout(200, id, Nav::None, problem(e.to_string())),
     };
-    let skipped: Vec<String> = day
-        .skipped
-        .iter()
-        .map(|s| match s.line {
-            Some(line) => format!("{}:{line}: {}", s.path.display(), s.message),
-            None => format!("{}: {}", s.path.display(), s.message),
-        })
-        .collect();
+    let skipped: Vec<String> = day.skipped.iter().map(ToString::to_string).collect();
     let Some(c) = day.checkpoints.iter().find(|c| c.id == id) else {
         if skipped.is_empty() {
             return not_found(&format!("Workspace {ws:?} has no checkpoint {id:?}."));

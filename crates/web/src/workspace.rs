@@ -30,14 +30,7 @@ pub fn workspace(app: &App, name: &str) -> Page {
 
     let plans = match store.list_plans(name) {
         Ok(list) => {
-            let skipped: Vec<String> = list
-                .skipped
-                .iter()
-                .map(|s| match s.line {
-                    Some(line) => format!("{}:{line}: {}", s.path.display(), s.message),
-                    None => format!("{}: {}", s.path.display(), s.message),
-                })
-                .collect();
+            let skipped: Vec<String> = list.skipped.iter().map(ToString::to_string).collect();
             let active = list
                 .active
                 .as_deref()
