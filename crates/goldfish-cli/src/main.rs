@@ -24,6 +24,7 @@ mod mcp;
 mod mcp_resources;
 mod mcp_schema;
 mod mcp_stdio;
+mod mcp_watch;
 mod output;
 mod render;
 

@@ -482,6 +482,11 @@ pub(crate) struct GoldfishServer {
 
 /// Runs the server on stdin/stdout until the client disconnects.
 pub(crate) fn serve(ctx: Context, stdio: crate::mcp_stdio::StdioOptions) -> anyhow::Result<()> {
+    // Held until the server stops: file-system events refresh the recall indexes early.
+    let _watch = ctx
+        .open_store()
+        .ok()
+        .and_then(|store| crate::mcp_watch::start(store, ctx.recall_cache.clone()));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -232,3 +232,59 @@ fn more_workspaces_than_file_descriptors() -> TestResult {
     }
     Ok(())
 }
+
+/// The MCP server refreshes a workspace's index when the file system says its day files
+/// changed: after a save by another process, the index is rebuilt with no recall asked for
+/// (without the watch it would stay stale, or missing, until the next recall).
+#[test]
+fn the_mcp_server_refreshes_the_index_on_file_events() -> TestResult {
+    use std::io::{BufRead as _, Write as _};
+    let env = Env::new()?;
+    fill(&env, &["test"], 3, 4)?;
+    let mut child = env
+        .cmd(&["mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    // The watch is set up before the server answers anything: wait for the first answer.
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"raw","version":"0"}}}}}}"#
+    )?;
+    stdin.flush()?;
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let first = lines.next().ok_or("the server closed stdout")??;
+    assert!(first.contains(r#""id":1"#), "{first}");
+    let reader = std::thread::spawn(move || lines.map_while(Result::ok).count());
+    // Reading the day files is no change: listing them (as `index status` does) refreshes
+    // nothing, so the index is still missing.
+    let v = env.json(&["index", "status"])?;
+    assert_eq!(v["workspaces"][0]["state"], "missing", "{v}");
+
+    env.ok(&["checkpoint", "Moored the zeppelin"])?;
+    // Events arrive asynchronously: wait for the condition, with a generous bound.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let refreshed = loop {
+        let v = env.json(&["index", "status"])?;
+        if v["workspaces"][0]["state"] == "fresh" && v["entries"] == 13 {
+            break true;
+        }
+        if std::time::Instant::now() > deadline {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    drop(stdin);
+    let status = child.wait()?;
+    let _ = reader.join();
+    assert!(status.success(), "server exit: {status:?}");
+    assert!(
+        refreshed,
+        "no refresh after the save: {}",
+        env.ok(&["index", "status"])?
+    );
+    Ok(())
+}

@@ -603,3 +603,33 @@ fn a_cache_held_across_recalls_stays_fresh() -> TestResult {
     assert_eq!(r.checkpoints.len(), 3);
     Ok(())
 }
+
+/// `RecallCache::refresh` (what the MCP server calls on a file-system event) rebuilds a
+/// changed workspace's index without a recall, and ignores names that are no workspace.
+#[test]
+fn a_refresh_rebuilds_a_changed_workspace_before_any_recall() -> TestResult {
+    let s = crate::util::TestStore::new("2026-05-01T10:00:00Z")?;
+    s.save_at("2026-05-01T09:00:00Z", "api", "Fixed the parser bug", &[])?;
+    let cache = RecallCache::new();
+    assert!(cache.refresh(&s.store, "api").is_empty());
+    assert_eq!(cache.len(), 1);
+    let api = Scope::Named("api".into());
+    assert_eq!(index_status(&s.store, &api, None)?.entries, 1);
+    s.save_at("2026-05-01T09:30:00Z", "api", "Parser again", &[])?;
+    assert!(matches!(
+        index_status(&s.store, &api, None)?.workspaces[0].state,
+        IndexState::Stale { .. }
+    ));
+    cache.refresh(&s.store, "api");
+    let st = index_status(&s.store, &api, None)?;
+    assert_eq!(
+        (&st.workspaces[0].state, st.entries),
+        (&IndexState::Fresh, 2)
+    );
+    for bad in ["../api", ".index", ""] {
+        assert!(cache.refresh(&s.store, bad).is_empty());
+    }
+    assert_eq!(cache.len(), 1);
+    assert!(!s.dir.path().join(".index/.index.gfi").exists());
+    Ok(())
+}

@@ -1356,6 +1356,21 @@ impl RecallCache {
         ix
     }
 
+    /// Brings `workspace`'s index up to date now, as the next recall would (a listing and a
+    /// `stat` per day file, a rebuild when they changed), and keeps it. A long-lived process
+    /// calls this when the file system reports a change to a workspace's day files, so the
+    /// next recall finds the work done; the recall still checks the files itself, so a late
+    /// or missed event costs time, never a stale answer. Returns what a person should know
+    /// (as [`RecallResult::notes`](crate::RecallResult::notes)). A name that is not a valid
+    /// workspace does nothing.
+    pub fn refresh(&self, store: &Store, workspace: &str) -> Vec<String> {
+        let mut notes = Vec::new();
+        if goldfish_store::validate_workspace(workspace).is_ok_and(|w| w == workspace) {
+            fresh(store, workspace, Some(self), &mut notes);
+        }
+        notes
+    }
+
     /// Workspaces held.
     pub fn len(&self) -> usize {
         self.indexes.lock().unwrap_or_else(|e| e.into_inner()).len()
