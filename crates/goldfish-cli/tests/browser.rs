@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use goldfish_store::{Checkpoint, format_day_file};
 
-use crate::util::{Env, TestResult};
+use crate::util::{Env, TestResult, corpus};
 
 /// The browser: `$CHROMIUM`, else the first of the usual names on `PATH`.
 fn chromium() -> PathBuf {
@@ -45,28 +45,7 @@ fn chromium() -> PathBuf {
 /// The evaluation corpus as a store under `home`, moved in time so that its newest
 /// checkpoint is an hour old; returns the workspace of that newest one.
 fn eval_store(home: &Path) -> Result<String, Box<dyn std::error::Error>> {
-    let text = include_str!("../../recall/tests/fixtures/nl_corpus.jsonl");
-    let mut all = Vec::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let v: serde_json::Value = serde_json::from_str(line)?;
-        let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-        let list = |k: &str| -> Vec<String> {
-            v[k].as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|x| x.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let ts = notes_core::time::parse_utc(&s("timestamp"))?;
-        let mut c = Checkpoint::new(s("id"), ts, s("workspace"), s("description"));
-        c.tags = list("tags");
-        c.files = list("files");
-        c.branch = Some(s("branch")).filter(|b| !b.is_empty());
-        c.commit = Some(s("commit")).filter(|b| !b.is_empty());
-        all.push(c);
-    }
+    let mut all = corpus()?;
     let newest = all
         .iter()
         .map(|c| c.timestamp)

@@ -19,41 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use goldfish_recall::{RecallOptions, Scope};
 use goldfish_store::{Checkpoint, Store, format_day_file};
 
-use crate::util::{Env, TestResult};
-
-/// The recall crate's evaluation corpus: 1,974 real checkpoints of six projects.
-const NL_CORPUS: &str = include_str!("../../recall/tests/fixtures/nl_corpus.jsonl");
-
-/// The corpus as checkpoints (their own ids, workspaces and timestamps).
-fn corpus() -> Result<Vec<Checkpoint>, Box<dyn std::error::Error>> {
-    let mut all = Vec::new();
-    for (index, line) in NL_CORPUS.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: serde_json::Value = serde_json::from_str(line)
-            .map_err(|e| format!("nl_corpus.jsonl line {}: {e}", index + 1))?;
-        let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-        let list = |k: &str| -> Vec<String> {
-            v[k].as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|x| x.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let ts = notes_core::time::parse_utc(&s("timestamp"))
-            .map_err(|e| format!("nl_corpus.jsonl line {}: {e}", index + 1))?;
-        let mut c = Checkpoint::new(s("id"), ts, s("workspace"), s("description"));
-        c.tags = list("tags");
-        c.files = list("files");
-        c.branch = Some(s("branch")).filter(|b| !b.is_empty());
-        c.commit = Some(s("commit")).filter(|b| !b.is_empty());
-        all.push(c);
-    }
-    Ok(all)
-}
+use crate::util::{Env, TestResult, corpus};
 
 /// Writes the corpus under `home` as day files, as the store writes them.
 fn write_corpus(home: &Path) -> TestResult {

@@ -141,3 +141,35 @@ pub(crate) fn contains_all(haystack: &str, needles: &[&str]) -> TestResult {
     }
     Ok(())
 }
+
+/// The recall crate's evaluation corpus, 1,974 real checkpoints of six projects, as
+/// checkpoints with their own ids, workspaces and timestamps.
+pub(crate) fn corpus() -> Result<Vec<goldfish_store::Checkpoint>, Box<dyn std::error::Error>> {
+    let text = include_str!("../../recall/tests/fixtures/nl_corpus.jsonl");
+    let mut all = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |e: &dyn std::fmt::Display| format!("nl_corpus.jsonl line {}: {e}", index + 1);
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| at(&e))?;
+        let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+        let list = |k: &str| -> Vec<String> {
+            v[k].as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let ts = notes_core::time::parse_utc(&s("timestamp")).map_err(|e| at(&e))?;
+        let mut c = goldfish_store::Checkpoint::new(s("id"), ts, s("workspace"), s("description"));
+        c.tags = list("tags");
+        c.files = list("files");
+        c.branch = Some(s("branch")).filter(|b| !b.is_empty());
+        c.commit = Some(s("commit")).filter(|b| !b.is_empty());
+        all.push(c);
+    }
+    Ok(all)
+}
