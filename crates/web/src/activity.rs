@@ -58,7 +58,7 @@ pub fn activity(app: &App, q: &ActivityQuery) -> Page {
     o.limit = usize::MAX;
     o.now = Some(now);
     o.cwd = app.cwd.clone();
-    let body = match goldfish_recall::recall(&store, &o) {
+    let body = match app.recall(&store, &o) {
         Err(e) => problem(e.to_string()),
         Ok(r) => {
             let last = now.date_naive();

@@ -83,7 +83,8 @@ pub use workspace::workspace;
 
 /// What the server shows: the store's root, the worktrees given on the command line, and the
 /// names a request may use in its `Host` header. Cheap to clone; every page opens the store
-/// afresh, so nothing here goes stale.
+/// afresh, and the recall indexes it keeps between requests (as the MCP server does) are
+/// checked against the day files at every search, so nothing here goes stale.
 #[derive(Debug, Clone)]
 pub struct App {
     store_root: PathBuf,
@@ -91,6 +92,7 @@ pub struct App {
     allowed_hosts: Vec<String>,
     now: Option<DateTime<Utc>>,
     cwd: Option<PathBuf>,
+    recall_cache: std::sync::Arc<goldfish_recall::RecallCache>,
 }
 
 impl App {
@@ -102,6 +104,7 @@ impl App {
             allowed_hosts: Vec::new(),
             now: None,
             cwd: None,
+            recall_cache: std::sync::Arc::default(),
         }
     }
 
@@ -153,6 +156,15 @@ impl App {
     /// Opens the store (every page does, so a changed store shows on reload), with the
     /// memory kept in the repository around [`App::with_cwd`]'s directory, as every command
     /// of the CLI opens it.
+    /// A recall through the indexes this server keeps between requests.
+    fn recall(
+        &self,
+        store: &goldfish_store::Store,
+        opts: &goldfish_recall::RecallOptions,
+    ) -> Result<goldfish_recall::RecallResult, goldfish_recall::Error> {
+        goldfish_recall::recall_with(store, opts, &self.recall_cache)
+    }
+
     fn store(&self) -> Result<goldfish_store::Store, goldfish_store::Error> {
         let store = goldfish_store::Store::open(&self.store_root)?;
         Ok(match &self.cwd {

@@ -84,7 +84,7 @@ pub fn timeline(app: &App, q: &TimelineQuery) -> Page {
     let mut filter = Filter::default();
     filter.tags = tags.clone();
     o.filter = filter;
-    let result = goldfish_recall::recall(&store, &o);
+    let result = app.recall(&store, &o);
 
     let form = html! {
         form.filters method="get" action="/" role="search" {

@@ -77,7 +77,7 @@ pub fn workspace(app: &App, name: &str) -> Page {
     o.limit = RECENT;
     o.now = app.now;
     o.cwd = app.cwd.clone();
-    let recent = match goldfish_recall::recall(&store, &o) {
+    let recent = match app.recall(&store, &o) {
         Ok(r) => {
             let skipped: Vec<String> = r.skipped.iter().map(ToString::to_string).collect();
             html! {
