@@ -73,6 +73,28 @@ pub struct StoreStats {
     pub format_version: u32,
 }
 
+impl StoreStats {
+    /// Nothing written yet, for a store made with `seed`.
+    fn empty(seed: u64) -> StoreStats {
+        StoreStats {
+            checkpoints: 0,
+            workspaces: 0,
+            day_files: 0,
+            markdown_bytes: 0,
+            seed,
+            format_version: FORMAT_VERSION,
+        }
+    }
+
+    /// Adds what `part` wrote.
+    fn add(&mut self, part: &StoreStats) {
+        self.checkpoints += part.checkpoints;
+        self.workspaces += part.workspaces;
+        self.day_files += part.day_files;
+        self.markdown_bytes += part.markdown_bytes;
+    }
+}
+
 /// splitmix64: a tiny, well-mixed, seeded generator (no dependency for a bench fixture).
 #[derive(Debug, Clone)]
 struct Rng(u64);
@@ -142,24 +164,14 @@ pub fn generate(home: &Path, n: usize, seed: u64) -> io::Result<StoreStats> {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 scope.spawn(|| {
-                    let mut total = StoreStats {
-                        checkpoints: 0,
-                        workspaces: 0,
-                        day_files: 0,
-                        markdown_bytes: 0,
-                        seed,
-                        format_version: FORMAT_VERSION,
-                    };
+                    let mut total = StoreStats::empty(seed);
                     loop {
                         let job = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(&s) = jobs.get(job) else {
                             return Ok(total);
                         };
                         let part = write_variant(home, &corpus, copies, &chosen, seed, s)?;
-                        total.checkpoints += part.checkpoints;
-                        total.workspaces += part.workspaces;
-                        total.day_files += part.day_files;
-                        total.markdown_bytes += part.markdown_bytes;
+                        total.add(&part);
                     }
                 })
             })
@@ -172,20 +184,10 @@ pub fn generate(home: &Path, n: usize, seed: u64) -> io::Result<StoreStats> {
             })
             .collect()
     });
-    let mut stats = StoreStats {
-        checkpoints: 0,
-        workspaces: 0,
-        day_files: 0,
-        markdown_bytes: 0,
-        seed,
-        format_version: FORMAT_VERSION,
-    };
+    let mut stats = StoreStats::empty(seed);
     for part in results {
         let part = part?;
-        stats.checkpoints += part.checkpoints;
-        stats.workspaces += part.workspaces;
-        stats.day_files += part.day_files;
-        stats.markdown_bytes += part.markdown_bytes;
+        stats.add(&part);
     }
     debug_assert_eq!(stats.checkpoints, n);
     Ok(stats)
@@ -224,14 +226,7 @@ fn write_variant(
                 .push(c);
         }
     }
-    let mut stats = StoreStats {
-        checkpoints: 0,
-        workspaces: 0,
-        day_files: 0,
-        markdown_bytes: 0,
-        seed,
-        format_version: FORMAT_VERSION,
-    };
+    let mut stats = StoreStats::empty(seed);
     let mut current: Option<String> = None;
     for ((workspace, date), mut list) in days {
         let dir = home.join(&workspace).join("checkpoints");
@@ -243,8 +238,9 @@ fn write_variant(
         }
         list.sort_by(|a, b| a.timestamp.cmp(&b.timestamp).then(a.id.cmp(&b.id)));
         let text = format_day_file(date, &list);
-        write_file(&dir.join(format!("{date}.md")), text.as_bytes())?;
-        set_mtime(&dir.join(format!("{date}.md")), last_written(&list))?;
+        let path = dir.join(format!("{date}.md"));
+        write_file(&path, text.as_bytes())?;
+        set_mtime(&path, last_written(&list))?;
         stats.checkpoints += list.len();
         stats.day_files += 1;
         stats.markdown_bytes += text.len() as u64;
