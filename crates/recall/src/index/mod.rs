@@ -722,13 +722,6 @@ fn probe_with(path: &Path, dirs: &[PathBuf], listing: &Listing) -> Probe {
     }
 }
 
-/// Probes `workspace`'s index (see [`Probe`]).
-pub(crate) fn probe(store: &Store, workspace: &str) -> Probe {
-    let dirs = workspace_dirs(store, workspace);
-    let listing = list(&dirs);
-    probe_with(&index_path(store, workspace), &dirs, &listing)
-}
-
 /// Builds `workspace`'s index from its files and writes it; returns it (from memory when
 /// it could not be written, with the reason).
 pub(crate) fn rebuild(store: &Store, workspace: &str) -> (WsIndex, Option<String>) {
@@ -1467,12 +1460,6 @@ pub struct IndexVerify {
     pub workspaces: Vec<WorkspaceVerify>,
 }
 
-/// True when `workspace` has no day file and no listing problem: nothing to index.
-fn has_no_day_files(store: &Store, workspace: &str) -> bool {
-    let listing = list(&workspace_dirs(store, workspace));
-    listing.files.is_empty() && listing.problems.is_empty()
-}
-
 fn scope_workspaces(
     store: &Store,
     scope: &crate::Scope,
@@ -1524,12 +1511,14 @@ pub fn index_status(
         .into_iter()
         .map(|ws| {
             let path = index_path(store, &ws);
-            match probe(store, &ws) {
+            let dirs = workspace_dirs(store, &ws);
+            let listing = list(&dirs);
+            match probe_with(&path, &dirs, &listing) {
                 Probe::Fresh(ix) => summary(&ws, path, IndexState::Fresh, Some(&ix)),
                 Probe::Stale(ix, changed) => {
                     summary(&ws, path, IndexState::Stale { changed }, Some(&ix))
                 }
-                Probe::Missing if has_no_day_files(store, &ws) => {
+                Probe::Missing if listing.files.is_empty() && listing.problems.is_empty() => {
                     summary(&ws, path, IndexState::Empty, None)
                 }
                 Probe::Missing => summary(&ws, path, IndexState::Missing, None),
