@@ -119,7 +119,10 @@ pub fn driver_command(goldfish_binary: &Path) -> String {
 /// Makes the store at `home` a git repository that syncs (idempotent: running it again only
 /// fills in what is missing).
 ///
-/// - `git init` (branch `main`) when `home` is not yet the top of a repository;
+/// - `git init` (branch `main`) when `home` is not yet the top of a repository, private
+///   like the rest of the store: `.git` 0700, `core.sharedRepository = 0600` (so files git
+///   writes there are 0600), `.gitignore` and `.gitattributes` 0600 — also when `home`
+///   already was a repository;
 /// - `.gitignore` ignoring lock files (`.*.lock`), temporary files (`.*.tmp`) and caches
 ///   (`.index/`, `.cache/`), and `.gitattributes` sending day files, plans, `.active-plan`,
 ///   `JOURNAL.md` and `GOBLIN_NOTES.md` to the goldfish merge driver; both committed;
@@ -134,11 +137,15 @@ pub fn init(home: &Path, remote: Option<&str>, goldfish_binary: &Path) -> Result
     git.run(&["--version"])?;
     let mut report = InitReport::default();
     if !is_top_of_repository(&git)? {
-        git.ok(&["init", "-q", "-b", DEFAULT_BRANCH])?;
+        // `--shared=0600`: everything git creates in `.git` is private, as the store is.
+        git.ok(&["init", "-q", "--shared=0600", "-b", DEFAULT_BRANCH])?;
         report.created_repository = true;
     }
+    keep_repository_private(&git)?;
     ensure_lines(&home.join(".gitignore"), &IGNORE_LINES)?;
     ensure_lines(&home.join(".gitattributes"), &ATTRIBUTE_LINES)?;
+    set_private(&home.join(".gitignore"), 0o600)?;
+    set_private(&home.join(".gitattributes"), 0o600)?;
     fix_driver_config(home, goldfish_binary)?;
     if let Some(url) = remote {
         let has_origin = git.run(&["remote", "get-url", "origin"])?.ok;
@@ -156,6 +163,77 @@ pub fn init(home: &Path, remote: Option<&str>, goldfish_binary: &Path) -> Result
         "goldfish sync init: ignore locks and caches, merge memory by meaning",
     )?;
     Ok(report)
+}
+
+/// Keeps the store's repository as private as the store: `core.sharedRepository = 0600`
+/// (files git writes in `.git` from now on are 0600, its directories 0700), the git
+/// directory itself 0700, and what was already in it stripped of group and other
+/// permissions, so nothing there is reachable by other users.
+fn keep_repository_private(git: &Git) -> Result<()> {
+    let key = "core.sharedRepository";
+    let current = git.run(&["config", "--local", "--get", key])?;
+    if !current.ok || current.stdout.trim() != "0600" {
+        git.ok(&["config", "--local", key, "0600"])?;
+    }
+    let git_dir = git.ok(&["rev-parse", "--absolute-git-dir"])?;
+    let git_dir = Path::new(git_dir.trim_end_matches('\n'));
+    set_private(git_dir, 0o700)?;
+    strip_others(git_dir)
+}
+
+/// Takes every group and other permission away from what is under `dir` (Unix), so a
+/// repository made before `core.sharedRepository` was set has nothing left open either.
+fn strip_others(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let io = |path: &Path, e: std::io::Error| {
+            Error::new(ErrorKind::Io, format!("cannot make it private: {e}"))
+                .with_path(path)
+                .with_source(e)
+        };
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).map_err(|e| io(&d, e))? {
+                let entry = entry.map_err(|e| io(&d, e))?;
+                let path = entry.path();
+                // Not followed: a symbolic link's target is not the repository's.
+                let meta = std::fs::symlink_metadata(&path).map_err(|e| io(&path, e))?;
+                if meta.file_type().is_symlink() {
+                    continue;
+                }
+                let mode = meta.permissions().mode() & 0o7777;
+                if mode & 0o077 != 0 {
+                    set_private(&path, mode & !0o077)?;
+                }
+                if meta.is_dir() {
+                    stack.push(path);
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// Sets `path`'s mode to `mode` (Unix; elsewhere files keep what the system gives them).
+fn set_private(path: &Path, mode: u32) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("cannot make it private (mode {mode:o}): {e}"),
+            )
+            .with_path(path)
+            .with_source(e)
+        })?;
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
+    Ok(())
 }
 
 /// Registers the goldfish merge driver in the repository's own config (`.git/config`):

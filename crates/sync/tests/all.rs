@@ -3,5 +3,6 @@
 mod errors;
 mod in_repo;
 mod merge;
+mod private;
 mod sync;
 mod util;
