@@ -361,6 +361,65 @@ fn setup_refuses_malformed_and_read_only_files_and_writes_nothing() -> TestResul
     Ok(())
 }
 
+/// Clients read the last of two equal keys; setup would edit the first and report success.
+/// It refuses instead, naming the line of the second, for registering and for `--remove`.
+#[test]
+fn setup_refuses_duplicate_keys_on_its_path_with_the_line() -> TestResult {
+    let env = Env::new()?;
+    let home = tempfile::tempdir()?;
+    let cases = [
+        (
+            "two-servers.json",
+            "{\n  \"mcpServers\": {\"a\": {\"command\": \"a\"}},\n  \"x\": 1,\n  \"mcpServers\": {\"goldfish\": {\"command\": \"old\"}}\n}\n",
+            ":4:",
+            "\"mcpServers\" appears twice",
+        ),
+        (
+            "two-goldfish.json",
+            "{\n  \"mcpServers\": {\n    \"goldfish\": {\"command\": \"old\"},\n    \"b\": {},\n    \"goldfish\": {\"command\": \"goldfish\", \"args\": [\"mcp\"]}\n  }\n}\n",
+            ":5:",
+            "\"goldfish\" appears twice",
+        ),
+        (
+            "two-commands.json",
+            "{\"mcpServers\": {\"goldfish\": {\n  \"command\": \"old\",\n  \"command\": \"older\"}}}\n",
+            ":3:",
+            "\"command\" appears twice",
+        ),
+    ];
+    for (name, text, line, what) in cases {
+        let config = home.path().join(name);
+        fs::write(&config, text)?;
+        let c = config.to_str().ok_or("path")?;
+        let actions: &[&[&str]] = if name == "two-commands.json" {
+            &[&[]]
+        } else {
+            &[&[], &["--remove"]]
+        };
+        for extra in actions {
+            let mut args = vec!["claude", "--config", c];
+            args.extend_from_slice(extra);
+            let out = setup(&env, home.path(), &args)?;
+            assert_eq!(
+                out.0.status.code(),
+                Some(1),
+                "{name} {extra:?}: {}",
+                out.stderr()
+            );
+            contains_all(&out.stderr(), &["goldfish: error:", name, line, what])?;
+            assert_eq!(fs::read_to_string(&config)?, text, "{name} was changed");
+            assert!(!home.path().join(format!("{name}.goldfish-backup")).exists());
+        }
+    }
+    // A duplicate elsewhere is not setup's business: the file is edited as usual.
+    let config = home.path().join("other-dup.json");
+    fs::write(&config, "{\"a\": 1, \"a\": 2, \"mcpServers\": {}}\n")?;
+    let c = config.to_str().ok_or("path")?;
+    setup(&env, home.path(), &["claude", "--config", c])?.success(&["claude"])?;
+    assert!(fs::read_to_string(&config)?.contains("\"goldfish\""));
+    Ok(())
+}
+
 #[test]
 fn setup_print_and_usage() -> TestResult {
     let env = Env::new()?;

@@ -11,7 +11,7 @@ pub enum ErrorKind {
     /// The config file is not valid JSON or TOML; [`Error::line`] says where.
     Malformed,
     /// The file parses, but an entry setup must edit has an unexpected type (for example
-    /// `mcpServers` is a list).
+    /// `mcpServers` is a list) or is there twice (two `mcpServers`, two `goldfish` servers).
     Shape,
     /// The config file is read-only; nothing was written.
     ReadOnly,

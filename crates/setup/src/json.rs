@@ -15,6 +15,9 @@ use crate::server::{SERVER_NAME, Server};
 /// The object that holds MCP servers in both clients' files.
 const SERVERS_KEY: &str = "mcpServers";
 
+/// How messages name the `mcpServers` object.
+const SERVERS_WHAT: &str = "\"mcpServers\"";
+
 /// Indentation when the file gives no example to follow (two spaces, as both clients write).
 const DEFAULT_UNIT: &str = "  ";
 
@@ -38,6 +41,37 @@ struct Object {
 impl Object {
     fn get(&self, key: &str) -> Option<(usize, &Member)> {
         self.members.iter().enumerate().find(|(_, m)| m.key == key)
+    }
+
+    /// [`Object::get`] for a member setup edits: a key given twice is refused, naming the
+    /// line of the second one. Clients read the last of duplicates while an edit would
+    /// change the first, so setup would report success and the client would never see it.
+    /// `what` names the object in the message (`the top level`, `"mcpServers"`).
+    fn get_unique(
+        &self,
+        text: &str,
+        key: &str,
+        what: &str,
+    ) -> Result<Option<(usize, &Member)>, Error> {
+        let mut found = self
+            .members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.key == key);
+        let first = found.next();
+        if let (Some((_, one)), Some((_, two))) = (first, found.next()) {
+            return Err(Error::shape(
+                Some(line_of(text, two.key_start)),
+                format!(
+                    "\"{key}\" appears twice in {what} (lines {} and {}); clients read the last \
+                     one, so setup would edit the wrong one: keep one and run setup again, \
+                     nothing was written",
+                    line_of(text, one.key_start),
+                    line_of(text, two.key_start)
+                ),
+            ));
+        }
+        Ok(first)
     }
 }
 
@@ -66,7 +100,7 @@ fn parse(text: &str) -> Result<Option<Object>, Error> {
 /// The `mcpServers` member and the scan of its object, if present; an error if it is there
 /// but not an object.
 fn servers<'a>(text: &str, top: &'a Object) -> Result<Option<(&'a Member, Object)>, Error> {
-    let Some((_, member)) = top.get(SERVERS_KEY) else {
+    let Some((_, member)) = top.get_unique(text, SERVERS_KEY, "the top level")? else {
         return Ok(None);
     };
     if text.as_bytes()[member.value_start] != b'{' {
@@ -86,7 +120,7 @@ pub(crate) fn registration(text: &str) -> Result<Option<Server>, Error> {
     let Some((_, servers)) = servers(text, &top)? else {
         return Ok(None);
     };
-    let Some((_, entry)) = servers.get(SERVER_NAME) else {
+    let Some((_, entry)) = servers.get_unique(text, SERVER_NAME, SERVERS_WHAT)? else {
         return Ok(None);
     };
     let value: Value = serde_json::from_str(&text[entry.value_start..entry.value_end])
@@ -110,7 +144,7 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
     };
     let unit = indent_unit(text, &top);
     match servers(text, &top)? {
-        Some((_, servers)) => match servers.get(SERVER_NAME) {
+        Some((_, servers)) => match servers.get_unique(text, SERVER_NAME, SERVERS_WHAT)? {
             Some((_, entry)) => {
                 // An entry without a usable command is replaced, not refused: setup owns it.
                 if registration(text).ok().flatten().as_ref() == Some(server) {
@@ -127,6 +161,10 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
                 // Only `command` and `args` change; the entry's other keys (`env`, `type`)
                 // stay as they are.
                 let open = entry.value_start;
+                let fields = scan_object(text, open);
+                for key in ["command", "args"] {
+                    fields.get_unique(text, key, &format!("the \"{SERVER_NAME}\" server"))?;
+                }
                 let command = serde_json::to_string(&server.command).expect("a string serialises");
                 let text = set_member(text, open, "command", &command, &unit);
                 Ok(set_member(&text, open, "args", &render_args(server), &unit))
@@ -155,7 +193,7 @@ pub(crate) fn unregister(text: &str) -> Result<String, Error> {
     let Some((servers_member, servers)) = servers(text, &top)? else {
         return Ok(text.to_owned());
     };
-    let Some((index, _)) = servers.get(SERVER_NAME) else {
+    let Some((index, _)) = servers.get_unique(text, SERVER_NAME, SERVERS_WHAT)? else {
         return Ok(text.to_owned());
     };
     if servers.members.len() > 1 {
@@ -450,6 +488,29 @@ mod tests {
                 matches!(&err, Err(e) if e.line() == Some(line)),
                 "{text}: {err:?}"
             );
+        }
+    }
+
+    #[test]
+    fn duplicates_on_the_edited_path_are_refused_with_the_second_line() {
+        let table = [
+            ("{\"mcpServers\": {},\n\"mcpServers\": {}}", 2),
+            (
+                "{\"mcpServers\": {\n\"goldfish\": {},\n\n\"goldfish\": {}}}",
+                4,
+            ),
+        ];
+        for (text, line) in table {
+            for result in [
+                register(text, &goldfish()).map(|_| ()),
+                unregister(text).map(|_| ()),
+                registration(text).map(|_| ()),
+            ] {
+                assert!(
+                    matches!(&result, Err(e) if e.line() == Some(line) && e.to_string().contains("appears twice")),
+                    "{text}: {result:?}"
+                );
+            }
         }
     }
 

@@ -63,7 +63,8 @@ fn init_and_sync_keep_the_repository_private() -> TestResult {
     let remote = bare_remote(dir.path());
     let home = dir.path().join("home");
     init(&home, remote.to_str(), &tool())?;
-    store_at(&home, "2026-03-01T10:00:00Z")?.save_checkpoint(CheckpointInput::new("private work"))?;
+    store_at(&home, "2026-03-01T10:00:00Z")?
+        .save_checkpoint(CheckpointInput::new("private work"))?;
     sync(&home, &SyncOptions::default())?;
     assert_private_repository(&home)
 }
@@ -76,7 +77,10 @@ fn init_makes_an_existing_repository_private() -> TestResult {
     std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o700))?;
     git(&home, &["init", "-q", "-b", "main"]);
     std::fs::write(home.join(".gitignore"), "notes.tmp\n")?;
-    std::fs::set_permissions(home.join(".gitignore"), std::fs::Permissions::from_mode(0o644))?;
+    std::fs::set_permissions(
+        home.join(".gitignore"),
+        std::fs::Permissions::from_mode(0o644),
+    )?;
     std::fs::set_permissions(home.join(".git"), std::fs::Permissions::from_mode(0o755))?;
     init(&home, None, &tool())?;
     // What was there is kept, and the repository is now private.
@@ -87,6 +91,9 @@ fn init_makes_an_existing_repository_private() -> TestResult {
     store_at(&home, "2026-03-01T10:00:00Z")?.save_checkpoint(CheckpointInput::new("after init"))?;
     git(&home, &["add", "-A"]);
     git(&home, &["commit", "-q", "-m", "later"]);
-    assert_eq!(open_to_others(&home.join(".git/refs"))?, Vec::<String>::new());
+    assert_eq!(
+        open_to_others(&home.join(".git/refs"))?,
+        Vec::<String>::new()
+    );
     Ok(())
 }
