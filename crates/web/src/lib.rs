@@ -20,9 +20,14 @@
 //!
 //! # Safe by default
 //!
-//! - **Read-only.** Nothing here writes: every page reads the store when it is requested
-//!   (a store that changes while serving shows the change on reload), and any method other
-//!   than `GET` and `HEAD` is answered `405`.
+//! - **Read-only.** Nothing here writes the memory: every page reads the store when it is
+//!   requested (a store that changes while serving shows the change on reload), and any
+//!   method other than `GET` and `HEAD` is answered `405`. The one file written is a cache:
+//!   the timeline and searches go through recall, which builds or refreshes the recall
+//!   index (`.index/{workspace}.gfi`, never synced) as `goldfish recall` does.
+//! - **Bounded.** [`Limits`]: a header timeout (slow and idle clients are cut off), a bound
+//!   on open connections, and on pages rendered at once (memory under many clients).
+//!   Two `Host` headers are a `400`; an absolute-form target must name the server too.
 //! - **Local.** [`Server::bind`] takes any address, but the binary binds `127.0.0.1` unless
 //!   told otherwise, and a request whose `Host` header is not one of the server's own names
 //!   ([`App::allowed_hosts`]) is answered `403` — a web page elsewhere cannot reach the
@@ -77,7 +82,7 @@ pub use activity::{ActivityQuery, activity};
 pub use detail::{checkpoint, plan};
 pub use journals::{archived_journal, journals, worktree};
 pub use markdown::{markdown_to_html, safe_url};
-pub use server::{Server, router};
+pub use server::{Limits, Server, router};
 pub use timeline::{PAGE_SIZE, TimelineQuery, timeline};
 pub use workspace::workspace;
 

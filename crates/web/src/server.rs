@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Path, Query, Request, State};
@@ -98,8 +99,11 @@ fn plain(status: StatusCode, text: &'static str) -> Response {
     )
 }
 
-/// Refuses what this server never does: a method other than `GET`/`HEAD` (405), a `Host`
-/// that is not one of its names (403, against DNS rebinding).
+/// Refuses what this server never does: a method other than `GET`/`HEAD` (405), a request
+/// with more than one `Host` header (400: which one counts is ambiguous), a `Host` that is
+/// not one of its names (403, against DNS rebinding), and an absolute-form target
+/// (`GET http://host/ HTTP/1.1`) whose host is not one of them either (403, as a foreign
+/// `Host`: such a target overrides the header).
 async fn guard(State(app): Shared, req: Request, next: Next) -> Response {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = plain(
@@ -110,16 +114,27 @@ async fn guard(State(app): Shared, req: Request, next: Next) -> Response {
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         return r;
     }
-    let host_ok = req
-        .headers()
-        .get(header::HOST)
+    let hosts = req.headers().get_all(header::HOST);
+    if hosts.iter().count() > 1 {
+        return plain(
+            StatusCode::BAD_REQUEST,
+            "a request may carry one Host header, not several\n",
+        );
+    }
+    let allowed = |h: &str| {
+        app.allowed_hosts()
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(h))
+    };
+    let host_ok = hosts
+        .iter()
+        .next()
         .and_then(|h| h.to_str().ok())
-        .is_some_and(|h| {
-            app.allowed_hosts()
-                .iter()
-                .any(|a| a.eq_ignore_ascii_case(h))
-        });
-    if !host_ok {
+        .is_some_and(allowed);
+    // An absolute-form target names the host itself; it must be one of ours too (with its
+    // port, as the Host header would: `http://127.0.0.1:7373/`).
+    let target_ok = req.uri().authority().is_none_or(|a| allowed(a.as_str()));
+    if !host_ok || !target_ok {
         return plain(
             StatusCode::FORBIDDEN,
             "goldfish serve answers only requests addressed to its own address (Host header)\n",
@@ -186,12 +201,41 @@ async fn fallback(req: Request) -> Response {
     respond(not_found(&format!("Nothing is served at {path}.")))
 }
 
+/// The server's bounds against slow, idle and many clients, and against the memory of many
+/// pages rendered at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// How long a client may take to send a request's headers, counted from when the server
+    /// starts waiting for them: a client trickling one byte a second is cut off, and so is
+    /// a kept-alive connection idle this long. Default 10 seconds.
+    pub header_timeout: Duration,
+    /// Connections open at once (default 64). Further clients wait in the listen queue
+    /// until one closes, which the header timeout guarantees for idle ones.
+    pub max_connections: usize,
+    /// Pages rendered at once (default 2). A page over all the store's checkpoints holds
+    /// them while it renders; more requests wait their turn rather than each holding its
+    /// own copy, so memory stays bounded however many clients ask at once.
+    pub max_renders: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            max_connections: 64,
+            max_renders: 2,
+        }
+    }
+}
+
 /// A bound, not yet running server.
 #[derive(Debug)]
 pub struct Server {
     listener: std::net::TcpListener,
     addr: SocketAddr,
     app: App,
+    limits: Limits,
 }
 
 impl Server {
@@ -243,7 +287,14 @@ impl Server {
             listener,
             addr: bound,
             app,
+            limits: Limits::default(),
         })
+    }
+
+    /// Runs with `limits` instead of [`Limits::default`] (a zero count is taken as 1).
+    pub fn with_limits(mut self, limits: Limits) -> Server {
+        self.limits = limits;
+        self
     }
 
     /// The address bound (with the port chosen when 0 was asked).
@@ -256,21 +307,72 @@ impl Server {
         format!("http://{}/", self.addr)
     }
 
-    /// Serves until the process ends, on a single-threaded runtime (pages render on its
-    /// blocking pool).
+    /// Serves until the process ends, on a single-threaded runtime; pages render on its
+    /// blocking pool, whose [`Limits::max_renders`] threads are all that ever render. Each
+    /// connection is HTTP/1 with [`Limits::header_timeout`]; at most
+    /// [`Limits::max_connections`] are open at once.
     ///
     /// # Errors
     ///
     /// [`Error::Io`] when the runtime cannot start or the listener fails.
     pub fn run(self) -> Result<(), Error> {
+        let Server {
+            listener,
+            app,
+            limits,
+            ..
+        } = self;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
+            .enable_time()
+            .max_blocking_threads(limits.max_renders.max(1))
             .build()?;
-        let Server { listener, app, .. } = self;
         runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener)?;
-            axum::serve(listener, router(app)).await
+            serve(listener, router(app), limits).await
         })?;
         Ok(())
+    }
+}
+
+/// The accept loop: one task per connection, each holding a permit of `limits`'
+/// connection bound until it closes.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    limits: Limits,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+
+    let open = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    loop {
+        let permit = Arc::clone(&open)
+            .acquire_owned()
+            .await
+            .map_err(std::io::Error::other)?;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of descriptors or a connection reset before it was accepted: the
+                // listener itself is fine; wait a little rather than spin.
+                eprintln!("goldfish serve: cannot accept a connection: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let service = TowerToHyperService::new(router.clone());
+        let header_timeout = limits.header_timeout;
+        tokio::spawn(async move {
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(TokioIo::new(stream), service);
+            // A client that goes away or times out ends only its own connection.
+            let _ = connection.await;
+            // The socket is closed (dropped with the connection) before the slot is given
+            // back.
+            drop(permit);
+        });
     }
 }

@@ -3,5 +3,6 @@
 
 mod util;
 
+mod edges;
 mod http;
 mod pages;
