@@ -213,9 +213,12 @@ pub struct Limits {
     /// Connections open at once (default 64). Further clients wait in the listen queue
     /// until one closes, which the header timeout guarantees for idle ones.
     pub max_connections: usize,
-    /// Pages rendered at once (default 2). A page over all the store's checkpoints holds
-    /// them while it renders; more requests wait their turn rather than each holding its
-    /// own copy, so memory stays bounded however many clients ask at once.
+    /// Pages rendered at once (default 1). A page over all the store's checkpoints holds
+    /// them while it renders (about 150 MiB for 100,000 checkpoints); more requests wait
+    /// their turn rather than each holding its own copy, so memory stays bounded however
+    /// many clients ask at once (20 clients over 100,000 checkpoints: 254 MiB at the peak,
+    /// where one thread per request reached 3.1 GiB), and fewer rendering threads leave the
+    /// allocator fewer per-thread arenas holding freed memory afterwards.
     pub max_renders: usize,
 }
 
@@ -224,7 +227,7 @@ impl Default for Limits {
         Limits {
             header_timeout: Duration::from_secs(10),
             max_connections: 64,
-            max_renders: 2,
+            max_renders: 1,
         }
     }
 }
