@@ -156,7 +156,7 @@ async fn write_line(writer: &SharedWriter, line: &[u8]) -> std::io::Result<()> {
 
 /// What one input line calls for.
 #[derive(Debug)]
-enum Verdict {
+pub(crate) enum Verdict {
     /// A blank line: nothing.
     Skip,
     /// A message for rmcp.
@@ -274,7 +274,7 @@ fn oversized(bytes: u64, limit: u64) -> Verdict {
 
 /// A JSON-RPC error response, its members in the order rmcp writes them.
 #[derive(Debug, Serialize)]
-struct ErrorReply {
+pub(crate) struct ErrorReply {
     jsonrpc: &'static str,
     id: Value,
     error: ErrorObject,
@@ -302,8 +302,9 @@ fn error_reply(id: Value, code: i64, message: String, data: Option<Value>) -> Er
     }
 }
 
-/// Decides what one line (without its `\n`) is. Pure: the reader task does the I/O.
-fn classify(line: &[u8]) -> Verdict {
+/// Decides what one line (without its `\n`) is. Pure: the reader task does the I/O. (The
+/// fuzz target `mcp_line` includes this file to call it.)
+pub(crate) fn classify(line: &[u8]) -> Verdict {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line); // RFC 8259 allows a BOM
     if line.trim_ascii().is_empty() {
         return Verdict::Skip;
