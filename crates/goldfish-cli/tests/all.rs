@@ -22,6 +22,7 @@ mod plan;
 mod plugin;
 mod recall;
 mod redaction;
+mod secrets;
 mod signals;
 mod sync;
 mod thin;

@@ -200,6 +200,30 @@ pub(crate) fn redact_field(
     }
 }
 
+/// Replaces the secrets in every string inside a JSON value (a plan's frontmatter keys that
+/// goldfish does not know, kept as they came), reporting them under `field`.
+pub(crate) fn redact_json(
+    redactor: &Redactor,
+    field: &str,
+    value: &mut serde_json::Value,
+    out: &mut Vec<Redaction>,
+) {
+    match value {
+        serde_json::Value::String(text) => redact_field(redactor, field, text, out),
+        serde_json::Value::Array(items) => {
+            for item in items {
+                redact_json(redactor, field, item, out);
+            }
+        }
+        serde_json::Value::Object(members) => {
+            for member in members.values_mut() {
+                redact_json(redactor, field, member, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Replaces the secrets in every text field of a checkpoint about to be written: the
 /// description, tags, branch, commit, files and extra bullets. The one step every checkpoint
 /// save runs, after the checkpoint is complete and before it is formatted.

@@ -24,7 +24,9 @@ use crate::error::{Error, ErrorKind};
 use crate::git::git_context;
 use crate::memory::{MemoryType, Structured};
 use crate::plan::{Plan, PlanStatus, format_plan, parse_plan};
-use crate::redaction::{Redaction, Saved, StoreRedactor, redact_checkpoint, redact_field};
+use crate::redaction::{
+    Redaction, Saved, StoreRedactor, redact_checkpoint, redact_field, redact_json,
+};
 use crate::workspace::{
     detect_workspace, reject_escapes, resolve_workspace, slugify, validate_workspace,
 };
@@ -583,7 +585,32 @@ impl Store {
     /// entry). Returns one result per checkpoint, in order: a refused checkpoint does not
     /// stop the others. An id given twice is added once.
     pub fn import_checkpoints(&self, checkpoints: &[Checkpoint]) -> Vec<Result<bool, Error>> {
-        let mut results: Vec<Option<Result<bool, Error>>> = Vec::new();
+        self.import_checkpoints_reported(checkpoints)
+            .into_iter()
+            .map(|r| r.map(|saved| saved.value))
+            .collect()
+    }
+
+    /// [`import_checkpoints`](Self::import_checkpoints), also saying which secrets each
+    /// checkpoint had replaced by `[REDACTED:<kind>]`. An import is a write like a save:
+    /// every checkpoint goes through the same redaction step before anything is compared or
+    /// written, so a secret in any field (description, typed fields, tags, files, branch,
+    /// commit, extra bullets) never reaches the day file.
+    pub fn import_checkpoints_reported(
+        &self,
+        checkpoints: &[Checkpoint],
+    ) -> Vec<Result<Saved<bool>, Error>> {
+        let redactor = match self.redactor() {
+            Ok(r) => r,
+            Err(e) => {
+                let message = e.to_string();
+                return checkpoints
+                    .iter()
+                    .map(|_| Err(Error::invalid(message.clone())))
+                    .collect();
+            }
+        };
+        let mut results: Vec<Option<Result<Saved<bool>, Error>>> = Vec::new();
         results.resize_with(checkpoints.len(), || None);
         // Valid entries grouped by day file, in their given order.
         let mut groups: Vec<((String, NaiveDate), Vec<usize>)> = Vec::new();
@@ -609,15 +636,16 @@ impl Store {
                     continue;
                 }
             };
-            let entries: Vec<Checkpoint> = indices
+            let (entries, redacted): (Vec<Checkpoint>, Vec<Vec<Redaction>>) = indices
                 .iter()
                 .map(|&i| {
                     let mut entry = checkpoints[i].clone();
                     entry.workspace = workspace.clone();
                     entry.timestamp = notes_core::time::truncate_millis(entry.timestamp);
-                    entry
+                    let redacted = redact_checkpoint(redactor, &mut entry);
+                    (entry, redacted)
                 })
-                .collect();
+                .unzip();
             let outcome = update_locked(&path, &WriteOptions::private(), |current| {
                 let mut text = current.unwrap_or("").to_string();
                 let mut parsed = parse_day_file(&text, &workspace, date);
@@ -663,8 +691,8 @@ impl Store {
             .map_err(|e| with_path_if_missing(e, &path));
             match outcome {
                 Ok(added) => {
-                    for (&i, a) in indices.iter().zip(added) {
-                        results[i] = Some(Ok(a));
+                    for ((&i, a), r) in indices.iter().zip(added).zip(redacted) {
+                        results[i] = Some(Ok(Saved::new(a, r)));
                     }
                 }
                 Err(e) => {
@@ -678,7 +706,7 @@ impl Store {
         self.invalidate_workspaces();
         results
             .into_iter()
-            .map(|r| r.unwrap_or(Ok(false)))
+            .map(|r| r.unwrap_or_else(|| Ok(Saved::new(false, Vec::new()))))
             .collect()
     }
 
@@ -687,6 +715,14 @@ impl Store {
     /// `activate`, it becomes the active plan when the workspace has none. Returns whether
     /// it was written.
     pub fn import_plan(&self, plan: &Plan, activate: bool) -> Result<bool, Error> {
+        self.import_plan_reported(plan, activate)
+            .map(|saved| saved.value)
+    }
+
+    /// [`import_plan`](Self::import_plan), also saying which secrets the plan had replaced
+    /// by `[REDACTED:<kind>]`: its title, content and tags go through the same redaction
+    /// step as a plan saved by [`save_plan`](Self::save_plan).
+    pub fn import_plan_reported(&self, plan: &Plan, activate: bool) -> Result<Saved<bool>, Error> {
         let workspace = validate_workspace(&plan.workspace)?;
         let id = validate_plan_id(&plan.id)?;
         if id != plan.id {
@@ -704,6 +740,16 @@ impl Store {
         let path = self.plan_path(&workspace, &id);
         let mut plan = plan.clone();
         plan.workspace = workspace.clone();
+        let mut redacted = self.redact_plan_texts(
+            Some(&mut plan.title),
+            Some(&mut plan.content),
+            Some(&mut plan.tags),
+        )?;
+        // Frontmatter keys goldfish does not know come from the source as they were.
+        let redactor = self.redactor()?;
+        for (key, value) in &mut plan.extra {
+            redact_json(redactor, key, value, &mut redacted);
+        }
         let written = update_locked(&path, &WriteOptions::private(), |current| {
             if current.is_some() {
                 return Ok::<_, Error>(Update::Keep(false));
@@ -715,7 +761,7 @@ impl Store {
             self.write_active(&workspace, &id)?;
         }
         self.invalidate_workspaces();
-        Ok(written)
+        Ok(Saved::new(written, redacted))
     }
 
     fn append_to_invalid_utf8(

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use goldfish_store::{
-    Checkpoint, MemoryType, Plan, PlanStatus, Store, detect_workspace, normalize_workspace,
-    validate_plan_id,
+    Checkpoint, MemoryType, Plan, PlanStatus, Redaction, Store, detect_workspace,
+    normalize_workspace, validate_plan_id,
 };
 
 use crate::error::{Error, ErrorKind};
@@ -97,6 +97,36 @@ pub struct ImportReport {
     pub problems: Vec<Error>,
     /// Values changed to fit goldfish and kept; nothing was lost.
     pub adjusted: Vec<Error>,
+    /// Records whose secrets the store replaced by `[REDACTED:<kind>]` as it wrote them (the
+    /// same step as every save), in the order written. Empty on a dry run.
+    pub redacted: Vec<RedactedRecord>,
+}
+
+/// One imported record that had secrets replaced: which record, and the fields and kinds
+/// (never the secrets themselves).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct RedactedRecord {
+    /// `checkpoint` or `plan`.
+    pub record: &'static str,
+    /// The record's id (a checkpoint id or a plan id).
+    pub id: String,
+    /// The workspace it was written to.
+    pub workspace: String,
+    /// What was replaced, in field order.
+    pub redacted: Vec<Redaction>,
+}
+
+impl ImportReport {
+    /// All the redactions of the import, for
+    /// [`redaction_summary`](goldfish_store::redaction_summary)
+    /// (`redacted 2 secrets: aws-access-key-id, github-token`).
+    pub fn redactions(&self) -> Vec<Redaction> {
+        self.redacted
+            .iter()
+            .flat_map(|r| r.redacted.iter().cloned())
+            .collect()
+    }
 }
 
 impl ImportReport {
@@ -131,6 +161,7 @@ pub fn apply(
         workspaces: Vec::new(),
         problems: batch.problems,
         adjusted: batch.adjusted,
+        redacted: Vec::new(),
     };
     let mut per: BTreeMap<String, WorkspaceImport> = BTreeMap::new();
     let entry = |per: &mut BTreeMap<String, WorkspaceImport>, ws: &str| {
@@ -149,16 +180,24 @@ pub fn apply(
         let results = if opts.dry_run {
             Vec::new()
         } else {
-            store.import_checkpoints(chunk)
+            store.import_checkpoints_reported(chunk)
         };
         for (k, c) in chunk.iter().enumerate() {
             let ws = entry(&mut per, &c.workspace);
             let counts = per.get_mut(&ws).expect("inserted above");
             match results.get(k) {
                 None => counts.checkpoints += 1,
-                Some(Ok(added)) => {
+                Some(Ok(saved)) => {
                     counts.checkpoints += 1;
-                    if *added {
+                    if !saved.redacted.is_empty() {
+                        report.redacted.push(RedactedRecord {
+                            record: "checkpoint",
+                            id: c.id.clone(),
+                            workspace: ws.clone(),
+                            redacted: saved.redacted.clone(),
+                        });
+                    }
+                    if saved.value {
                         counts.checkpoints_added += 1;
                     } else {
                         counts.checkpoints_present += 1;
@@ -180,10 +219,18 @@ pub fn apply(
         if opts.dry_run {
             counts.plans += 1;
         } else {
-            match store.import_plan(&item.plan, item.active) {
-                Ok(added) => {
+            match store.import_plan_reported(&item.plan, item.active) {
+                Ok(saved) => {
                     counts.plans += 1;
-                    if added {
+                    if !saved.redacted.is_empty() {
+                        report.redacted.push(RedactedRecord {
+                            record: "plan",
+                            id: item.plan.id.clone(),
+                            workspace: ws.clone(),
+                            redacted: saved.redacted,
+                        });
+                    }
+                    if saved.value {
                         counts.plans_added += 1;
                     } else {
                         counts.plans_present += 1;

@@ -55,10 +55,10 @@ mod tusk;
 mod yaml;
 
 pub use error::{Error, ErrorKind};
-pub use goldfish_store::{MemoryType, PlanStatus, Structured};
+pub use goldfish_store::{MemoryType, PlanStatus, Redaction, Structured};
 pub use import::{
-    Batch, ImportOptions, ImportReport, InPlaceProject, PlanItem, WorkspaceImport, apply,
-    in_place_projects, memories_batch, tusk_batch, v4_batch,
+    Batch, ImportOptions, ImportReport, InPlaceProject, PlanItem, RedactedRecord, WorkspaceImport,
+    apply, in_place_projects, memories_batch, tusk_batch, v4_batch,
 };
 pub use jsonl::{
     CheckpointRecord, PlanRecord, Record, export_jsonl, export_schema, jsonl_batch, parse_jsonl,

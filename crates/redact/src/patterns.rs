@@ -47,6 +47,8 @@ pub enum Kind {
     GithubToken,
     /// A GitLab personal access token: `glpat-`.
     GitlabToken,
+    /// A Google OAuth 2.0 access token: `ya29.` and 20 or more base64url characters.
+    GoogleOauthToken,
     /// A Slack token: `xoxa-`, `xoxb-`, `xoxp-`, `xoxr-` or `xoxs-`.
     SlackToken,
     /// The secret path of a Slack incoming webhook (`https://hooks.slack.com/services/…`).
@@ -69,12 +71,13 @@ pub enum Kind {
 impl Kind {
     /// Every kind, in order of priority: where two kinds find secrets starting at the same
     /// byte, the earlier one names the finding.
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::PrivateKey,
         Kind::AwsAccessKeyId,
         Kind::AwsSecretAccessKey,
         Kind::GithubToken,
         Kind::GitlabToken,
+        Kind::GoogleOauthToken,
         Kind::SlackToken,
         Kind::SlackWebhook,
         Kind::StripeKey,
@@ -92,6 +95,7 @@ impl Kind {
             Kind::AwsSecretAccessKey => "aws-secret-access-key",
             Kind::GithubToken => "github-token",
             Kind::GitlabToken => "gitlab-token",
+            Kind::GoogleOauthToken => "google-oauth-token",
             Kind::SlackToken => "slack-token",
             Kind::SlackWebhook => "slack-webhook",
             Kind::StripeKey => "stripe-key",
@@ -174,12 +178,13 @@ pub(crate) const PATTERNS: &[Pattern] = &[
     },
     Pattern {
         kind: Kind::PrivateKey,
-        regex: r"(-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*[A-Za-z][A-Za-z-]*: [^\r\n\\]*)*(?:[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*[A-Za-z0-9+/]{16,}={0,2})+(?:[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*[A-Za-z0-9+/]{1,15}={0,2})?)(?:[^A-Za-z0-9+/=]|$)",
+        regex: r"(-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[ \t]*(?:\r?\n|\\+r\\+n|\\+n)[ \t]*[A-Za-z][A-Za-z-]*: [^\r\n\\]*)*(?:[ \t]*(?:\r?\n|\\+r\\+n|\\+n)[ \t]*[A-Za-z0-9+/]{16,}={0,2})+(?:[ \t]*(?:\r?\n|\\+r\\+n|\\+n)[ \t]*[A-Za-z0-9+/]{1,15}={0,2})?)(?:[^A-Za-z0-9+/=]|$)",
         trigger: r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY",
         group: 1,
         check: Check::Shape,
         why: "a block pasted without its END line: the header, its `Name: value` lines and at \
-              least one base64 line after it (a line of 16+ base64 characters is key, prose is \
+              least one base64 line after it (lines broken by newlines or by `\\n` escapes, escaped \
+              again any number of times, as JSON inside JSON or an escaping file format does; a line of 16+ base64 characters is key, prose is \
               not; the header alone, as in prose about keys, is nothing)",
     },
     Pattern {
@@ -225,6 +230,15 @@ pub(crate) const PATTERNS: &[Pattern] = &[
         group: 1,
         check: Check::Shape,
         why: "personal access tokens: 20 characters, newer ones followed by dotted parts",
+    },
+    Pattern {
+        kind: Kind::GoogleOauthToken,
+        regex: r"(?-u:\b)(ya29\.[A-Za-z0-9_-]{20,})",
+        trigger: r"ya29\.[A-Za-z0-9_-]{20}",
+        group: 1,
+        check: Check::Shape,
+        why: "Google access tokens have their own prefix: found wherever they stand, also \
+              after `token=` where the assignment rule takes a dotted value for a reference",
     },
     Pattern {
         kind: Kind::SlackToken,

@@ -50,6 +50,21 @@ fn examples(kind: Kind) -> (Vec<String>, Vec<String>) {
             vec![format!("{}-{}", "glpat", fake(20, 3))],
             vec![format!("{}-{}", "glpat", fake(19, 3))],
         ),
+        Kind::GoogleOauthToken => (
+            vec![
+                format!("token={}.{}", "ya29", fake(40, 6)),
+                format!(
+                    "Authorization header {}.{}-{}",
+                    "ya29",
+                    fake(20, 2),
+                    fake(30, 3)
+                ),
+            ],
+            vec![
+                format!("{}.{}", "ya29", fake(19, 6)),
+                format!("x{}.{}", "ya29", fake(40, 6)),
+            ],
+        ),
         Kind::SlackToken => (
             vec![
                 format!("{}-{}", "xoxa", fake(20, 4)),

@@ -79,6 +79,10 @@ fn true_secrets() -> Vec<Case> {
     let ssh = key_block("OPENSSH ", "\r\n", true);
     let escaped = key_block("", "\\n", true);
     let truncated = key_block("EC ", "\n", false);
+    // Cut off, with `\n` escapes, and escaped once more by a format that escapes backslashes.
+    let truncated_escaped = key_block("OPENSSH ", "\\n", false);
+    let truncated_twice = key_block("OPENSSH ", "\\\\n", false);
+    let google = format!("{}.{}", "ya29", fake(48, 19));
     let bearer = format!("{}.{}-{}", fake(12, 15), fake(8, 16), fake(10, 17));
     let token_scheme = fake(40, 18);
     vec![
@@ -251,6 +255,18 @@ fn true_secrets() -> Vec<Case> {
         case(
             format!("pasted half a key:\n{truncated}\n\nthen stopped"),
             &[(PrivateKey, &truncated)],
+        ),
+        case(
+            format!("key: {truncated_escaped}"),
+            &[(PrivateKey, &truncated_escaped)],
+        ),
+        case(
+            format!("- decision: {truncated_twice}"),
+            &[(PrivateKey, &truncated_twice)],
+        ),
+        case(
+            format!("curl -d token={google} https://oauth2.example.com/tokeninfo"),
+            &[(GoogleOauthToken, &google)],
         ),
         case(
             format!("two at once: {AWS_ID} and {ghp}, both rotated"),

@@ -72,8 +72,25 @@ pub fn run_merge_driver(
             )
         }
     };
+    let text = redact_merged(text);
     write_atomic(ours, &text, &WriteOptions::umask())?;
     Ok(outcome)
+}
+
+/// The merged file with its secrets replaced by `[REDACTED:<kind>]`, as every other write of
+/// the store does: a version written by hand or by an older goldfish on another machine
+/// could bring one in. The setting is the store's `settings.json` at the top of the work
+/// tree, where git runs the driver (a store's root; a project keeping memory in
+/// `.goldfish/` has none, so every kind is on); a setting that does not parse turns every
+/// kind on rather than none. Bytes that are not UTF-8 are left to the store's reader.
+fn redact_merged(text: Vec<u8>) -> Vec<u8> {
+    let text = match String::from_utf8(text) {
+        Ok(text) => text,
+        Err(e) => return e.into_bytes(),
+    };
+    let config = goldfish_store::redaction_config(Path::new(".")).unwrap_or_default();
+    let redactor = goldfish_store::goldfish_redact::Redactor::new(&config);
+    redactor.redact(&text).text.into_owned().into_bytes()
 }
 
 /// The environment variable naming the commit being merged in (theirs), which the merge

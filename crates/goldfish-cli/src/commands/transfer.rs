@@ -95,6 +95,9 @@ fn render(kind: &str, r: &ImportReport) -> String {
             );
         }
     }
+    if let Some(line) = crate::render::redacted_line(&r.redactions()) {
+        let _ = writeln!(s, "  {line}, in {} record(s)", r.redacted.len());
+    }
     if !r.adjusted.is_empty() {
         let _ = writeln!(s, "Changed to fit, kept ({}):", r.adjusted.len());
         for p in &r.adjusted {
@@ -134,6 +137,7 @@ fn report_json(kind: &str, r: &ImportReport) -> serde_json::Value {
             "row": p.row().map(|(t, id)| json!({"table": t, "rowid": id})),
             "message": p.message(),
         })).collect::<Vec<_>>(),
+        "redacted": r.redacted,
         "verified": r.verified(),
     })
 }
