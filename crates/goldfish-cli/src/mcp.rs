@@ -113,9 +113,11 @@ get and list only read, the others change a plan's status.";
 #[serde(deny_unknown_fields)]
 pub(crate) struct CheckpointParams {
     /// What was done, why, and what is next. The first line is the title; more lines are kept.
+    #[schemars(schema_with = "description_schema")]
     pub(crate) description: String,
     /// Tags such as ["bug-fix", "auth"] (a comma-separated string is accepted too).
     #[serde(default, deserialize_with = "string_list")]
+    #[schemars(schema_with = "tags_schema")]
     pub(crate) tags: Vec<String>,
     /// The workspace (default: the current project).
     #[serde(default)]
@@ -123,6 +125,7 @@ pub(crate) struct CheckpointParams {
     // Typed memories: the kind and its structured fields (see `set_typed`).
     /// The kind of memory: "checkpoint" (default), "decision", "incident" or "learning".
     #[serde(default, rename = "type")]
+    #[schemars(schema_with = "memory_type_schema")]
     pub(crate) memory_type: Option<String>,
     /// The situation: what was true before, what forced the question.
     #[serde(default)]
@@ -147,7 +150,7 @@ pub(crate) struct CheckpointParams {
     pub(crate) next: Option<String>,
     /// How sure you are, from 1 (a guess) to 5 (certain).
     #[serde(default, deserialize_with = "opt_uint")]
-    #[schemars(with = "Option<u8>")]
+    #[schemars(schema_with = "confidence_schema")]
     pub(crate) confidence: Option<u64>,
     /// Open questions, one per item.
     #[serde(default, deserialize_with = "text_list")]
@@ -163,7 +166,7 @@ pub(crate) struct RecallParams {
     pub(crate) workspace: Option<String>,
     /// Look back this many days (default 2).
     #[serde(default, deserialize_with = "opt_uint")]
-    #[schemars(with = "Option<u32>")]
+    #[schemars(schema_with = "days_schema")]
     pub(crate) days: Option<u64>,
     /// Look back this far: "30m", "6h", "3d" or a timestamp.
     #[serde(default)]
@@ -193,6 +196,7 @@ pub(crate) struct RecallParams {
     pub(crate) full: Option<bool>,
     /// Only this kind of memory: "checkpoint", "decision", "incident" or "learning".
     #[serde(default, rename = "type")]
+    #[schemars(schema_with = "memory_type_schema")]
     pub(crate) memory_type: Option<String>,
     /// Only checkpoints with every one of these tags.
     #[serde(default, deserialize_with = "string_list")]
@@ -203,6 +207,61 @@ pub(crate) struct RecallParams {
     /// Only checkpoints naming this symbol ("rotate" matches "TokenStore::rotate").
     #[serde(default)]
     pub(crate) symbol: Option<String>,
+}
+
+// Input schemas state the bounds the server enforces (the store's validation), so that a
+// client that checks arguments against the schema refuses what the server would refuse.
+
+/// A description: some text that is not only blanks (the store refuses an empty one).
+fn description_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "pattern": "\\S",
+        "description": "What was done, why, and what is next. The first line is the title; more lines are kept."
+    })
+}
+
+/// Tags: the store refuses a tag with a comma or a line break (a comma-separated string,
+/// instead of a list, is split).
+fn tags_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {"type": "string", "pattern": "^[^,\\r\\n]*$"},
+        "description": "Tags such as [\"bug-fix\", \"auth\"], each without commas or line breaks."
+    })
+}
+
+/// A memory type, as [`goldfish_store::MemoryType`] parses it.
+fn memory_type_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = goldfish_store::MemoryType::ALL
+        .iter()
+        .map(|t| t.as_str())
+        .collect();
+    schemars::json_schema!({
+        "type": "string",
+        "enum": names,
+        "description": "The kind of memory: checkpoint (the default), decision, incident or learning."
+    })
+}
+
+/// A confidence level, in the store's range.
+fn confidence_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "integer",
+        "minimum": goldfish_store::MIN_CONFIDENCE,
+        "maximum": goldfish_store::MAX_CONFIDENCE,
+        "description": "How sure you are, from 1 (a guess) to 5 (certain)."
+    })
+}
+
+/// Days to look back, at most what a recall window reaches.
+fn days_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "integer",
+        "minimum": 0,
+        "maximum": goldfish_recall::MAX_DAYS,
+        "description": "Look back this many days (default 2)."
+    })
 }
 
 /// A flat string enum: some clients cannot follow the `$ref`/`oneOf` schemars derives for
@@ -270,7 +329,7 @@ pub(crate) struct PlanParams {
     pub(crate) activate: Option<bool>,
     /// Tags (save, update).
     #[serde(default, deserialize_with = "opt_string_list")]
-    #[schemars(with = "Option<Vec<String>>")]
+    #[schemars(schema_with = "tags_schema")]
     pub(crate) tags: Option<Vec<String>>,
     /// The workspace (default: the current project).
     #[serde(default)]
@@ -1042,6 +1101,8 @@ fn parse_status(status: Option<&str>) -> anyhow::Result<Option<PlanStatus>> {
 /// The `plan` tool's parameters as the store's plan action.
 fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
     let id = p.id.clone().filter(|i| !i.trim().is_empty());
+    // Checked whatever the action, as the schema says.
+    let status = parse_status(p.status.as_deref())?;
     let need_id = |action: &str| {
         id.clone().ok_or_else(|| {
             anyhow::anyhow!("`{action}` needs the plan's `id` (use action `list` to see the ids)")
@@ -1056,7 +1117,7 @@ fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
             let mut input = PlanInput::new(title, p.content.clone().unwrap_or_default());
             input.id = id;
             input.tags = p.tags.clone().unwrap_or_default();
-            input.status = parse_status(p.status.as_deref())?;
+            input.status = status;
             input.activate = p.activate.unwrap_or(true);
             StoreAction::Save(input)
         }
@@ -1067,7 +1128,7 @@ fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
             let mut u = PlanUpdate::default();
             u.title = p.title.clone();
             u.content = p.content.clone();
-            u.status = parse_status(p.status.as_deref())?;
+            u.status = status;
             u.tags = p.tags.clone();
             StoreAction::Update(need_id("update")?, u)
         }

@@ -24,6 +24,20 @@ pub(crate) fn call_tools_in(
     dir: &std::path::Path,
     calls: &[(&str, Value)],
 ) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+    let requests: Vec<(&str, Value)> = calls
+        .iter()
+        .map(|(name, args)| ("tools/call", json!({"name": name, "arguments": args})))
+        .collect();
+    requests_in(env, dir, &requests)
+}
+
+/// Starts `goldfish mcp` in `dir`, initialises, sends each `(method, params)` request (ids
+/// 10, 11, …) and returns each result, in order (see [`call_tools`]).
+pub(crate) fn requests_in(
+    env: &Env,
+    dir: &std::path::Path,
+    calls: &[(&str, Value)],
+) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
     let mut child = env
         .cmd(&["mcp"])
         .current_dir(dir)
@@ -37,8 +51,8 @@ pub(crate) fn call_tools_in(
         json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}),
         json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
     ];
-    for (i, (name, args)) in calls.iter().enumerate() {
-        lines.push(json!({"jsonrpc":"2.0","id":10 + i,"method":"tools/call","params":{"name":name,"arguments":args}}));
+    for (i, (method, params)) in calls.iter().enumerate() {
+        lines.push(json!({"jsonrpc":"2.0","id":10 + i,"method":method,"params":params}));
     }
     // Written from another thread while this one reads, so that neither pipe can fill up
     // and stall the other; stdin is handed back and kept open until the replies are read
@@ -455,6 +469,155 @@ fn structured_recall_holds_the_budget() -> TestResult {
         );
         let missing = missing_facts(&t, s);
         assert!(missing.is_empty(), "{missing:?}");
+    }
+    Ok(())
+}
+
+/// Arguments a tool call always needs, to which a case adds the value under test.
+fn base_arguments(tool: &str) -> Value {
+    match tool {
+        "checkpoint" => json!({"description": "bounds"}),
+        "plan" => json!({"action": "save", "title": "Bounds"}),
+        _ => json!({}),
+    }
+}
+
+/// A value that breaks each `pattern` the input schemas use. A pattern missing here fails
+/// the test: every constraint a schema states is checked against the server.
+fn breaking(pattern: &str) -> Option<Value> {
+    match pattern {
+        "\\S" => Some(json!(" \n ")),
+        "^[^,\\r\\n]*$" => Some(json!("a,b")),
+        _ => None,
+    }
+}
+
+/// Each input schema states what the server enforces. Walking every property of every
+/// tool's input schema as the server lists it: a value just outside each bound (`minimum`,
+/// `maximum`, `enum`, `pattern`, `required`) is refused by a JSON Schema validator and by
+/// the server, with an error naming the parameter or the value; a value at each numeric
+/// bound is accepted by both.
+#[test]
+fn input_schemas_state_what_the_server_enforces() -> TestResult {
+    let env = Env::new()?;
+    let listed = requests_in(&env, env.cwd.path(), &[("tools/list", json!({}))])?;
+    let tools = listed[0]["tools"].as_array().ok_or("no tools")?.clone();
+    // (tool, parameter, arguments, whether they are valid)
+    let mut cases: Vec<(String, String, Value, bool)> = Vec::new();
+    for tool in &tools {
+        let name = tool["name"].as_str().ok_or("no name")?.to_string();
+        let schema = &tool["inputSchema"];
+        let base = base_arguments(&name);
+        let with = |key: &str, v: Value| {
+            let mut args = base.clone();
+            args[key] = v;
+            args
+        };
+        for required in schema["required"].as_array().into_iter().flatten() {
+            let key = required.as_str().ok_or("odd required")?;
+            let mut args = base.clone();
+            args.as_object_mut().ok_or("base")?.remove(key);
+            cases.push((name.clone(), key.to_string(), args, false));
+        }
+        for (key, p) in schema["properties"].as_object().ok_or("no properties")? {
+            if let Some(min) = p["minimum"].as_i64() {
+                cases.push((name.clone(), key.clone(), with(key, json!(min - 1)), false));
+                cases.push((name.clone(), key.clone(), with(key, json!(min)), true));
+            }
+            if let Some(max) = p["maximum"].as_i64() {
+                cases.push((name.clone(), key.clone(), with(key, json!(max + 1)), false));
+                cases.push((name.clone(), key.clone(), with(key, json!(max)), true));
+            }
+            if p["enum"].is_array() {
+                cases.push((
+                    name.clone(),
+                    key.clone(),
+                    with(key, json!("bogus-value")),
+                    false,
+                ));
+            }
+            for (pattern, array) in [(&p["pattern"], false), (&p["items"]["pattern"], true)] {
+                let Some(pattern) = pattern.as_str() else {
+                    continue;
+                };
+                let bad = breaking(pattern)
+                    .ok_or_else(|| format!("{name}.{key}: no breaking value for {pattern:?}"))?;
+                let bad = if array { json!([bad]) } else { bad };
+                cases.push((name.clone(), key.clone(), with(key, bad), false));
+            }
+        }
+    }
+    // The bounds the descriptions promise are among those walked.
+    for (tool, key, value) in [
+        ("checkpoint", "confidence", json!(0)),
+        ("checkpoint", "confidence", json!(6)),
+        ("checkpoint", "type", json!("bogus-value")),
+        ("checkpoint", "description", json!(" \n ")),
+        ("recall", "days", json!(-1)),
+        ("recall", "type", json!("bogus-value")),
+        ("plan", "status", json!("bogus-value")),
+        ("plan", "action", json!("bogus-value")),
+    ] {
+        assert!(
+            cases
+                .iter()
+                .any(|(t, k, a, ok)| t == tool && k == key && a[key] == value && !ok),
+            "{tool}.{key} = {value} is not refused by the schema"
+        );
+    }
+    // The schema's verdicts, from a real JSON Schema validator.
+    let python = crate::mcp::python_with_mcp()?;
+    let input: Vec<Value> = cases
+        .iter()
+        .map(|(tool, _, args, _)| {
+            let schema = tools
+                .iter()
+                .find(|t| t["name"] == json!(tool))
+                .map(|t| t["inputSchema"].clone());
+            json!([schema, args])
+        })
+        .collect();
+    let cases_file = env.cwd.path().join("cases.json");
+    std::fs::write(&cases_file, serde_json::to_string(&input)?)?;
+    let out = std::process::Command::new(python)
+        .args([
+            "-c",
+            "import json, sys, jsonschema\n\
+             cases = json.load(open(sys.argv[1]))\n\
+             print(json.dumps([jsonschema.Draft202012Validator(s).is_valid(a) for s, a in cases]))",
+        ])
+        .arg(&cases_file)
+        .output()?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+    }
+    let verdicts: Vec<bool> = serde_json::from_slice(&out.stdout)?;
+    // The server's.
+    let calls: Vec<(&str, Value)> = cases
+        .iter()
+        .map(|(tool, _, args, _)| (tool.as_str(), args.clone()))
+        .collect();
+    let results = call_tools(&env, &calls)?;
+    for (((tool, key, args, valid), schema_ok), r) in cases.iter().zip(&verdicts).zip(&results) {
+        assert_eq!(schema_ok, valid, "the schema of {tool} on {args}");
+        let t = text(r);
+        assert_eq!(
+            r["isError"],
+            json!(!valid),
+            "the server on {tool} {args}: {t}"
+        );
+        if !valid {
+            let value = args
+                .get(key)
+                .map(|v| v.to_string().trim_matches('"').to_string());
+            let named = t.contains(key.as_str())
+                || value.is_some_and(|v| t.contains(&v))
+                || (key == "tags" && t.contains("tag"));
+            assert!(
+                named,
+                "{tool} {args}: the error names neither `{key}` nor the value: {t}"
+            );
+        }
     }
     Ok(())
 }

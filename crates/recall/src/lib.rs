@@ -222,4 +222,4 @@ pub use recall::{
     recall_with,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
-pub use window::{Bound, TimeWindow, parse_bound, parse_since};
+pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};
