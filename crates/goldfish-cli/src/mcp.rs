@@ -556,14 +556,64 @@ pub(crate) struct RecallCheckpoint {
     /// Files touched but not listed (full).
     #[serde(skip_serializing_if = "is_zero")]
     pub(crate) files_omitted: usize,
-    /// A typed memory's fields, only those given (full): context, decision, alternatives,
-    /// impact, evidence, symbols, next, confidence, unknowns.
+    /// A typed memory's fields, only those given (full).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<JsonObject>")]
-    pub(crate) fields: Option<serde_json::Value>,
+    pub(crate) fields: Option<TypedFields>,
     /// Why it matched the search (with `explain`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) explain: Option<ExplainOut>,
+}
+
+/// The structured fields of a typed memory (each left out when not given).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct TypedFields {
+    /// The situation: what was true before, what forced the question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) context: Option<String>,
+    /// What was decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) decision: Option<String>,
+    /// Options considered and not taken.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) alternatives: Vec<String>,
+    /// What this changes or costs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) impact: Option<String>,
+    /// What supports it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) evidence: Vec<String>,
+    /// Code symbols concerned.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) symbols: Vec<String>,
+    /// What should happen next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) next: Option<String>,
+    /// How sure, from 1 (a guess) to 5 (certain).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) confidence: Option<u8>,
+    /// Open questions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) unknowns: Vec<String>,
+}
+
+impl TypedFields {
+    /// The fields given, or `None` when there are none.
+    fn of(s: &goldfish_store::Structured) -> Option<Self> {
+        if s.labelled().is_empty() {
+            return None;
+        }
+        Some(TypedFields {
+            context: s.context.clone(),
+            decision: s.decision.clone(),
+            alternatives: s.alternatives.clone(),
+            impact: s.impact.clone(),
+            evidence: s.evidence.clone(),
+            symbols: s.symbols.clone(),
+            next: s.next.clone(),
+            confidence: s.confidence,
+            unknowns: s.unknowns.clone(),
+        })
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -583,10 +633,6 @@ impl RecallCheckpoint {
             .split_once('\n')
             .map(|(_, rest)| rest.trim_end().to_string())
             .filter(|b| !b.trim().is_empty());
-        let fields = match serde_json::to_value(&c.structured) {
-            Ok(serde_json::Value::Object(o)) if !o.is_empty() => Some(serde_json::Value::Object(o)),
-            _ => None,
-        };
         RecallCheckpoint {
             id: c.id.clone(),
             workspace: all.then(|| c.workspace.clone()),
@@ -600,7 +646,11 @@ impl RecallCheckpoint {
             commit: c.commit.clone().filter(|_| full),
             files: if full { c.files.clone() } else { Vec::new() },
             files_omitted: if full { c.files_omitted } else { 0 },
-            fields: fields.filter(|_| full),
+            fields: if full {
+                TypedFields::of(&c.structured)
+            } else {
+                None
+            },
             explain,
         }
     }
