@@ -558,62 +558,45 @@ pub(crate) struct RecallCheckpoint {
     pub(crate) files_omitted: usize,
     /// A typed memory's fields, only those given (full).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) fields: Option<TypedFields>,
+    #[schemars(with = "Option<TypedFields>")]
+    pub(crate) fields: Option<goldfish_store::Structured>,
     /// Why it matched the search (with `explain`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) explain: Option<ExplainOut>,
 }
 
-/// The structured fields of a typed memory (each left out when not given).
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct TypedFields {
+/// The schema of a typed memory's fields as [`goldfish_store::Structured`] serialises them
+/// (each left out when not given).
+#[derive(JsonSchema)]
+#[expect(dead_code, reason = "only its schema is used")]
+struct TypedFields {
     /// The situation: what was true before, what forced the question.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) context: Option<String>,
+    context: Option<String>,
     /// What was decided.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) decision: Option<String>,
+    decision: Option<String>,
     /// Options considered and not taken.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) alternatives: Vec<String>,
+    alternatives: Vec<String>,
     /// What this changes or costs.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) impact: Option<String>,
+    impact: Option<String>,
     /// What supports it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) evidence: Vec<String>,
+    evidence: Vec<String>,
     /// Code symbols concerned.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) symbols: Vec<String>,
+    symbols: Vec<String>,
     /// What should happen next.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) next: Option<String>,
+    next: Option<String>,
     /// How sure, from 1 (a guess) to 5 (certain).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) confidence: Option<u8>,
+    confidence: Option<u8>,
     /// Open questions.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) unknowns: Vec<String>,
-}
-
-impl TypedFields {
-    /// The fields given, or `None` when there are none.
-    fn of(s: &goldfish_store::Structured) -> Option<Self> {
-        if s.labelled().is_empty() {
-            return None;
-        }
-        Some(TypedFields {
-            context: s.context.clone(),
-            decision: s.decision.clone(),
-            alternatives: s.alternatives.clone(),
-            impact: s.impact.clone(),
-            evidence: s.evidence.clone(),
-            symbols: s.symbols.clone(),
-            next: s.next.clone(),
-            confidence: s.confidence,
-            unknowns: s.unknowns.clone(),
-        })
-    }
+    unknowns: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -646,11 +629,7 @@ impl RecallCheckpoint {
             commit: c.commit.clone().filter(|_| full),
             files: if full { c.files.clone() } else { Vec::new() },
             files_omitted: if full { c.files_omitted } else { 0 },
-            fields: if full {
-                TypedFields::of(&c.structured)
-            } else {
-                None
-            },
+            fields: (full && !c.structured.labelled().is_empty()).then(|| c.structured.clone()),
             explain,
         }
     }

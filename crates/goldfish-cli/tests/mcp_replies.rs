@@ -84,6 +84,20 @@ pub(crate) fn requests_in(
     Ok(results)
 }
 
+/// Runs git in `dir` with a test identity, requiring success.
+fn git_in(dir: &std::path::Path, args: &[&str]) -> TestResult {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=test", "-c", "user.email=test@localhost"])
+        .args(args)
+        .output()?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
+    }
+    Ok(())
+}
+
 pub(crate) fn text(result: &Value) -> String {
     result["content"][0]["text"]
         .as_str()
@@ -152,18 +166,7 @@ fn recall_tool_refuses_two_window_starts() -> TestResult {
 fn tools_use_the_memory_kept_in_the_repository() -> TestResult {
     let env = Env::new()?;
     env.ok(&["checkpoint", "Saved in the home store first"])?;
-    let git = |args: &[&str]| -> TestResult {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(env.cwd.path())
-            .args(["-c", "user.name=test", "-c", "user.email=test@localhost"])
-            .args(args)
-            .output()?;
-        if !out.status.success() {
-            return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
-        }
-        Ok(())
-    };
+    let git = |args: &[&str]| git_in(env.cwd.path(), args);
     git(&["init", "-q", "-b", "main"])?;
     git(&["commit", "-q", "--allow-empty", "-m", "first"])?;
     env.ok(&["init", "--in-repo"])?;
@@ -321,18 +324,7 @@ fn structured_content_carries_every_fact_of_the_text() -> TestResult {
     // A repository named as the workspace, so that checkpoints record its git context.
     let repo = env.cwd.path().join("test");
     std::fs::create_dir(&repo)?;
-    let git = |args: &[&str]| -> TestResult {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(&repo)
-            .args(["-c", "user.name=test", "-c", "user.email=test@localhost"])
-            .args(args)
-            .output()?;
-        if !out.status.success() {
-            return Err(String::from_utf8_lossy(&out.stderr).into_owned().into());
-        }
-        Ok(())
-    };
+    let git = |args: &[&str]| git_in(&repo, args);
     git(&["init", "-q", "-b", "trunk"])?;
     std::fs::write(repo.join("quokka.rs"), "fn main() {}\n")?;
     git(&["add", "quokka.rs"])?;
