@@ -838,8 +838,27 @@ pub(crate) struct GoldfishServer {
     prompt_router: PromptRouter<Self>,
 }
 
-/// Runs the server on stdin/stdout until the client disconnects.
-pub(crate) fn serve(ctx: Context, stdio: crate::mcp_stdio::StdioOptions) -> anyhow::Result<()> {
+/// `goldfish mcp --verbose`: lifecycle lines and tool errors go to stderr too. Set once by
+/// [`serve`] before the server starts.
+static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `goldfish mcp: {line}` to stderr with `--verbose` only: what the client is told
+/// anyway (a tool's error) or needs not know (the server started). Clients log every stderr
+/// line of a server as an error, so a normal session writes none.
+fn verbose_line(line: std::fmt::Arguments<'_>) {
+    if VERBOSE.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("goldfish mcp: {line}");
+    }
+}
+
+/// Runs the server on stdin/stdout until the client disconnects; `verbose` as
+/// `--verbose` (see [`verbose_line`]).
+pub(crate) fn serve(
+    ctx: Context,
+    stdio: crate::mcp_stdio::StdioOptions,
+    verbose: bool,
+) -> anyhow::Result<()> {
+    VERBOSE.store(verbose, std::sync::atomic::Ordering::Relaxed);
     // Held until the server stops: file-system events refresh the recall indexes early.
     let _watch = ctx
         .open_store()
@@ -849,15 +868,15 @@ pub(crate) fn serve(ctx: Context, stdio: crate::mcp_stdio::StdioOptions) -> anyh
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        eprintln!(
-            "goldfish mcp: serving on stdio (store {})",
+        verbose_line(format_args!(
+            "serving on stdio (store {})",
             ctx.home.display()
-        );
+        ));
         let service = GoldfishServer::new(ctx)
             .serve(crate::mcp_stdio::stdio(stdio))
             .await?;
         let reason = service.waiting().await?;
-        eprintln!("goldfish mcp: stopped ({reason:?})");
+        verbose_line(format_args!("stopped ({reason:?})"));
         Ok(())
     })
 }
@@ -877,7 +896,7 @@ fn to_result(result: Result<Reply, String>) -> CallToolResult {
             result
         }
         Err(message) => {
-            eprintln!("goldfish mcp: tool error: {message}");
+            verbose_line(format_args!("tool error: {message}"));
             CallToolResult::error(vec![ContentBlock::text(format!("Error: {message}"))])
         }
     }
@@ -1506,10 +1525,15 @@ impl ServerHandler for GoldfishServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        // Clients list resources before the first model request and retry a failed listing,
+        // so a store that cannot be read lists nothing at once: the tools report the problem
+        // with their error, and `goldfish doctor` with its fix.
         let ctx = self.context(&context.peer).await;
-        crate::mcp_resources::list(&ctx)
-            .map(ListResourcesResult::with_all_items)
-            .map_err(|e| McpError::internal_error(format!("{e:#}"), None))
+        let resources = crate::mcp_resources::list(&ctx).unwrap_or_else(|e| {
+            verbose_line(format_args!("no resources to list: {e:#}"));
+            Vec::new()
+        });
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn list_resource_templates(
