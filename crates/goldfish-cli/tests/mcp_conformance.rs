@@ -306,7 +306,7 @@ fn a_message_over_the_default_limit_is_answered_skipped_and_logged() -> TestResu
     // 17 MiB that start like a real request, then the newline, then a valid request. One
     // thread writes while this one reads, so neither pipe can fill up against the other.
     let writer = thread::spawn(move || -> std::io::Result<ChildStdin> {
-        stdin.write_all(br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":""#)?;
+        stdin.write_all(br#"{"jsonrpc":"2.0","id":"big-1","method":"ping","params":{"pad":""#)?;
         let chunk = vec![b'x'; MIB];
         for _ in 0..17 {
             stdin.write_all(&chunk)?;
@@ -320,7 +320,8 @@ fn a_message_over_the_default_limit_is_answered_skipped_and_logged() -> TestResu
     let after = server.next()?;
     server.stdin = Some(writer.join().map_err(|_| "writer thread panicked")??);
 
-    check_error(&rejected, -32600, &Value::Null)?;
+    // The id is read from the head of the message, so the client's request is answered.
+    check_error(&rejected, -32600, &json!("big-1"))?;
     let message = rejected["error"]["message"].as_str().unwrap_or_default();
     for needle in [
         "16777216 bytes",
@@ -363,7 +364,8 @@ fn ping_of(bytes: usize) -> (String, String) {
 fn the_limit_is_a_setting_the_flag_winning_over_the_environment() -> TestResult {
     let env = Env::new()?;
     let (fits, fits_id) = ping_of(1000);
-    let (over, _) = ping_of(1001);
+    let (over, over_id) = ping_of(1001);
+    let over_id = json!(over_id);
 
     // The flag wins over the environment variable: 1000 bytes pass, 1001 do not.
     let mut server = Server::start(
@@ -375,7 +377,7 @@ fn the_limit_is_a_setting_the_flag_winning_over_the_environment() -> TestResult 
         server.exchange(&fits)?,
         json!({"jsonrpc": "2.0", "id": fits_id, "result": {}})
     );
-    let message = server.expect_error(&over, -32600, &Value::Null)?;
+    let message = server.expect_error(&over, -32600, &over_id)?;
     assert!(
         message.contains("1001 bytes exceeds the limit of 1000 bytes"),
         "{message}"
@@ -386,7 +388,13 @@ fn the_limit_is_a_setting_the_flag_winning_over_the_environment() -> TestResult 
 
     // The environment variable alone.
     let mut server = Server::start(&env, &[], &[("GOLDFISH_MCP_MAX_MESSAGE_BYTES", "1000")])?;
-    server.expect_error(&over, -32600, &Value::Null)?;
+    server.expect_error(&over, -32600, &over_id)?;
+    // An id after a long member is past the head: the error carries a null id.
+    let late_id = format!(
+        r#"{{"jsonrpc":"2.0","method":"ping","params":{{"pad":"{}"}},"id":"late"}}"#,
+        "x".repeat(5000)
+    );
+    server.expect_error(&late_id, -32600, &Value::Null)?;
     assert_eq!(server.exchange(&fits)?["id"], json!(fits_id));
     initialize(&mut server)?;
     let (success, stderr) = server.finish()?;
