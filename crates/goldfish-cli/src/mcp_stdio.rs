@@ -25,7 +25,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetMeta as _, ProtocolVersion, ServerJsonRpcMessage,
+};
 use rmcp::transport::Transport;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -230,12 +232,17 @@ async fn read_lines<R>(
 
 /// Whether the session has started, as far as rmcp is concerned.
 ///
-/// Until a client's first real request (`initialize`, or a request carrying its protocol
-/// version), rmcp stops the whole server when a notification or a response arrives. A client
-/// that sends one too early is wrong, but one stray line must not end the session, so such
-/// messages are dropped (and logged) until then. Any request other than `ping` and
-/// `server/discover` counts as the start: telling rmcp's metadata checks apart here would copy
-/// them, for the sake of clients that are wrong twice.
+/// Until a client's first request that starts a session, rmcp stops the whole server when a
+/// notification or a response arrives. A client that sends one too early is wrong, but one
+/// stray line must not end the session, so such messages are dropped (and logged) until then.
+///
+/// This is the one place that knows the two protocol eras' ways in (see [`starts_session`]):
+/// MCP 2025-11-25 and before start with `initialize`; the stateless 2026-07-28 has no
+/// handshake, and its first request that carries its protocol version and capabilities in
+/// `_meta` starts the session. rmcp answers the rest and keeps waiting: `ping`,
+/// `server/discover`, and a request whose `_meta` is incomplete or names a version the server
+/// does not speak (a stateless client then retries with another version, and may first
+/// cancel the refused request with a notification, which must not stop the server).
 #[derive(Debug, Default)]
 struct Session {
     started: bool,
@@ -249,17 +256,35 @@ impl Session {
         }
         match message {
             ClientJsonRpcMessage::Request(request) => {
-                // rmcp answers these two before a session and keeps waiting for one.
-                let method = request.request.method();
-                self.started = !matches!(method, "ping" | "server/discover");
+                self.started = starts_session(&request.request);
                 Ok(())
             }
-            ClientJsonRpcMessage::Notification(_) => {
-                Err("a notification before `initialize` (send `initialize` first)".into())
-            }
-            ClientJsonRpcMessage::Response(_) | ClientJsonRpcMessage::Error(_) => {
-                Err("a response before `initialize` (the server has asked nothing yet)".into())
-            }
+            ClientJsonRpcMessage::Notification(_) => Err(
+                "a notification before the session started (send `initialize`, or a request \
+                     whose `_meta` names a supported protocol version, first)"
+                    .into(),
+            ),
+            ClientJsonRpcMessage::Response(_) | ClientJsonRpcMessage::Error(_) => Err(
+                "a response before the session started (the server has asked nothing yet)".into(),
+            ),
+        }
+    }
+}
+
+/// Whether rmcp starts a session with `request` (see [`Session`]): `initialize`, or a request
+/// other than `ping` and `server/discover` whose `_meta` has what 2026-07-28 requires, naming
+/// a version the server speaks (rmcp's own list, the one it answers `server/discover` with).
+fn starts_session(request: &ClientRequest) -> bool {
+    match request {
+        ClientRequest::InitializeRequest(_) => true,
+        ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
+        _ => {
+            let meta = request.get_meta();
+            meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+                && meta
+                    .protocol_version()
+                    .is_some_and(|v| ProtocolVersion::KNOWN_VERSIONS.contains(&v))
         }
     }
 }
@@ -769,19 +794,47 @@ mod tests {
         };
         let notification = message(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         let response = message(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#);
-        let ping = message(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        let list = message(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
-        let mut session = Session::default();
-        assert!(session.admit(&notification).is_err());
-        assert!(session.admit(&response).is_err());
-        assert!(session.admit(&ping).is_ok());
-        assert!(
-            session.admit(&notification).is_err(),
-            "a ping starts nothing"
-        );
-        assert!(session.admit(&list).is_ok());
-        assert!(session.admit(&notification).is_ok());
-        assert!(session.admit(&response).is_ok());
+        let meta = |version: &str| {
+            format!(
+                r#"{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+            )
+        };
+        // rmcp answers each of these and keeps waiting for a session to start.
+        let not_starting = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_string(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{{"_meta":{}}}}}"#,
+                meta("2026-07-28")
+            ),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#.to_string(),
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_string(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"_meta":{}}}}}"#,
+                meta("2099-01-01")
+            ),
+        ];
+        let starting = [
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{{"_meta":{}}}}}"#,
+                meta("2026-07-28")
+            ),
+        ];
+        for start in &starting {
+            let mut session = Session::default();
+            assert!(session.admit(&notification).is_err());
+            assert!(session.admit(&response).is_err());
+            for line in &not_starting {
+                assert!(session.admit(&message(line)).is_ok(), "{line}");
+                assert!(
+                    session.admit(&notification).is_err(),
+                    "{line} started a session"
+                );
+            }
+            assert!(session.admit(&message(start)).is_ok());
+            assert!(session.admit(&notification).is_ok(), "{start}");
+            assert!(session.admit(&response).is_ok(), "{start}");
+        }
     }
 
     #[test]

@@ -287,3 +287,44 @@ fn both_protocol_eras_are_served() -> TestResult {
     assert_eq!(stderr, "");
     Ok(())
 }
+
+#[test]
+fn a_stateless_client_refused_a_version_can_cancel_and_retry() -> TestResult {
+    let env = Env::new()?;
+    let mut server = Server::start(&env, &[], &[])?;
+    let meta = |version: &str| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        })
+    };
+    // A version the server does not speak: refused with the versions it does.
+    let refused = server.exchange(&request(
+        "new",
+        "tools/list",
+        json!({}),
+        Some(&meta("2099-01-01")),
+    ))?;
+    check_error(&refused, -32022, &json!("new"))?;
+    assert!(
+        refused["error"]["data"]["supported"]
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("2026-07-28"))),
+        "{refused}"
+    );
+    // Cancelling the refused request is a notification before any session: ignored (it
+    // used to stop the server), never answered.
+    server.expect_silence(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"new"}}"#,
+        "after-cancel",
+    )?;
+    let tools = result_of(
+        &mut server,
+        &request("retry", "tools/list", json!({}), Some(&meta("2026-07-28"))),
+        "retry",
+    )?;
+    assert_eq!(tool_names(&tools), ["checkpoint", "plan", "recall"]);
+    let (success, stderr) = server.finish()?;
+    assert!(success, "goldfish mcp failed; stderr: {stderr}");
+    Ok(())
+}
