@@ -178,6 +178,11 @@ pub(crate) struct McpArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub(crate) max_message_bytes: u64,
+    /// Also write lifecycle lines (started, stopped) and tool errors to stderr. Without it
+    /// the server writes to stderr only what the client was not told: clients such as Claude
+    /// Code log every stderr line of a server as an error.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
 }
 
 /// `goldfish serve`.

@@ -141,7 +141,7 @@ fn run() -> anyhow::Result<ExitCode> {
             let options = mcp_stdio::StdioOptions {
                 max_message_bytes: a.max_message_bytes,
             };
-            return mcp::serve(ctx, options).map(|()| ExitCode::SUCCESS);
+            return mcp::serve(ctx, options, a.verbose).map(|()| ExitCode::SUCCESS);
         }
         Command::Serve(a) => return commands::serve(&ctx, a).map(|()| ExitCode::SUCCESS),
         Command::Export(a) => return commands::export(&ctx, a),

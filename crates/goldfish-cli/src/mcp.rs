@@ -113,9 +113,11 @@ get and list only read, the others change a plan's status.";
 #[serde(deny_unknown_fields)]
 pub(crate) struct CheckpointParams {
     /// What was done, why, and what is next. The first line is the title; more lines are kept.
+    #[schemars(schema_with = "description_schema")]
     pub(crate) description: String,
     /// Tags such as ["bug-fix", "auth"] (a comma-separated string is accepted too).
     #[serde(default, deserialize_with = "string_list")]
+    #[schemars(schema_with = "tags_schema")]
     pub(crate) tags: Vec<String>,
     /// The workspace (default: the current project).
     #[serde(default)]
@@ -123,6 +125,7 @@ pub(crate) struct CheckpointParams {
     // Typed memories: the kind and its structured fields (see `set_typed`).
     /// The kind of memory: "checkpoint" (default), "decision", "incident" or "learning".
     #[serde(default, rename = "type")]
+    #[schemars(schema_with = "memory_type_schema")]
     pub(crate) memory_type: Option<String>,
     /// The situation: what was true before, what forced the question.
     #[serde(default)]
@@ -147,7 +150,7 @@ pub(crate) struct CheckpointParams {
     pub(crate) next: Option<String>,
     /// How sure you are, from 1 (a guess) to 5 (certain).
     #[serde(default, deserialize_with = "opt_uint")]
-    #[schemars(with = "Option<u8>")]
+    #[schemars(schema_with = "confidence_schema")]
     pub(crate) confidence: Option<u64>,
     /// Open questions, one per item.
     #[serde(default, deserialize_with = "text_list")]
@@ -163,7 +166,7 @@ pub(crate) struct RecallParams {
     pub(crate) workspace: Option<String>,
     /// Look back this many days (default 2).
     #[serde(default, deserialize_with = "opt_uint")]
-    #[schemars(with = "Option<u32>")]
+    #[schemars(schema_with = "days_schema")]
     pub(crate) days: Option<u64>,
     /// Look back this far: "30m", "6h", "3d" or a timestamp.
     #[serde(default)]
@@ -193,6 +196,7 @@ pub(crate) struct RecallParams {
     pub(crate) full: Option<bool>,
     /// Only this kind of memory: "checkpoint", "decision", "incident" or "learning".
     #[serde(default, rename = "type")]
+    #[schemars(schema_with = "memory_type_schema")]
     pub(crate) memory_type: Option<String>,
     /// Only checkpoints with every one of these tags.
     #[serde(default, deserialize_with = "string_list")]
@@ -203,6 +207,61 @@ pub(crate) struct RecallParams {
     /// Only checkpoints naming this symbol ("rotate" matches "TokenStore::rotate").
     #[serde(default)]
     pub(crate) symbol: Option<String>,
+}
+
+// Input schemas state the bounds the server enforces (the store's validation), so that a
+// client that checks arguments against the schema refuses what the server would refuse.
+
+/// A description: some text that is not only blanks (the store refuses an empty one).
+fn description_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "pattern": "\\S",
+        "description": "What was done, why, and what is next. The first line is the title; more lines are kept."
+    })
+}
+
+/// Tags: the store refuses a tag with a comma or a line break (a comma-separated string,
+/// instead of a list, is split).
+fn tags_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": {"type": "string", "pattern": "^[^,\\r\\n]*$"},
+        "description": "Tags such as [\"bug-fix\", \"auth\"], each without commas or line breaks."
+    })
+}
+
+/// A memory type, as [`goldfish_store::MemoryType`] parses it.
+fn memory_type_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = goldfish_store::MemoryType::ALL
+        .iter()
+        .map(|t| t.as_str())
+        .collect();
+    schemars::json_schema!({
+        "type": "string",
+        "enum": names,
+        "description": "The kind of memory: checkpoint (the default), decision, incident or learning."
+    })
+}
+
+/// A confidence level, in the store's range.
+fn confidence_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "integer",
+        "minimum": goldfish_store::MIN_CONFIDENCE,
+        "maximum": goldfish_store::MAX_CONFIDENCE,
+        "description": "How sure you are, from 1 (a guess) to 5 (certain)."
+    })
+}
+
+/// Days to look back, at most what a recall window reaches.
+fn days_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "integer",
+        "minimum": 0,
+        "maximum": goldfish_recall::MAX_DAYS,
+        "description": "Look back this many days (default 2)."
+    })
 }
 
 /// A flat string enum: some clients cannot follow the `$ref`/`oneOf` schemars derives for
@@ -270,7 +329,7 @@ pub(crate) struct PlanParams {
     pub(crate) activate: Option<bool>,
     /// Tags (save, update).
     #[serde(default, deserialize_with = "opt_string_list")]
-    #[schemars(with = "Option<Vec<String>>")]
+    #[schemars(schema_with = "tags_schema")]
     pub(crate) tags: Option<Vec<String>>,
     /// The workspace (default: the current project).
     #[serde(default)]
@@ -371,9 +430,30 @@ pub(crate) struct PlanOut {
     pub(crate) tags: Vec<String>,
     /// Last updated (RFC 3339 UTC).
     pub(crate) updated: String,
+    /// Its markdown body (`plan` get; the active plan of `recall`, cut with `…` past half
+    /// the reply's budget).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) content: Option<String>,
+    /// The task boxes of the body, in order (with `content`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) checklist: Option<Vec<ChecklistOut>>,
+    /// Set when the plan holds both sides of a sync or merge between
+    /// `goldfish:merge-conflict` markers: keep one and update the plan.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) merge_conflict: bool,
+}
+
+/// One task box of a plan.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ChecklistOut {
+    /// The item's text.
+    pub(crate) text: String,
+    /// Whether it is checked.
+    pub(crate) done: bool,
 }
 
 impl PlanOut {
+    /// The plan's facts without its body.
     fn of(plan: &goldfish_store::Plan, active: bool) -> Self {
         let progress = plan.progress();
         PlanOut {
@@ -385,11 +465,30 @@ impl PlanOut {
             total: progress.total(),
             tags: plan.tags.clone(),
             updated: format_utc(&plan.updated),
+            content: None,
+            checklist: None,
+            merge_conflict: goldfish_sync::has_merge_conflict(plan),
+        }
+    }
+
+    /// The plan with `content` (its body, or the part of it a reply shows) and its checklist.
+    fn with_content(plan: &goldfish_store::Plan, active: bool, content: String) -> Self {
+        let checklist = goldfish_store::checklist(&content)
+            .into_iter()
+            .map(|i| ChecklistOut {
+                text: i.text,
+                done: i.done,
+            })
+            .collect();
+        PlanOut {
+            content: Some(content),
+            checklist: Some(checklist),
+            ..PlanOut::of(plan, active)
         }
     }
 }
 
-/// A checkpoint as `recall` reports it (the summary view).
+/// A checkpoint as the `checkpoint` tool confirms it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct CheckpointSummary {
     /// Its id.
@@ -398,7 +497,7 @@ pub(crate) struct CheckpointSummary {
     pub(crate) workspace: String,
     /// When (RFC 3339 UTC).
     pub(crate) timestamp: String,
-    /// Its title.
+    /// Its title (at most 200 characters, `…` when cut).
     pub(crate) title: String,
     /// Its tags.
     pub(crate) tags: Vec<String>,
@@ -413,25 +512,281 @@ impl CheckpointSummary {
             id: c.id.clone(),
             workspace: c.workspace.clone(),
             timestamp: format_utc(&c.timestamp),
-            title: c.title().to_string(),
+            title: echo(c.title()),
             tags: c.tags.clone(),
             branch: c.branch.clone(),
         }
     }
 }
 
-/// The `recall` tool's structured reply.
+/// A checkpoint as `recall` reports it: the summary view, or with `full` its body, commit,
+/// files and typed fields.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct RecallCheckpoint {
+    /// Its id.
+    pub(crate) id: String,
+    /// Its workspace (with "all"; otherwise the reply's `scope`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) workspace: Option<String>,
+    /// When (RFC 3339 UTC).
+    pub(crate) timestamp: String,
+    /// decision | incident | learning (left out for a plain checkpoint).
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub(crate) memory_type: Option<String>,
+    /// Its title: the description's first line.
+    pub(crate) title: String,
+    /// Its tags.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) tags: Vec<String>,
+    /// The git branch it was saved on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) branch: Option<String>,
+    /// How many files it touched (summary view).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) file_count: Option<usize>,
+    /// The rest of the description after the title (full).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) body: Option<String>,
+    /// The git commit it was saved at (full).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) commit: Option<String>,
+    /// The files it touched (full).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) files: Vec<String>,
+    /// Files touched but not listed (full).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) files_omitted: usize,
+    /// A typed memory's fields, only those given (full).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<TypedFields>")]
+    pub(crate) fields: Option<goldfish_store::Structured>,
+    /// Why it matched the search (with `explain`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) explain: Option<ExplainOut>,
+}
+
+/// The schema of a typed memory's fields as [`goldfish_store::Structured`] serialises them
+/// (each left out when not given).
+#[derive(JsonSchema)]
+#[expect(dead_code, reason = "only its schema is used")]
+struct TypedFields {
+    /// The situation: what was true before, what forced the question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context: Option<String>,
+    /// What was decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<String>,
+    /// Options considered and not taken.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    alternatives: Vec<String>,
+    /// What this changes or costs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    impact: Option<String>,
+    /// What supports it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    evidence: Vec<String>,
+    /// Code symbols concerned.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    symbols: Vec<String>,
+    /// What should happen next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next: Option<String>,
+    /// How sure, from 1 (a guess) to 5 (certain).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    confidence: Option<u8>,
+    /// Open questions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unknowns: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl RecallCheckpoint {
+    fn of(
+        c: &goldfish_store::Checkpoint,
+        all: bool,
+        full: bool,
+        explain: Option<ExplainOut>,
+    ) -> Self {
+        let plain = c.memory_type == goldfish_store::MemoryType::Checkpoint;
+        let body = c
+            .description
+            .split_once('\n')
+            .map(|(_, rest)| rest.trim_end().to_string())
+            .filter(|b| !b.trim().is_empty());
+        RecallCheckpoint {
+            id: c.id.clone(),
+            workspace: all.then(|| c.workspace.clone()),
+            timestamp: format_utc(&c.timestamp),
+            memory_type: (!plain).then(|| c.memory_type.as_str().to_string()),
+            title: c.title().to_string(),
+            tags: c.tags.clone(),
+            branch: c.branch.clone(),
+            file_count: (!full && !c.files.is_empty()).then(|| c.files.len() + c.files_omitted),
+            body: body.filter(|_| full),
+            commit: c.commit.clone().filter(|_| full),
+            files: if full { c.files.clone() } else { Vec::new() },
+            files_omitted: if full { c.files_omitted } else { 0 },
+            fields: (full && !c.structured.labelled().is_empty()).then(|| c.structured.clone()),
+            explain,
+        }
+    }
+}
+
+/// Why a checkpoint matched, with numbers rounded as the text shows them.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ExplainOut {
+    /// The final score: `sum × coverage`.
+    pub(crate) score: f64,
+    /// The sum of the words' contributions.
+    pub(crate) sum: f64,
+    /// The share (0–1) of the query's weight the checkpoint covers.
+    pub(crate) coverage: f64,
+    /// One entry per query word, in query order.
+    pub(crate) words: Vec<ExplainWord>,
+}
+
+/// What one query word contributed.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ExplainWord {
+    /// The query word, folded.
+    pub(crate) word: String,
+    /// Whether it counts as covered.
+    pub(crate) covered: bool,
+    /// Its weight in the coverage.
+    pub(crate) weight: f64,
+    /// The term it matched (left out when nothing matched).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) term: Option<String>,
+    /// exact | stem | prefix | typo | synonym.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) how: Option<String>,
+    /// The fields the term occurs in: title, body, tags, branch, files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) fields: Vec<String>,
+    /// Similarity of the term to the word (1 exact, less for the other kinds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) sim: Option<f64>,
+    /// Inverse document frequency of the term.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) idf: Option<f64>,
+    /// The term-frequency part of the score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tf: Option<f64>,
+    /// `sim × idf × tf`: what the word adds to the sum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) contribution: Option<f64>,
+}
+
+/// `x` rounded to two decimals, as the text shows it.
+fn two(x: f32) -> f64 {
+    (f64::from(x) * 100.0).round() / 100.0
+}
+
+impl ExplainOut {
+    fn of(e: &goldfish_recall::Explanation) -> Self {
+        ExplainOut {
+            score: two(e.score),
+            sum: two(e.sum),
+            coverage: two(e.coverage),
+            words: e
+                .words
+                .iter()
+                .map(|w| {
+                    let m = w.matched.as_ref();
+                    ExplainWord {
+                        word: w.word.clone(),
+                        covered: w.covered,
+                        weight: two(w.weight),
+                        term: m.map(|m| m.term.clone()),
+                        how: m.and_then(|m| {
+                            serde_json::to_value(m.how)
+                                .ok()
+                                .and_then(|v| v.as_str().map(str::to_string))
+                        }),
+                        fields: m
+                            .map(|m| m.fields.iter().map(|f| f.name().to_string()).collect())
+                            .unwrap_or_default(),
+                        sim: m.map(|m| two(m.similarity)),
+                        idf: m.map(|m| two(m.idf)),
+                        tf: m.map(|m| two(m.tf)),
+                        contribution: m.map(|m| two(m.contribution)),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The `recall` tool's structured reply: what the text says, field by field.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct RecallOut {
     /// The workspace recalled, or "all".
     pub(crate) scope: String,
+    /// The window read: `[from, to]`, RFC 3339 UTC.
+    pub(crate) window: [String; 2],
+    /// The search, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) search: Option<String>,
     /// How many checkpoints matched before the limit.
     pub(crate) total: usize,
-    /// The checkpoints shown: by relevance with a search, else newest first.
-    pub(crate) checkpoints: Vec<CheckpointSummary>,
-    /// The workspace's active plan, when there is one.
+    /// With "all": how many checkpoints matched per workspace.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) workspaces: Vec<WorkspaceMatches>,
+    /// The workspace's active plan, when there is one, with its body and checklist.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) active_plan: Option<PlanOut>,
+    /// The checkpoints shown: by relevance with a search, else newest first.
+    pub(crate) checkpoints: Vec<RecallCheckpoint>,
+    /// Matching checkpoints not shown, and why (left out when all were shown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) not_shown: Option<NotShown>,
+    /// Files or entries that could not be read and were skipped: how many, and the first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) skipped: Option<SkippedOut>,
+    /// Set when the store holds nothing yet: missing | empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) store: Option<StoreOut>,
+}
+
+/// Matches in one workspace.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct WorkspaceMatches {
+    /// The workspace.
+    pub(crate) workspace: String,
+    /// Its checkpoints that matched.
+    pub(crate) matched: usize,
+}
+
+/// Checkpoints a recall matched but did not show.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct NotShown {
+    /// Over the `limit`.
+    pub(crate) over_limit: usize,
+    /// Over the reply's character budget.
+    pub(crate) over_budget: usize,
+    /// The budget, in characters.
+    pub(crate) budget: usize,
+}
+
+/// Unreadable files or entries a recall skipped.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SkippedOut {
+    /// How many.
+    pub(crate) count: usize,
+    /// The first: the file, the line when known, and what is wrong.
+    pub(crate) first: String,
+}
+
+/// A store that holds nothing yet.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct StoreOut {
+    /// Its root directory.
+    pub(crate) root: String,
+    /// missing | empty.
+    pub(crate) state: String,
 }
 
 /// The `plan` tool's structured reply.
@@ -448,6 +803,9 @@ pub(crate) struct PlanToolOut {
     /// The workspace's plans (list).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) plans: Option<Vec<PlanOut>>,
+    /// Plan files that could not be read (list; left out when there were none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) skipped: Vec<String>,
     /// The secrets a save or update replaced by `[REDACTED:<kind>]` before writing (left
     /// out when there were none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -480,8 +838,27 @@ pub(crate) struct GoldfishServer {
     prompt_router: PromptRouter<Self>,
 }
 
-/// Runs the server on stdin/stdout until the client disconnects.
-pub(crate) fn serve(ctx: Context, stdio: crate::mcp_stdio::StdioOptions) -> anyhow::Result<()> {
+/// `goldfish mcp --verbose`: lifecycle lines and tool errors go to stderr too. Set once by
+/// [`serve`] before the server starts.
+static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `goldfish mcp: {line}` to stderr with `--verbose` only: what the client is told
+/// anyway (a tool's error) or needs not know (the server started). Clients log every stderr
+/// line of a server as an error, so a normal session writes none.
+fn verbose_line(line: std::fmt::Arguments<'_>) {
+    if VERBOSE.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("goldfish mcp: {line}");
+    }
+}
+
+/// Runs the server on stdin/stdout until the client disconnects; `verbose` as
+/// `--verbose` (see [`verbose_line`]).
+pub(crate) fn serve(
+    ctx: Context,
+    stdio: crate::mcp_stdio::StdioOptions,
+    verbose: bool,
+) -> anyhow::Result<()> {
+    VERBOSE.store(verbose, std::sync::atomic::Ordering::Relaxed);
     // Held until the server stops: file-system events refresh the recall indexes early.
     let _watch = ctx
         .open_store()
@@ -491,15 +868,15 @@ pub(crate) fn serve(ctx: Context, stdio: crate::mcp_stdio::StdioOptions) -> anyh
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        eprintln!(
-            "goldfish mcp: serving on stdio (store {})",
+        verbose_line(format_args!(
+            "serving on stdio (store {})",
             ctx.home.display()
-        );
+        ));
         let service = GoldfishServer::new(ctx)
             .serve(crate::mcp_stdio::stdio(stdio))
             .await?;
         let reason = service.waiting().await?;
-        eprintln!("goldfish mcp: stopped ({reason:?})");
+        verbose_line(format_args!("stopped ({reason:?})"));
         Ok(())
     })
 }
@@ -519,7 +896,7 @@ fn to_result(result: Result<Reply, String>) -> CallToolResult {
             result
         }
         Err(message) => {
-            eprintln!("goldfish mcp: tool error: {message}");
+            verbose_line(format_args!("tool error: {message}"));
             CallToolResult::error(vec![ContentBlock::text(format!("Error: {message}"))])
         }
     }
@@ -651,7 +1028,8 @@ fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOption
     Ok(o)
 }
 
-/// The `recall` tool: compact markdown within recall's default character budget.
+/// The `recall` tool: compact markdown within recall's default character budget, and the
+/// same facts as structured content within the same budget.
 fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
     let mut f = FormatOptions::default();
     f.full = p.full.unwrap_or(false);
@@ -661,17 +1039,94 @@ fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
     for note in &result.notes {
         eprintln!("goldfish mcp: {note}");
     }
-    let out = RecallOut {
-        scope: result.scope.clone(),
-        total: result.total,
-        checkpoints: result
-            .checkpoints
-            .iter()
-            .map(CheckpointSummary::of)
-            .collect(),
-        active_plan: result.active_plan.as_ref().map(|p| PlanOut::of(p, true)),
+    recall_reply(&result, f)
+}
+
+/// A recall's text and structured content, showing the same checkpoints, each within
+/// `f.max_chars` characters (the JSON as serialised). The JSON spells out field names the
+/// text does not, so when it does not fit, both are rendered again with the budget scaled
+/// down by how much it is over (leaving out more checkpoints, and saying so) until it does.
+fn recall_reply(
+    result: &goldfish_recall::RecallResult,
+    mut f: FormatOptions,
+) -> anyhow::Result<Reply> {
+    let limit = f.max_chars;
+    loop {
+        let (text, shown) = goldfish_recall::format_recall_counted(result, &f);
+        let out = recall_out(result, &f, shown);
+        let reply = Reply::new(text, &out)?;
+        let size = reply.structured.to_string().chars().count();
+        if size <= limit || f.max_chars < 1_000 {
+            return Ok(reply);
+        }
+        // Scaled with 2% to spare, and always down, so that this ends.
+        let scaled = f.max_chars * limit / size * 49 / 50;
+        f.max_chars = scaled.min(f.max_chars - 1);
+    }
+}
+
+/// The structured content of a recall whose text shows its first `shown` checkpoints.
+fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize) -> RecallOut {
+    let plan_only = r.limit == 0;
+    let checkpoints = if plan_only {
+        &[][..]
+    } else {
+        &r.checkpoints[..shown]
     };
-    Reply::new(goldfish_recall::format_recall(&result, &f), &out)
+    let over_limit = r.total - r.checkpoints.len();
+    let over_budget = r.checkpoints.len() - checkpoints.len();
+    let skipped = r.skipped.first().map(|first| SkippedOut {
+        count: r.skipped.len(),
+        first: first.to_string(),
+    });
+    let store = match r.store {
+        goldfish_recall::StoreState::Populated => None,
+        state => Some(StoreOut {
+            root: r.store_root.display().to_string(),
+            state: serde_json::to_value(state)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+        }),
+    };
+    RecallOut {
+        scope: r.scope.clone(),
+        window: [format_utc(&r.window.from), format_utc(&r.window.to)],
+        search: r.search.clone(),
+        total: r.total,
+        workspaces: if r.scope == "all" {
+            r.workspaces
+                .iter()
+                .map(|w| WorkspaceMatches {
+                    workspace: w.workspace.clone(),
+                    matched: w.matched,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+        active_plan: r.active_plan.as_ref().map(|plan| {
+            let content = goldfish_recall::plan_excerpt(&plan.content, f)
+                .map(|t| t.trim_end().to_string())
+                .unwrap_or_default();
+            PlanOut::with_content(plan, true, content)
+        }),
+        checkpoints: checkpoints
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let explain = r.explanations.get(i).map(ExplainOut::of);
+                RecallCheckpoint::of(c, r.scope == "all", f.full, explain)
+            })
+            .collect(),
+        not_shown: (over_limit + over_budget > 0 && !plan_only).then_some(NotShown {
+            over_limit,
+            over_budget,
+            budget: f.max_chars,
+        }),
+        skipped,
+        store,
+    }
 }
 
 /// The standup as markdown, for the `standup` prompt.
@@ -694,6 +1149,8 @@ fn parse_status(status: Option<&str>) -> anyhow::Result<Option<PlanStatus>> {
 /// The `plan` tool's parameters as the store's plan action.
 fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
     let id = p.id.clone().filter(|i| !i.trim().is_empty());
+    // Checked whatever the action, as the schema says.
+    let status = parse_status(p.status.as_deref())?;
     let need_id = |action: &str| {
         id.clone().ok_or_else(|| {
             anyhow::anyhow!("`{action}` needs the plan's `id` (use action `list` to see the ids)")
@@ -708,7 +1165,7 @@ fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
             let mut input = PlanInput::new(title, p.content.clone().unwrap_or_default());
             input.id = id;
             input.tags = p.tags.clone().unwrap_or_default();
-            input.status = parse_status(p.status.as_deref())?;
+            input.status = status;
             input.activate = p.activate.unwrap_or(true);
             StoreAction::Save(input)
         }
@@ -719,7 +1176,7 @@ fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
             let mut u = PlanUpdate::default();
             u.title = p.title.clone();
             u.content = p.content.clone();
-            u.status = parse_status(p.status.as_deref())?;
+            u.status = status;
             u.tags = p.tags.clone();
             StoreAction::Update(need_id("update")?, u)
         }
@@ -751,6 +1208,7 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
                 workspace,
                 plan: None,
                 plans: Some(plans),
+                skipped: list.skipped.iter().map(ToString::to_string).collect(),
                 redacted: Vec::new(),
             };
             Reply::new(text, &out)
@@ -792,11 +1250,21 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
             if let Some(line) = redacted_line(&redacted) {
                 let _ = write!(text, "\n{line}.");
             }
+            // `get` shows the plan's body; the other actions confirm, echoing the title.
+            let plan_out = if p.action == PlanAction::Get {
+                PlanOut::with_content(&plan, active, plan.content.trim().to_string())
+            } else {
+                PlanOut {
+                    title: echo(&plan.title),
+                    ..PlanOut::of(&plan, active)
+                }
+            };
             let out = PlanToolOut {
                 action: action_name,
                 workspace,
-                plan: Some(PlanOut::of(&plan, active)),
+                plan: Some(plan_out),
                 plans: None,
+                skipped: Vec::new(),
                 redacted: RedactionOut::all(&redacted),
             };
             Reply::new(text, &out)
@@ -1057,10 +1525,15 @@ impl ServerHandler for GoldfishServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        // Clients list resources before the first model request and retry a failed listing,
+        // so a store that cannot be read lists nothing at once: the tools report the problem
+        // with their error, and `goldfish doctor` with its fix.
         let ctx = self.context(&context.peer).await;
-        crate::mcp_resources::list(&ctx)
-            .map(ListResourcesResult::with_all_items)
-            .map_err(|e| McpError::internal_error(format!("{e:#}"), None))
+        let resources = crate::mcp_resources::list(&ctx).unwrap_or_else(|e| {
+            verbose_line(format_args!("no resources to list: {e:#}"));
+            Vec::new()
+        });
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn list_resource_templates(

@@ -8,7 +8,8 @@
 //! stdin itself:
 //!
 //! - a reader task takes one line at a time, never holding more than the size limit of it in
-//!   memory (the rest of an oversized line is skipped as it streams past);
+//!   memory (the rest of an oversized line is skipped as it streams past, its head kept to
+//!   answer with the request's id: clients write `jsonrpc` and `id` first);
 //! - [`classify`] decides what each line is: a message for rmcp, an error to answer with, or
 //!   a bad notification to drop (notifications never get a reply);
 //! - errors are answered by the reader itself, through the same writer as rmcp's replies, so
@@ -24,7 +25,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetMeta as _, ProtocolVersion, ServerJsonRpcMessage,
+};
 use rmcp::transport::Transport;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -35,6 +38,9 @@ use tokio::task::JoinHandle;
 /// The default largest message accepted on stdin: 16 MiB, rmcp's own cap, so a message that
 /// rmcp accepts over HTTP is accepted here too.
 pub(crate) const DEFAULT_MAX_MESSAGE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// How much of the start of an oversized line is kept to find the request's `id` in.
+const HEAD_BYTES: usize = 4096;
 
 /// The environment variable that sets the limit (`--max-message-bytes` wins over it).
 pub(crate) const MAX_MESSAGE_BYTES_ENV: &str = "GOLDFISH_MCP_MAX_MESSAGE_BYTES";
@@ -183,7 +189,9 @@ async fn read_lines<R>(
     loop {
         let verdict = match lines.next().await {
             Ok(Line::Whole(line)) => classify(line),
-            Ok(Line::Oversized { bytes }) => oversized(bytes, options.max_message_bytes),
+            Ok(Line::Oversized { bytes, head }) => {
+                oversized(bytes, options.max_message_bytes, head)
+            }
             Ok(Line::End) => return,
             Err(e) => {
                 eprintln!("goldfish mcp: cannot read stdin: {e}");
@@ -224,12 +232,17 @@ async fn read_lines<R>(
 
 /// Whether the session has started, as far as rmcp is concerned.
 ///
-/// Until a client's first real request (`initialize`, or a request carrying its protocol
-/// version), rmcp stops the whole server when a notification or a response arrives. A client
-/// that sends one too early is wrong, but one stray line must not end the session, so such
-/// messages are dropped (and logged) until then. Any request other than `ping` and
-/// `server/discover` counts as the start: telling rmcp's metadata checks apart here would copy
-/// them, for the sake of clients that are wrong twice.
+/// Until a client's first request that starts a session, rmcp stops the whole server when a
+/// notification or a response arrives. A client that sends one too early is wrong, but one
+/// stray line must not end the session, so such messages are dropped (and logged) until then.
+///
+/// This is the one place that knows the two protocol eras' ways in (see [`starts_session`]):
+/// MCP 2025-11-25 and before start with `initialize`; the stateless 2026-07-28 has no
+/// handshake, and its first request that carries its protocol version and capabilities in
+/// `_meta` starts the session. rmcp answers the rest and keeps waiting: `ping`,
+/// `server/discover`, and a request whose `_meta` is incomplete or names a version the server
+/// does not speak (a stateless client then retries with another version, and may first
+/// cancel the refused request with a notification, which must not stop the server).
 #[derive(Debug, Default)]
 struct Session {
     started: bool,
@@ -243,25 +256,45 @@ impl Session {
         }
         match message {
             ClientJsonRpcMessage::Request(request) => {
-                // rmcp answers these two before a session and keeps waiting for one.
-                let method = request.request.method();
-                self.started = !matches!(method, "ping" | "server/discover");
+                self.started = starts_session(&request.request);
                 Ok(())
             }
-            ClientJsonRpcMessage::Notification(_) => {
-                Err("a notification before `initialize` (send `initialize` first)".into())
-            }
-            ClientJsonRpcMessage::Response(_) | ClientJsonRpcMessage::Error(_) => {
-                Err("a response before `initialize` (the server has asked nothing yet)".into())
-            }
+            ClientJsonRpcMessage::Notification(_) => Err(
+                "a notification before the session started (send `initialize`, or a request \
+                     whose `_meta` names a supported protocol version, first)"
+                    .into(),
+            ),
+            ClientJsonRpcMessage::Response(_) | ClientJsonRpcMessage::Error(_) => Err(
+                "a response before the session started (the server has asked nothing yet)".into(),
+            ),
         }
     }
 }
 
-/// The answer to a message over the limit, and its line on stderr.
-fn oversized(bytes: u64, limit: u64) -> Verdict {
+/// Whether rmcp starts a session with `request` (see [`Session`]): `initialize`, or a request
+/// other than `ping` and `server/discover` whose `_meta` has what 2026-07-28 requires, naming
+/// a version the server speaks (rmcp's own list, the one it answers `server/discover` with).
+fn starts_session(request: &ClientRequest) -> bool {
+    match request {
+        ClientRequest::InitializeRequest(_) => true,
+        ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
+        _ => {
+            let meta = request.get_meta();
+            meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+                && meta
+                    .protocol_version()
+                    .is_some_and(|v| ProtocolVersion::KNOWN_VERSIONS.contains(&v))
+        }
+    }
+}
+
+/// The answer to a message over the limit, and its line on stderr: with the request's id
+/// when `head`, the start of the message, holds it (null otherwise, so the client at least
+/// hears of it).
+fn oversized(bytes: u64, limit: u64, head: &[u8]) -> Verdict {
     Verdict::Reply(error_reply(
-        Value::Null,
+        id_in_head(head).unwrap_or(Value::Null),
         code::INVALID_REQUEST,
         format!(
             "Invalid Request: a message of {bytes} bytes exceeds the limit of {limit} bytes and \
@@ -270,6 +303,42 @@ fn oversized(bytes: u64, limit: u64) -> Verdict {
         ),
         Some(json!({ "maxMessageBytes": limit, "messageBytes": bytes })),
     ))
+}
+
+/// The `id` of the JSON-RPC message whose text starts with `head` (the rest cut off), when
+/// the head holds it whole among the object's first members and it is an id
+/// [`classify_object`] would answer with (a string or an integer). The members before it are
+/// skipped by a real JSON parser, so an `"id"` inside a string or a nested object is never
+/// taken for it.
+fn id_in_head(head: &[u8]) -> Option<Value> {
+    /// Reads members until `id`, storing its value; stops there.
+    struct Seeker<'a>(&'a mut Option<Value>);
+    impl<'de> serde::de::Visitor<'de> for Seeker<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON-RPC message (an object)")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "id" {
+                    *self.0 = Some(map.next_value()?);
+                    return Ok(());
+                }
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let mut found = None;
+    let mut parser = serde_json::Deserializer::from_slice(head);
+    let read = serde::Deserializer::deserialize_map(&mut parser, Seeker(&mut found));
+    // After the id the parser looks for the object's end: a `,` or `}` there (an error or
+    // not) shows the id was whole; the end of the head right after it may have cut a number.
+    if read.is_err_and(|e| e.is_eof()) {
+        return None;
+    }
+    found.filter(|id| id.is_string() || id.as_i64().is_some())
 }
 
 /// A JSON-RPC error response, its members in the order rmcp writes them.
@@ -511,13 +580,15 @@ fn kind(value: &Value) -> &'static str {
 enum Line<'a> {
     /// A line within the limit, without its `\n` (a final line may lack one).
     Whole(&'a [u8]),
-    /// A line over the limit, already skipped; `bytes` is its length without the `\n`.
-    Oversized { bytes: u64 },
+    /// A line over the limit, already skipped; `bytes` is its length without the `\n`,
+    /// `head` its first [`HEAD_BYTES`] bytes (fewer when it is shorter).
+    Oversized { bytes: u64, head: &'a [u8] },
     /// End of input.
     End,
 }
 
-/// Splits a byte stream into `\n`-terminated lines, holding at most `limit` bytes of one.
+/// Splits a byte stream into `\n`-terminated lines, holding at most `limit` bytes of one
+/// (and at most [`HEAD_BYTES`] of one over the limit).
 struct BoundedLines<R> {
     read: BufReader<R>,
     line: Vec<u8>,
@@ -543,7 +614,10 @@ impl<R: AsyncRead + Unpin> BoundedLines<R> {
             let available = self.read.fill_buf().await?;
             if available.is_empty() {
                 return Ok(match (over, seen) {
-                    (true, bytes) => Line::Oversized { bytes },
+                    (true, bytes) => Line::Oversized {
+                        bytes,
+                        head: &self.line,
+                    },
                     (false, 0) => Line::End,
                     (false, _) => Line::Whole(&self.line),
                 });
@@ -552,19 +626,28 @@ impl<R: AsyncRead + Unpin> BoundedLines<R> {
             let content = &available[..newline.unwrap_or(available.len())];
             seen = seen.saturating_add(content.len() as u64);
             if !over && seen > self.limit {
-                // Past the limit: stop keeping bytes and give the memory back; the rest of
-                // the line is counted and skipped as it arrives.
+                // Past the limit: keep only the head, give the rest of the memory back; the
+                // rest of the line is counted and skipped as it arrives.
                 over = true;
-                self.line = Vec::new();
+                self.line.truncate(HEAD_BYTES);
+                self.line.shrink_to_fit();
             }
-            if !over {
+            if over {
+                let room = HEAD_BYTES
+                    .saturating_sub(self.line.len())
+                    .min(content.len());
+                self.line.extend_from_slice(&content[..room]);
+            } else {
                 self.line.extend_from_slice(content);
             }
             let consumed = newline.map_or(available.len(), |at| at + 1);
             self.read.consume(consumed);
             if newline.is_some() {
                 return Ok(if over {
-                    Line::Oversized { bytes: seen }
+                    Line::Oversized {
+                        bytes: seen,
+                        head: &self.line,
+                    }
                 } else {
                     Line::Whole(&self.line)
                 });
@@ -712,24 +795,52 @@ mod tests {
         };
         let notification = message(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         let response = message(r#"{"jsonrpc":"2.0","id":9,"result":{}}"#);
-        let ping = message(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-        let list = message(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
-        let mut session = Session::default();
-        assert!(session.admit(&notification).is_err());
-        assert!(session.admit(&response).is_err());
-        assert!(session.admit(&ping).is_ok());
-        assert!(
-            session.admit(&notification).is_err(),
-            "a ping starts nothing"
-        );
-        assert!(session.admit(&list).is_ok());
-        assert!(session.admit(&notification).is_ok());
-        assert!(session.admit(&response).is_ok());
+        let meta = |version: &str| {
+            format!(
+                r#"{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+            )
+        };
+        // rmcp answers each of these and keeps waiting for a session to start.
+        let not_starting = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_string(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{{"_meta":{}}}}}"#,
+                meta("2026-07-28")
+            ),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#.to_string(),
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_string(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"_meta":{}}}}}"#,
+                meta("2099-01-01")
+            ),
+        ];
+        let starting = [
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{{"_meta":{}}}}}"#,
+                meta("2026-07-28")
+            ),
+        ];
+        for start in &starting {
+            let mut session = Session::default();
+            assert!(session.admit(&notification).is_err());
+            assert!(session.admit(&response).is_err());
+            for line in &not_starting {
+                assert!(session.admit(&message(line)).is_ok(), "{line}");
+                assert!(
+                    session.admit(&notification).is_err(),
+                    "{line} started a session"
+                );
+            }
+            assert!(session.admit(&message(start)).is_ok());
+            assert!(session.admit(&notification).is_ok(), "{start}");
+            assert!(session.admit(&response).is_ok(), "{start}");
+        }
     }
 
     #[test]
     fn the_oversized_reply_names_the_limit_and_the_setting() {
-        let Verdict::Reply(reply) = oversized(20, 10) else {
+        let Verdict::Reply(reply) = oversized(20, 10, b"{\"method\":\"ping\",\"params\":{") else {
             panic!("want a reply")
         };
         let v = serde_json::to_value(&reply).expect("a reply always serialises");
@@ -760,7 +871,10 @@ mod tests {
         loop {
             match lines.next().await.expect("reading from memory cannot fail") {
                 Line::Whole(l) => out.push(String::from_utf8_lossy(l).into_owned()),
-                Line::Oversized { bytes } => out.push(format!("<{bytes} bytes>")),
+                Line::Oversized { bytes, head } => out.push(format!(
+                    "<{bytes} bytes: {}>",
+                    String::from_utf8_lossy(head)
+                )),
                 Line::End => return out,
             }
         }
@@ -776,12 +890,65 @@ mod tests {
             let got = runtime.block_on(lines(input, 4, chunk));
             assert_eq!(
                 got,
-                ["abc", "<11 bytes>", "abcd", "", "<5 bytes>", "xyz"],
+                [
+                    "abc",
+                    "<11 bytes: abcdefghijk>",
+                    "abcd",
+                    "",
+                    "<5 bytes: abcde>",
+                    "xyz"
+                ],
                 "chunk {chunk}"
             );
         }
         let got = runtime.block_on(lines(b"abcdefgh", 4, 3));
-        assert_eq!(got, ["<8 bytes>"]);
+        assert_eq!(got, ["<8 bytes: abcdefgh>"]);
+    }
+
+    #[test]
+    fn the_id_is_read_from_the_head_of_an_oversized_message_when_it_is_whole_there() {
+        let cases: &[(&str, Option<Value>)] = &[
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":"#,
+                Some(json!(1)),
+            ),
+            (
+                r#"{"id":"req-7","jsonrpc":"2.0","method":"tools/call","params":{"#,
+                Some(json!("req-7")),
+            ),
+            (
+                "\u{feff} { \"jsonrpc\" : \"2.0\" , \"id\" : -3 , \"par",
+                Some(json!(-3)),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"a\"b","method":"x","#,
+                Some(json!("a\"b")),
+            ),
+            // After a member with nested values and an `"id"` that is only text.
+            (
+                r#"{"jsonrpc":"2.0","meta":{"id":9,"a":[1,{"id":8}]},"note":"\"id\":7","id":42,"p"#,
+                Some(json!(42)),
+            ),
+            (r#"{"jsonrpc":"2.0","id":5}"#, Some(json!(5))),
+            // The head ends inside or right after the id: the id may be longer.
+            (r#"{"jsonrpc":"2.0","id":12"#, None),
+            (r#"{"jsonrpc":"2.0","id":"abc"#, None),
+            (r#"{"jsonrpc":"2.0","id":"#, None),
+            // No id before the cut, or none a reply could carry.
+            (
+                r#"{"jsonrpc":"2.0","method":"tools/call","params":{"pad":"xxxx"#,
+                None,
+            ),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"x","#, None),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"x","#, None),
+            (r#"{"jsonrpc":"2.0","id":{"n":1},"method":"x","#, None),
+            (r#"[{"jsonrpc":"2.0","id":1,"#, None),
+            ("not json at all", None),
+            ("", None),
+        ];
+        for (head, want) in cases {
+            assert_eq!(id_in_head(head.as_bytes()), *want, "head: {head}");
+        }
     }
 
     #[test]
@@ -798,7 +965,13 @@ mod tests {
                 limit: 10_000,
             };
             let first = lines.next().await.expect("memory");
-            assert_eq!(first, Line::Oversized { bytes: 1 << 20 });
+            assert_eq!(
+                first,
+                Line::Oversized {
+                    bytes: 1 << 20,
+                    head: &[b'x'; HEAD_BYTES]
+                }
+            );
             assert_eq!(lines.next().await.expect("memory"), Line::Whole(b"ok"));
         });
     }

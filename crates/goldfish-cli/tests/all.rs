@@ -17,6 +17,7 @@ mod mcp;
 mod mcp_conformance;
 mod mcp_inspector;
 mod mcp_replies;
+mod mcp_session;
 mod notes;
 mod plan;
 mod plugin;

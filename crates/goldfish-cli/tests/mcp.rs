@@ -18,7 +18,7 @@ const JSONSCHEMA_VERSION: &str = "4.26.0";
 
 /// Creates the venv once (reusing it if present); a lock file serialises parallel test
 /// processes so two never install into the same directory at once.
-fn python_with_mcp() -> Result<PathBuf, Box<dyn std::error::Error>> {
+pub(crate) fn python_with_mcp() -> Result<PathBuf, Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
     std::fs::create_dir_all(root)?;
     let venv = root.join("mcp-venv");

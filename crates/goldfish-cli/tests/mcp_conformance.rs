@@ -19,12 +19,12 @@ use crate::util::{Env, TestResult};
 /// How long a reply may take before the test calls the server hung (a guard, not a timing).
 const HANG_GUARD: Duration = Duration::from_secs(120);
 
-type Error = Box<dyn std::error::Error>;
+pub(crate) type Error = Box<dyn std::error::Error>;
 
 /// A running `goldfish mcp`: stdin for writing, stdout lines arriving on a channel from a
 /// reader thread (so a large write can never deadlock against unread replies), stderr
 /// collected by another thread.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -33,7 +33,7 @@ struct Server {
 
 impl Server {
     /// Starts `goldfish mcp` with `args` after `mcp` and the extra environment `vars`.
-    fn start(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Result<Server, Error> {
+    pub(crate) fn start(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Result<Server, Error> {
         let mut all = vec!["mcp"];
         all.extend_from_slice(args);
         let mut cmd = env.cmd(&all);
@@ -71,7 +71,7 @@ impl Server {
     }
 
     /// Writes `line` and a newline.
-    fn send(&mut self, line: &str) -> TestResult {
+    pub(crate) fn send(&mut self, line: &str) -> TestResult {
         let stdin = self.stdin.as_mut().ok_or("stdin already closed")?;
         stdin.write_all(line.as_bytes())?;
         stdin.write_all(b"\n")?;
@@ -80,7 +80,7 @@ impl Server {
     }
 
     /// The next line on stdout, parsed.
-    fn next(&self) -> Result<Value, Error> {
+    pub(crate) fn next(&self) -> Result<Value, Error> {
         let line = self
             .lines
             .recv_timeout(HANG_GUARD)
@@ -89,13 +89,18 @@ impl Server {
     }
 
     /// Sends `line` and returns its reply.
-    fn exchange(&mut self, line: &str) -> Result<Value, Error> {
+    pub(crate) fn exchange(&mut self, line: &str) -> Result<Value, Error> {
         self.send(line)?;
         self.next()
     }
 
     /// Sends `line` and requires a JSON-RPC error with `code` and `id`; returns the message.
-    fn expect_error(&mut self, line: &str, code: i64, id: &Value) -> Result<String, Error> {
+    pub(crate) fn expect_error(
+        &mut self,
+        line: &str,
+        code: i64,
+        id: &Value,
+    ) -> Result<String, Error> {
         let reply = self.exchange(line)?;
         check_error(&reply, code, id).map_err(|e| format!("after {line}: {e}"))?;
         Ok(reply["error"]["message"]
@@ -105,7 +110,7 @@ impl Server {
     }
 
     /// Sends `line`, which must get no reply: the next line must answer the `ping` sent after.
-    fn expect_silence(&mut self, line: &str, ping_id: &str) -> TestResult {
+    pub(crate) fn expect_silence(&mut self, line: &str, ping_id: &str) -> TestResult {
         self.send(line)?;
         let reply = self.exchange(&format!(
             r#"{{"jsonrpc":"2.0","id":"{ping_id}","method":"ping"}}"#
@@ -117,7 +122,7 @@ impl Server {
     }
 
     /// Closes stdin, waits for the server to exit and returns its exit success and stderr.
-    fn finish(mut self) -> Result<(bool, String), Error> {
+    pub(crate) fn finish(mut self) -> Result<(bool, String), Error> {
         drop(self.stdin.take());
         // The reader thread ends (and the channel disconnects) when the server closes stdout.
         match self.lines.recv_timeout(HANG_GUARD) {
@@ -147,7 +152,7 @@ impl Drop for Server {
 }
 
 /// Checks that `reply` is a JSON-RPC 2.0 error response with `code` and `id`.
-fn check_error(reply: &Value, code: i64, id: &Value) -> TestResult {
+pub(crate) fn check_error(reply: &Value, code: i64, id: &Value) -> TestResult {
     let object = reply.as_object().ok_or("reply is not an object")?;
     if reply["jsonrpc"] != json!("2.0")
         || !object.contains_key("id")
@@ -164,7 +169,7 @@ fn check_error(reply: &Value, code: i64, id: &Value) -> TestResult {
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"conformance","version":"1"}}}"#;
 
 /// Initialises the session and checks the answer.
-fn initialize(server: &mut Server) -> TestResult {
+pub(crate) fn initialize(server: &mut Server) -> TestResult {
     let reply = server.exchange(INITIALIZE)?;
     if reply["id"] != json!(0) || reply["result"]["serverInfo"]["name"] != json!("goldfish") {
         return Err(format!("bad initialize reply: {reply}").into());
@@ -173,7 +178,7 @@ fn initialize(server: &mut Server) -> TestResult {
 }
 
 /// tools/list then a checkpoint and a recall that finds it: the server is serving.
-fn round_trip(server: &mut Server, marker: &str) -> TestResult {
+pub(crate) fn round_trip(server: &mut Server, marker: &str) -> TestResult {
     let tools = server.exchange(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#)?;
     let mut names: Vec<&str> = tools["result"]["tools"]
         .as_array()
@@ -301,7 +306,7 @@ fn a_message_over_the_default_limit_is_answered_skipped_and_logged() -> TestResu
     // 17 MiB that start like a real request, then the newline, then a valid request. One
     // thread writes while this one reads, so neither pipe can fill up against the other.
     let writer = thread::spawn(move || -> std::io::Result<ChildStdin> {
-        stdin.write_all(br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":""#)?;
+        stdin.write_all(br#"{"jsonrpc":"2.0","id":"big-1","method":"ping","params":{"pad":""#)?;
         let chunk = vec![b'x'; MIB];
         for _ in 0..17 {
             stdin.write_all(&chunk)?;
@@ -315,7 +320,8 @@ fn a_message_over_the_default_limit_is_answered_skipped_and_logged() -> TestResu
     let after = server.next()?;
     server.stdin = Some(writer.join().map_err(|_| "writer thread panicked")??);
 
-    check_error(&rejected, -32600, &Value::Null)?;
+    // The id is read from the head of the message, so the client's request is answered.
+    check_error(&rejected, -32600, &json!("big-1"))?;
     let message = rejected["error"]["message"].as_str().unwrap_or_default();
     for needle in [
         "16777216 bytes",
@@ -358,7 +364,8 @@ fn ping_of(bytes: usize) -> (String, String) {
 fn the_limit_is_a_setting_the_flag_winning_over_the_environment() -> TestResult {
     let env = Env::new()?;
     let (fits, fits_id) = ping_of(1000);
-    let (over, _) = ping_of(1001);
+    let (over, over_id) = ping_of(1001);
+    let over_id = json!(over_id);
 
     // The flag wins over the environment variable: 1000 bytes pass, 1001 do not.
     let mut server = Server::start(
@@ -370,7 +377,7 @@ fn the_limit_is_a_setting_the_flag_winning_over_the_environment() -> TestResult 
         server.exchange(&fits)?,
         json!({"jsonrpc": "2.0", "id": fits_id, "result": {}})
     );
-    let message = server.expect_error(&over, -32600, &Value::Null)?;
+    let message = server.expect_error(&over, -32600, &over_id)?;
     assert!(
         message.contains("1001 bytes exceeds the limit of 1000 bytes"),
         "{message}"
@@ -381,7 +388,13 @@ fn the_limit_is_a_setting_the_flag_winning_over_the_environment() -> TestResult 
 
     // The environment variable alone.
     let mut server = Server::start(&env, &[], &[("GOLDFISH_MCP_MAX_MESSAGE_BYTES", "1000")])?;
-    server.expect_error(&over, -32600, &Value::Null)?;
+    server.expect_error(&over, -32600, &over_id)?;
+    // An id after a long member is past the head: the error carries a null id.
+    let late_id = format!(
+        r#"{{"jsonrpc":"2.0","method":"ping","params":{{"pad":"{}"}},"id":"late"}}"#,
+        "x".repeat(5000)
+    );
+    server.expect_error(&late_id, -32600, &Value::Null)?;
     assert_eq!(server.exchange(&fits)?["id"], json!(fits_id));
     initialize(&mut server)?;
     let (success, stderr) = server.finish()?;

@@ -138,19 +138,11 @@ impl Progress {
     /// ```
     pub fn of(markdown: &str) -> Progress {
         let mut progress = Progress::default();
-        for line in markdown.lines() {
-            let l = line.trim_start();
-            let Some(rest) = l
-                .strip_prefix("- ")
-                .or_else(|| l.strip_prefix("* "))
-                .or_else(|| l.strip_prefix("+ "))
-            else {
-                continue;
-            };
-            if rest.starts_with("[ ]") {
-                progress.open += 1;
-            } else if rest.starts_with("[x]") || rest.starts_with("[X]") {
+        for item in checklist(markdown) {
+            if item.done {
                 progress.done += 1;
+            } else {
+                progress.open += 1;
             }
         }
         progress
@@ -162,10 +154,62 @@ impl Progress {
     }
 }
 
+/// One task box of a plan's checklist: its text and whether it is checked.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ChecklistItem {
+    /// The item's text after the box, trimmed (`"JWT"` for `- [x] JWT`).
+    pub text: String,
+    /// Whether the box is checked (`[x]` or `[X]`).
+    pub done: bool,
+}
+
+/// The task boxes of markdown text, in order (see [`Progress`] for what counts as a box).
+///
+/// ```
+/// let items = goldfish_store::checklist("Goals\n- [x] JWT\n  * [ ] OAuth2\n");
+/// assert_eq!(items.len(), 2);
+/// assert_eq!((items[0].text.as_str(), items[0].done), ("JWT", true));
+/// assert_eq!((items[1].text.as_str(), items[1].done), ("OAuth2", false));
+/// ```
+pub fn checklist(markdown: &str) -> Vec<ChecklistItem> {
+    let mut items = Vec::new();
+    for line in markdown.lines() {
+        let l = line.trim_start();
+        let Some(rest) = l
+            .strip_prefix("- ")
+            .or_else(|| l.strip_prefix("* "))
+            .or_else(|| l.strip_prefix("+ "))
+        else {
+            continue;
+        };
+        let (done, text) = if let Some(t) = rest.strip_prefix("[ ]") {
+            (false, t)
+        } else if let Some(t) = rest
+            .strip_prefix("[x]")
+            .or_else(|| rest.strip_prefix("[X]"))
+        {
+            (true, t)
+        } else {
+            continue;
+        };
+        items.push(ChecklistItem {
+            text: text.trim().to_string(),
+            done,
+        });
+    }
+    items
+}
+
 impl Plan {
     /// The plan's progress: the checked and open task boxes of its content.
     pub fn progress(&self) -> Progress {
         Progress::of(&self.content)
+    }
+
+    /// The plan's checklist: the task boxes of its content, in order.
+    pub fn checklist(&self) -> Vec<ChecklistItem> {
+        checklist(&self.content)
     }
 }
 

@@ -169,6 +169,13 @@ fn one_line(text: &str) -> String {
 /// the store holds nothing yet, the output says which store was read and how to save a first
 /// checkpoint.
 pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
+    format_recall_counted(result, opts).0
+}
+
+/// [`format_recall`], and how many of [`RecallResult::checkpoints`] the text shows (the first
+/// ones; the rest did not fit the budget). Other renderings of the same reply (the MCP
+/// server's structured content) show the same checkpoints.
+pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (String, usize) {
     let mut b = Budget::new(opts.max_chars);
     let all = result.scope == "all";
     let mut head = format!(
@@ -202,16 +209,7 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
         }
         s.push_str("\n\n");
         b.push_cut(&s, FOOTER_RESERVE);
-        let body = plan.content.trim_end();
-        if !body.is_empty() {
-            // The plan may use at most half the budget: the checkpoints need room too.
-            let half = opts.max_chars / 2;
-            let text: String = if body.chars().count() > half {
-                let cut: String = body.chars().take(half).collect();
-                format!("{cut}…\n")
-            } else {
-                format!("{body}\n")
-            };
+        if let Some(text) = plan_excerpt(&plan.content, opts) {
             b.push_cut(&text, FOOTER_RESERVE);
         }
     }
@@ -291,7 +289,24 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
     if foot.chars().count() > FOOTER_RESERVE {
         foot = foot.chars().take(FOOTER_RESERVE - 2).collect::<String>() + "…\n";
     }
-    b.finish(&foot)
+    (b.finish(&foot), shown)
+}
+
+/// The part of an active plan's content a recall shows: the whole body (trimmed at the end,
+/// with a final newline) when it fits in half of `opts.max_chars` (the checkpoints need room
+/// too), else its start cut there with `…`; `None` for an empty body.
+pub fn plan_excerpt(content: &str, opts: &FormatOptions) -> Option<String> {
+    let body = content.trim_end();
+    if body.is_empty() {
+        return None;
+    }
+    let half = opts.max_chars / 2;
+    Some(if body.chars().count() > half {
+        let cut: String = body.chars().take(half).collect();
+        format!("{cut}…\n")
+    } else {
+        format!("{body}\n")
+    })
 }
 
 /// Renders a standup as compact markdown of at most `opts.max_chars` characters.

@@ -209,7 +209,9 @@ mod window;
 pub use engine::{FieldWeights, Hit, SearchOptions, search};
 pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation, format_explanation};
-pub use format::{FormatOptions, format_recall, format_standup};
+pub use format::{
+    FormatOptions, format_recall, format_recall_counted, format_standup, plan_excerpt,
+};
 pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,
     WorkspaceVerify, index_rebuild, index_status, index_verify, read_index_bytes,
@@ -220,4 +222,4 @@ pub use recall::{
     recall_with,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
-pub use window::{Bound, TimeWindow, parse_bound, parse_since};
+pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};

@@ -158,19 +158,26 @@ pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Erro
     parse_bound(s, Bound::From).map_err(|_| bad())
 }
 
-/// `end` minus `days` whole days, or an error naming the `days` argument when that is before
-/// the earliest date chrono can represent (a huge `--days` must not panic).
+/// The most days a window may reach back (about 2,700 years): a fixed bound, the same on
+/// every date, that tool schemas can state; far more would reach before the earliest date
+/// chrono represents.
+pub const MAX_DAYS: u32 = 1_000_000;
+
+/// `end` minus `days` whole days, or an error naming the `days` argument when `days` is over
+/// [`MAX_DAYS`] (a huge `--days` must not panic).
 pub(crate) fn days_before(end: DateTime<Utc>, days: u32) -> Result<DateTime<Utc>, Error> {
+    let too_many = || {
+        Error::argument(
+            "days",
+            format!("invalid `days` value {days}: use at most {MAX_DAYS}"),
+        )
+    };
+    if days > MAX_DAYS {
+        return Err(too_many());
+    }
     TimeDelta::try_days(i64::from(days))
         .and_then(|delta| end.checked_sub_signed(delta))
-        .ok_or_else(|| {
-            Error::argument(
-                "days",
-                format!(
-                    "invalid `days` value {days}: reaches before the earliest supported date; use a smaller number"
-                ),
-            )
-        })
+        .ok_or_else(too_many)
 }
 
 #[cfg(test)]

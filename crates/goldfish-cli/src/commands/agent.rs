@@ -169,12 +169,19 @@ pub(crate) fn doctor(ctx: &Context, args: &DoctorArgs) -> anyhow::Result<Report>
         fixed.extend(goldfish_setup::fix_store_permissions(&env)?);
     }
     let mut findings = goldfish_setup::doctor(&env);
-    findings.push(goldfish_setup::redaction_finding(
-        &ctx.home.join(goldfish_store::SETTINGS_FILE),
-        goldfish_store::redaction_config(&ctx.home)
-            .map(|c| c.disabled.iter().map(|k| k.name().to_string()).collect())
-            .map_err(|e| e.to_string()),
-    ));
+    // A store that cannot be used is reported once, by its own finding: its settings file
+    // would only fail again for the same reason.
+    let store_failed = findings
+        .iter()
+        .any(|f| f.check == "store" && f.status == goldfish_setup::Status::Fail);
+    if !store_failed {
+        findings.push(goldfish_setup::redaction_finding(
+            &ctx.home.join(goldfish_store::SETTINGS_FILE),
+            goldfish_store::redaction_config(&ctx.home)
+                .map(|c| c.disabled.iter().map(|k| k.name().to_string()).collect())
+                .map_err(|e| e.to_string()),
+        ));
+    }
     if let Some(repo) = goldfish_sync::repository_with_memory(&ctx.cwd) {
         if args.fix {
             let binary = std::env::current_exe()?;
