@@ -554,13 +554,18 @@ fn run_tool<T: DeserializeOwned>(
 /// The `checkpoint` tool: the parameters as a [`CheckpointInput`], one call to the store, and
 /// a short confirmation that echoes at most [`ECHO_CHARS`](crate::render::ECHO_CHARS) of
 /// the title.
-fn checkpoint_tool(ctx: &Context, mut p: CheckpointParams) -> anyhow::Result<Reply> {
+fn checkpoint_tool(
+    ctx: &Context,
+    mut p: CheckpointParams,
+    actor: goldfish_store::Actor,
+) -> anyhow::Result<Reply> {
     let mut input = CheckpointInput::new(std::mem::take(&mut p.description));
     input.tags = std::mem::take(&mut p.tags);
     set_typed(&mut input, &mut p)?;
     input.workspace = Some(ctx.workspace(p.workspace.as_deref())?);
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
+    input.actor = actor;
     let report = ctx.open_store()?.save_checkpoint_reported(input)?;
     let saved = &report.value;
     let mut s = format!("Checkpoint saved: {}", echo(saved.title()));
@@ -842,7 +847,11 @@ impl GoldfishServer {
     )]
     async fn checkpoint(&self, peer: Peer<RoleServer>, args: JsonObject) -> CallToolResult {
         let ctx = self.context(&peer).await;
-        run_tool("checkpoint", args, |p| checkpoint_tool(&ctx, p))
+        // Who saves: the client as it introduced itself, under the environment's word.
+        let info = peer.peer_info();
+        let client = info.as_ref().map(|i| &i.client_info);
+        let actor = crate::actor::observed(client.map(|c| (c.name.as_str(), c.version.as_str())));
+        run_tool("checkpoint", args, |p| checkpoint_tool(&ctx, p, actor))
     }
 
     #[tool(

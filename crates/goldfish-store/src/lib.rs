@@ -180,6 +180,7 @@ pub use store::{
     Skipped, Store, find_repo_memory, validate_plan_id,
 };
 pub use workspace::{
-    DEFAULT_WORKSPACE, WORKSPACE_ENV, detect_workspace, normalize_workspace, resolve_workspace,
-    validate_workspace,
+    DEFAULT_WORKSPACE, WORKSPACE_ENV, WorkspaceCandidate, WorkspaceChoice, WorkspaceQuery,
+    WorkspaceSource, choose_workspace, detect_workspace, find_project, normalize_workspace,
+    recent_workspaces, resolve_workspace, validate_workspace,
 };

@@ -1283,7 +1283,7 @@ fn day_file_name(date: NaiveDate) -> String {
 
 /// What a file name in `checkpoints/` is.
 #[derive(Debug, PartialEq, Eq)]
-enum DayFileName {
+pub(crate) enum DayFileName {
     /// `YYYY-MM-DD.md` with a real date.
     Date(NaiveDate),
     /// The `YYYY-MM-DD.md` shape, but no such date (`2025-13-45.md`, `2025-02-30.md`).
@@ -1292,7 +1292,7 @@ enum DayFileName {
     Other,
 }
 
-fn day_file_date(name: &str) -> DayFileName {
+pub(crate) fn day_file_date(name: &str) -> DayFileName {
     let Some(stem) = name.strip_suffix(".md") else {
         return DayFileName::Other;
     };

@@ -356,12 +356,54 @@ impl WorkspaceChoice {
 fn candidate_line(c: &WorkspaceCandidate) -> String {
     let mut line = format!("`{}`", c.name);
     match (&c.path, c.last_saved) {
-        (Some(path), Some(day)) => line.push_str(&format!(" ({}, last saved {day})", path.display())),
+        (Some(path), Some(day)) => {
+            line.push_str(&format!(" ({}, last saved {day})", path.display()))
+        }
         (Some(path), None) => line.push_str(&format!(" ({})", path.display())),
         (None, Some(day)) => line.push_str(&format!(" (last saved {day})")),
         (None, None) => {}
     }
     line
+}
+
+/// The store's workspaces as candidates for [`WorkspaceChoice::for_writing`], most recently
+/// saved first (by their newest day file; those without one last, by name), at most `limit`.
+pub fn recent_workspaces(
+    store: &crate::Store,
+    limit: usize,
+) -> Result<Vec<WorkspaceCandidate>, Error> {
+    let mut out: Vec<WorkspaceCandidate> = store
+        .list_workspaces()?
+        .into_iter()
+        .map(|name| {
+            let last_saved = store
+                .workspace_dir(&name)
+                .ok()
+                .and_then(|dir| std::fs::read_dir(dir.join("checkpoints")).ok())
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| {
+                    match crate::store::day_file_date(&e.file_name().to_string_lossy()) {
+                        crate::store::DayFileName::Date(day) => Some(day),
+                        _ => None,
+                    }
+                })
+                .max();
+            WorkspaceCandidate {
+                name,
+                last_saved,
+                path: None,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.last_saved
+            .cmp(&a.last_saved)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    out.truncate(limit);
+    Ok(out)
 }
 
 /// The one decision of which workspace an operation uses.
@@ -379,7 +421,12 @@ fn candidate_line(c: &WorkspaceCandidate) -> String {
 /// Reads only metadata; spawns no process.
 pub fn choose_workspace(query: &WorkspaceQuery) -> Result<WorkspaceChoice, Error> {
     let home = query.user_home.as_deref();
-    if let Some(given) = query.given.as_deref().map(str::trim).filter(|g| !g.is_empty()) {
+    if let Some(given) = query
+        .given
+        .as_deref()
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+    {
         let path = Path::new(given);
         if !path.is_absolute() {
             return Ok(WorkspaceChoice {
@@ -433,8 +480,7 @@ pub fn find_project(dir: &Path, user_home: Option<&Path>) -> Option<PathBuf> {
         if never_a_project(d, user_home) {
             return None;
         }
-        if std::fs::symlink_metadata(d.join(".git")).is_ok() || d.join(PROJECT_MARKER).is_dir()
-        {
+        if std::fs::symlink_metadata(d.join(".git")).is_ok() || d.join(PROJECT_MARKER).is_dir() {
             return Some(d.to_path_buf());
         }
         current = d.parent();

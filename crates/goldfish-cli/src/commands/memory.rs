@@ -37,6 +37,7 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
     input.workspace = Some(ctx.workspace(None)?);
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
+    input.actor = crate::actor::observed(None);
     let report = ctx.open_store()?.save_checkpoint_reported(input)?;
     let saved = &report.value;
     let mut text = format!(
