@@ -405,6 +405,10 @@ pub(crate) struct CheckpointSummary {
     /// The git branch it was saved on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) branch: Option<String>,
+    /// Who saved it (`harness=… model=… user=… git_email=…`), in the full view and the
+    /// checkpoint tool's reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) actor: Option<String>,
 }
 
 impl CheckpointSummary {
@@ -416,6 +420,7 @@ impl CheckpointSummary {
             title: c.title().to_string(),
             tags: c.tags.clone(),
             branch: c.branch.clone(),
+            actor: c.actor.summary(),
         }
     }
 }
@@ -672,7 +677,12 @@ fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
         checkpoints: result
             .checkpoints
             .iter()
-            .map(CheckpointSummary::of)
+            .map(|c| {
+                // Who saved it only where the text says it too.
+                let mut summary = CheckpointSummary::of(c);
+                summary.actor = summary.actor.filter(|_| f.full);
+                summary
+            })
             .collect(),
         active_plan: result.active_plan.as_ref().map(|p| PlanOut::of(p, true)),
     };

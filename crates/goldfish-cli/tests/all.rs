@@ -2,6 +2,7 @@
 
 mod util;
 
+mod actor;
 mod agent;
 mod browser;
 mod checkpoint;
