@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use std::fmt::Write as _;
 
-use goldfish_recall::{FormatOptions, RecallOptions, Scope, StandupOptions};
+use goldfish_recall::{FormatOptions, RecallOptions, StandupOptions};
 use goldfish_store::{
     CheckpointInput, PlanAction as StoreAction, PlanInput, PlanOutcome, PlanStatus, PlanUpdate,
 };
@@ -117,7 +117,8 @@ pub(crate) struct CheckpointParams {
     /// Tags such as ["bug-fix", "auth"] (a comma-separated string is accepted too).
     #[serde(default, deserialize_with = "string_list")]
     pub(crate) tags: Vec<String>,
-    /// The workspace (default: the current project).
+    /// The workspace: a name, or the project's absolute path (default: the current project;
+    /// a save is refused when the server's directory is not inside a project).
     #[serde(default)]
     pub(crate) workspace: Option<String>,
     // Typed memories: the kind and its structured fields (see `set_typed`).
@@ -158,7 +159,7 @@ pub(crate) struct CheckpointParams {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RecallParams {
-    /// A workspace name, "current" (default) or "all".
+    /// A workspace name, a project's absolute path, "current" (default) or "all".
     #[serde(default)]
     pub(crate) workspace: Option<String>,
     /// Look back this many days (default 2).
@@ -272,7 +273,8 @@ pub(crate) struct PlanParams {
     #[serde(default, deserialize_with = "opt_string_list")]
     #[schemars(with = "Option<Vec<String>>")]
     pub(crate) tags: Option<Vec<String>>,
-    /// The workspace (default: the current project).
+    /// The workspace: a name, or the project's absolute path (default: the current project;
+    /// a save is refused when the server's directory is not inside a project).
     #[serde(default)]
     pub(crate) workspace: Option<String>,
 }
@@ -437,6 +439,10 @@ pub(crate) struct RecallOut {
     /// The workspace's active plan, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) active_plan: Option<PlanOut>,
+    /// Set when nothing named the workspace and the server's directory is not inside a
+    /// project: which directory `scope` was guessed from and how to choose another.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) workspace_note: Option<String>,
 }
 
 /// The `plan` tool's structured reply.
@@ -567,7 +573,7 @@ fn checkpoint_tool(
     let mut input = CheckpointInput::new(std::mem::take(&mut p.description));
     input.tags = std::mem::take(&mut p.tags);
     set_typed(&mut input, &mut p)?;
-    input.workspace = Some(ctx.workspace(p.workspace.as_deref())?);
+    input.workspace = Some(ctx.workspace_to_write(p.workspace.as_deref())?);
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
     input.actor = actor;
@@ -635,12 +641,14 @@ fn set_typed(input: &mut CheckpointInput, t: &mut CheckpointParams) -> anyhow::R
 
 /// The `recall` tool's parameters as [`RecallOptions`]: the same options the CLI builds, so
 /// the same validation (two window starts are refused, naming both).
-fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOptions> {
+/// Also returns the note to show when the workspace was only guessed.
+fn recall_options(
+    ctx: &Context,
+    p: RecallParams,
+) -> anyhow::Result<(RecallOptions, Option<String>)> {
     let mut o = RecallOptions::default();
-    o.workspace = match p.workspace.as_deref().map(Scope::from) {
-        Some(Scope::Current) | None => ctx.workspace.as_deref().map_or(Scope::Current, Scope::from),
-        Some(scope) => scope,
-    };
+    let (scope, guess) = ctx.recall_scope(p.workspace.as_deref())?;
+    o.workspace = scope;
     o.days = p
         .days
         .map(|d| u32::try_from(d).map_err(|_| anyhow::anyhow!("`days` {d} is too large")))
@@ -658,14 +666,14 @@ fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOption
         o.limit = usize::try_from(limit).unwrap_or(usize::MAX);
     }
     o.cwd = Some(ctx.cwd.clone());
-    Ok(o)
+    Ok((o, guess))
 }
 
 /// The `recall` tool: compact markdown within recall's default character budget.
 fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
     let mut f = FormatOptions::default();
     f.full = p.full.unwrap_or(false);
-    let o = recall_options(ctx, p)?;
+    let (o, guess) = recall_options(ctx, p)?;
     // The server keeps each workspace's recall index decoded, refreshed on every call.
     let result = goldfish_recall::recall_with(&ctx.open_store()?, &o, &ctx.recall_cache)?;
     for note in &result.notes {
@@ -685,8 +693,13 @@ fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
             })
             .collect(),
         active_plan: result.active_plan.as_ref().map(|p| PlanOut::of(p, true)),
+        workspace_note: guess.clone(),
     };
-    Reply::new(goldfish_recall::format_recall(&result, &f), &out)
+    let mut text = goldfish_recall::format_recall(&result, &f);
+    if let Some(note) = guess {
+        let _ = write!(text, "\nNote: {note}.");
+    }
+    Reply::new(text, &out)
 }
 
 /// The standup as markdown, for the `standup` prompt.
@@ -745,8 +758,12 @@ fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
 
 /// The `plan` tool: one call to the store, a short markdown reply.
 fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
-    let workspace = ctx.workspace(p.workspace.as_deref())?;
     let action = plan_action(&p)?;
+    let workspace = if action.writes() {
+        ctx.workspace_to_write(p.workspace.as_deref())?
+    } else {
+        ctx.workspace(p.workspace.as_deref())?
+    };
     let outcome = ctx.open_store()?.plan_action(&workspace, action)?;
     let action_name = format!("{:?}", p.action).to_lowercase();
     match outcome {
@@ -935,6 +952,7 @@ impl GoldfishServer {
             Some(dir) => {
                 let mut ctx = (*self.ctx).clone();
                 ctx.cwd = dir.clone();
+                ctx.cwd_is_client_root = true;
                 Arc::new(ctx)
             }
             None => self.ctx.clone(),

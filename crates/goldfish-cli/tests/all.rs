@@ -27,3 +27,4 @@ mod signals;
 mod sync;
 mod thin;
 mod typed;
+mod workspace;

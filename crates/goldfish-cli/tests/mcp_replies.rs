@@ -15,8 +15,16 @@ pub(crate) fn call_tools(
     env: &Env,
     calls: &[(&str, Value)],
 ) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
-    let mut child = env
-        .cmd(&["mcp"])
+    call_tools_in(env.cmd(&["mcp"]), calls)
+}
+
+/// [`call_tools`] with the server started by `server` (a `goldfish mcp` command with its own
+/// environment and directory).
+pub(crate) fn call_tools_in(
+    mut server: std::process::Command,
+    calls: &[(&str, Value)],
+) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+    let mut child = server
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -57,8 +57,12 @@ fn update_action(a: PlanUpdateArgs) -> anyhow::Result<PlanAction> {
 
 /// `goldfish plan …`.
 pub(crate) fn run(ctx: &Context, cmd: PlanCommand) -> anyhow::Result<Report> {
-    let workspace = ctx.workspace(None)?;
     let (verb, action) = action(cmd)?;
+    let workspace = if action.writes() {
+        ctx.workspace_to_write(None)?
+    } else {
+        ctx.workspace(None)?
+    };
     Ok(match ctx.open_store()?.plan_action(&workspace, action)? {
         PlanOutcome::List {
             workspace,
