@@ -240,3 +240,27 @@ fn mcp_tools_outside_a_project_refuse_saves_and_name_their_workspace() -> TestRe
     assert_eq!(h.workspaces()?, ["reef"]);
     Ok(())
 }
+
+#[test]
+fn the_hook_and_index_take_a_project_path_too() -> TestResult {
+    let h = Home::new()?;
+    let reef = h.user_home.path().join("src/Reef");
+    let v = json_of(&h.run(&reef, &["--json", "checkpoint", "Reef work to restore"])?)?;
+    assert_eq!(v["workspace"], "reef", "{v}");
+    // From the plugin cache, with GOLDFISH_WORKSPACE set to the project's directory.
+    let from_cache = |args: &[&str]| {
+        h.cmd(&h.plugin_cache(), args)
+            .env("GOLDFISH_WORKSPACE", &reef)
+            .output()
+    };
+    let out = from_cache(&["hook", "session-start"])?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("Reef work to restore"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&from_cache(&["--json", "index", "status"])?)?;
+    assert!(v.to_string().contains("\"reef\""), "{v}");
+    Ok(())
+}
