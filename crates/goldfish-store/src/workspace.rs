@@ -229,17 +229,29 @@ fn lexical_normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The workspace to use: `explicit` (validated), else `$GOLDFISH_WORKSPACE` (validated), else
-/// [`detect_workspace`] of `cwd`.
+/// The workspace to use: `explicit`, else `$GOLDFISH_WORKSPACE`, else the workspace of `cwd`
+/// — [`choose_workspace`]'s name, a guess included (the user's home is not known here, so it
+/// is not set apart). Each of the first two is a name (validated) or a project's absolute
+/// path. Reads the environment variable: for callers that have no binary to read it for them.
 pub fn resolve_workspace(explicit: Option<&str>, cwd: &Path) -> Result<String, Error> {
+    let mut query = WorkspaceQuery::default();
+    query.dir = cwd.to_path_buf();
     if let Some(name) = explicit {
-        return validate_workspace(name);
+        if name.trim().is_empty() {
+            // Given but blank is a mistake, not "detect it".
+            return validate_workspace(name);
+        }
+        query.given = Some(name.to_string());
+        return choose_workspace(&query).map(|c| c.name);
     }
     match std::env::var(WORKSPACE_ENV) {
-        Ok(name) if !name.trim().is_empty() => validate_workspace(&name).map_err(|e| {
-            Error::invalid(format!("${WORKSPACE_ENV} is not usable: {}", e.message()))
-        }),
-        _ => Ok(detect_workspace(cwd)),
+        Ok(name) if !name.trim().is_empty() => {
+            query.given = Some(name);
+            choose_workspace(&query).map(|c| c.name).map_err(|e| {
+                Error::invalid(format!("${WORKSPACE_ENV} is not usable: {}", e.message()))
+            })
+        }
+        _ => choose_workspace(&query).map(|c| c.name),
     }
 }
 
