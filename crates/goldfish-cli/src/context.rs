@@ -113,9 +113,23 @@ impl Context {
         if given.is_some_and(|w| w.eq_ignore_ascii_case("all")) {
             return Ok((goldfish_recall::Scope::All, None));
         }
+        let (name, note) = self.workspace_for(explicit, false)?;
+        Ok((goldfish_recall::Scope::Named(name), note))
+    }
+
+    /// The workspace of an operation that writes ([`Context::workspace_to_write`]) or reads
+    /// (a guess allowed), with the note a read shows when its workspace was only guessed.
+    pub(crate) fn workspace_for(
+        &self,
+        explicit: Option<&str>,
+        writes: bool,
+    ) -> anyhow::Result<(String, Option<String>)> {
+        if writes {
+            return Ok((self.workspace_to_write(explicit)?, None));
+        }
         let choice = self.choose_workspace(explicit)?;
         let note = choice.guess_note();
-        Ok((goldfish_recall::Scope::Named(choice.name), note))
+        Ok((choice.name, note))
     }
 
     /// The workspace to write to: [`Context::choose_workspace`]'s, refused when it is only a

@@ -463,6 +463,9 @@ pub(crate) struct PlanToolOut {
     /// out when there were none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) redacted: Vec<RedactionOut>,
+    /// Set when a read's workspace was guessed (see the `recall` tool's `workspace_note`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) workspace_note: Option<String>,
 }
 
 /// A tool's reply: the markdown agents read and the same facts as structured content.
@@ -696,10 +699,15 @@ fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
         workspace_note: guess.clone(),
     };
     let mut text = goldfish_recall::format_recall(&result, &f);
+    note_guess(&mut text, guess.as_deref());
+    Reply::new(text, &out)
+}
+
+/// Ends a read's reply with the note that its workspace was only guessed, if it was.
+fn note_guess(text: &mut String, guess: Option<&str>) {
     if let Some(note) = guess {
         let _ = write!(text, "\nNote: {note}.");
     }
-    Reply::new(text, &out)
 }
 
 /// The standup as markdown, for the `standup` prompt.
@@ -759,11 +767,7 @@ fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
 /// The `plan` tool: one call to the store, a short markdown reply.
 fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
     let action = plan_action(&p)?;
-    let workspace = if action.writes() {
-        ctx.workspace_to_write(p.workspace.as_deref())?
-    } else {
-        ctx.workspace(p.workspace.as_deref())?
-    };
+    let (workspace, guess) = ctx.workspace_for(p.workspace.as_deref(), action.writes())?;
     let outcome = ctx.open_store()?.plan_action(&workspace, action)?;
     let action_name = format!("{:?}", p.action).to_lowercase();
     match outcome {
@@ -772,7 +776,8 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
             list,
             active,
         } => {
-            let text = plan_list_markdown(&list, active.as_deref(), &workspace);
+            let mut text = plan_list_markdown(&list, active.as_deref(), &workspace);
+            note_guess(&mut text, guess.as_deref());
             let plans = list
                 .plans
                 .iter()
@@ -784,6 +789,7 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
                 plan: None,
                 plans: Some(plans),
                 redacted: Vec::new(),
+                workspace_note: guess,
             };
             Reply::new(text, &out)
         }
@@ -794,7 +800,10 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
         } => {
             let title = echo(&plan.title);
             let mut text = match p.action {
-                PlanAction::Get | PlanAction::List => plan_markdown(&plan, active),
+                PlanAction::Get | PlanAction::List => format!(
+                    "{}\n(workspace `{workspace}`)",
+                    plan_markdown(&plan, active).trim_end()
+                ),
                 PlanAction::Save => format!(
                     "Plan saved: **{title}** (`{}`) in workspace `{workspace}`{}.",
                     plan.id,
@@ -824,12 +833,14 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
             if let Some(line) = redacted_line(&redacted) {
                 let _ = write!(text, "\n{line}.");
             }
+            note_guess(&mut text, guess.as_deref());
             let out = PlanToolOut {
                 action: action_name,
                 workspace,
                 plan: Some(PlanOut::of(&plan, active)),
                 plans: None,
                 redacted: RedactionOut::all(&redacted),
+                workspace_note: guess,
             };
             Reply::new(text, &out)
         }

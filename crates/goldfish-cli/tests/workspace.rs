@@ -236,7 +236,10 @@ fn mcp_tools_outside_a_project_refuse_saves_and_name_their_workspace() -> TestRe
         text(&results[4])
     );
     assert_eq!(results[4]["structuredContent"].get("workspace_note"), None);
-    assert_eq!(results[5]["structuredContent"]["workspace"], guess.as_str());
+    let list = &results[5];
+    assert_eq!(list["structuredContent"]["workspace"], guess.as_str());
+    assert_eq!(list["structuredContent"]["workspace_note"], json!(note));
+    assert!(text(list).contains(note), "{}", text(list));
     assert_eq!(h.workspaces()?, ["reef"]);
     Ok(())
 }

@@ -234,8 +234,10 @@ fn lexical_normalize(path: &Path) -> PathBuf {
 /// is not set apart). Each of the first two is a name (validated) or a project's absolute
 /// path. Reads the environment variable: for callers that have no binary to read it for them.
 pub fn resolve_workspace(explicit: Option<&str>, cwd: &Path) -> Result<String, Error> {
-    let mut query = WorkspaceQuery::default();
-    query.dir = cwd.to_path_buf();
+    let mut query = WorkspaceQuery {
+        dir: cwd.to_path_buf(),
+        ..WorkspaceQuery::default()
+    };
     if let Some(name) = explicit {
         if name.trim().is_empty() {
             // Given but blank is a mistake, not "detect it".

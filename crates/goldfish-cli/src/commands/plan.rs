@@ -58,11 +58,11 @@ fn update_action(a: PlanUpdateArgs) -> anyhow::Result<PlanAction> {
 /// `goldfish plan …`.
 pub(crate) fn run(ctx: &Context, cmd: PlanCommand) -> anyhow::Result<Report> {
     let (verb, action) = action(cmd)?;
-    let workspace = if action.writes() {
-        ctx.workspace_to_write(None)?
-    } else {
-        ctx.workspace(None)?
-    };
+    let (workspace, guess) = ctx.workspace_for(None, action.writes())?;
+    // A read from a guessed workspace names it; how it was guessed goes to stderr.
+    if let Some(note) = guess {
+        eprintln!("goldfish: {note}");
+    }
     Ok(match ctx.open_store()?.plan_action(&workspace, action)? {
         PlanOutcome::List {
             workspace,
