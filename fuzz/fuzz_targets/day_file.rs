@@ -1,6 +1,7 @@
 //! Fuzz target: the day-file parser never panics, whatever it reads formats and parses back
 //! to the same checkpoints, and a typed memory whose fields are cut from the input (any
-//! text: line breaks, `;`, `\`, leading `- `) round-trips through a day file.
+//! text: line breaks, `;`, `\`, leading `- `) round-trips through a day file, with an actor
+//! cut from it too.
 #![no_main]
 use goldfish_store::{Checkpoint, MemoryType};
 use libfuzzer_sys::fuzz_target;
@@ -33,6 +34,13 @@ fuzz_target!(|data: &[u8]| {
     cp.structured.next = next();
     cp.structured.confidence = (data.len() % 6 != 0).then(|| (data.len() % 5) as u8 + 1);
     cp.structured.unknowns = list(next());
+    // Who saved it: any text, as the structured fields.
+    cp.actor.harness = next();
+    cp.actor.model = next();
+    cp.actor.session = next();
+    cp.actor.user = next();
+    cp.actor.git_user = next();
+    cp.actor.git_email = next();
     let text = goldfish_store::format_day_file(date, std::slice::from_ref(&cp));
     let back = goldfish_store::parse_checkpoint_file(&text, "fuzz", date)
         .expect("a formatted typed memory parses strictly");

@@ -16,7 +16,8 @@ pub(crate) struct Cli {
     #[arg(long, global = true, env = "GOLDFISH_HOME", value_name = "DIR")]
     pub(crate) home: Option<PathBuf>,
 
-    /// The workspace to use (default: detected from the current directory).
+    /// The workspace to use: a name or a project's absolute path (default: the project
+    /// around the current directory; `checkpoint` and plan changes refuse to guess one).
     #[arg(
         long,
         short = 'w',

@@ -18,6 +18,10 @@ pub(crate) struct Context {
     pub(crate) json: bool,
     /// The recall indexes a long-lived process (the MCP server) keeps between calls; one-shot commands leave it empty and read the index files.
     pub(crate) recall_cache: std::sync::Arc<goldfish_recall::RecallCache>,
+    /// `cwd` is the root the MCP client named, not the server's own directory.
+    pub(crate) cwd_is_client_root: bool,
+    /// The user's home directory (`HOME`, else `USERPROFILE`): never a project.
+    pub(crate) user_home: Option<PathBuf>,
 }
 
 /// The environment variable that names the workspace (also read by clap for `--workspace`).
@@ -50,6 +54,11 @@ impl Context {
             cwd,
             json: false,
             recall_cache: std::sync::Arc::default(),
+            cwd_is_client_root: false,
+            user_home: std::env::var_os("HOME")
+                .or_else(|| std::env::var_os("USERPROFILE"))
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from),
         })
     }
 
@@ -68,14 +77,97 @@ impl Context {
         Ok(Store::open(&self.home)?.with_repo_memory(&self.cwd))
     }
 
-    /// The workspace: `explicit` (an argument of one call; blank or `current` means none),
-    /// else `--workspace` / `GOLDFISH_WORKSPACE`, else detected from the current directory.
-    /// Validated and normalised by the store.
-    pub(crate) fn workspace(&self, explicit: Option<&str>) -> anyhow::Result<String> {
+    /// How the workspace of one call is chosen: `explicit` (an argument of one call; blank or
+    /// `current` means none), else `--workspace` / `GOLDFISH_WORKSPACE`, each a name or a
+    /// project's absolute path; else the project around the current directory (or the
+    /// client's root). See [`goldfish_store::choose_workspace`].
+    pub(crate) fn choose_workspace(
+        &self,
+        explicit: Option<&str>,
+    ) -> anyhow::Result<goldfish_store::WorkspaceChoice> {
         let explicit = explicit
             .map(str::trim)
             .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("current"));
+        let mut query = goldfish_store::WorkspaceQuery::default();
+        query.given = explicit.or(self.workspace.as_deref()).map(str::to_string);
+        query.dir = self.cwd.clone();
+        query.dir_is_client_root = self.cwd_is_client_root;
+        query.user_home = self.user_home.clone();
+        Ok(goldfish_store::choose_workspace(&query)?)
+    }
+
+    /// The workspace to read from: [`Context::choose_workspace`]'s, a guess included.
+    pub(crate) fn workspace(&self, explicit: Option<&str>) -> anyhow::Result<String> {
+        Ok(self.choose_workspace(explicit)?.name)
+    }
+
+    /// The workspaces a recall reads: every one for `all` (the argument, else `--workspace`),
+    /// else the one [`Context::choose_workspace`] chooses, with the note to show when that
+    /// was only a guess.
+    pub(crate) fn recall_scope(
+        &self,
+        explicit: Option<&str>,
+    ) -> anyhow::Result<(goldfish_recall::Scope, Option<String>)> {
+        let explicit = explicit.map(str::trim).filter(|w| !w.is_empty());
         let given = explicit.or(self.workspace.as_deref());
-        Ok(goldfish_store::resolve_workspace(given, &self.cwd)?)
+        if given.is_some_and(|w| w.eq_ignore_ascii_case("all")) {
+            return Ok((goldfish_recall::Scope::All, None));
+        }
+        let (name, note) = self.workspace_for(explicit, false)?;
+        Ok((goldfish_recall::Scope::Named(name), note))
+    }
+
+    /// The workspace of an operation that writes ([`Context::workspace_to_write`]) or reads
+    /// (a guess allowed), with the note a read shows when its workspace was only guessed.
+    pub(crate) fn workspace_for(
+        &self,
+        explicit: Option<&str>,
+        writes: bool,
+    ) -> anyhow::Result<(String, Option<String>)> {
+        if writes {
+            return Ok((self.workspace_to_write(explicit)?, None));
+        }
+        let choice = self.choose_workspace(explicit)?;
+        let note = choice.guess_note();
+        Ok((choice.name, note))
+    }
+
+    /// The workspace to write to: [`Context::choose_workspace`]'s, refused when it is only a
+    /// guess, with the store's recent workspaces and Goldfish's registered projects as
+    /// candidates.
+    pub(crate) fn workspace_to_write(&self, explicit: Option<&str>) -> anyhow::Result<String> {
+        let choice = self.choose_workspace(explicit)?;
+        if !matches!(choice.source, goldfish_store::WorkspaceSource::Guess(_)) {
+            return Ok(choice.name);
+        }
+        Ok(choice.for_writing(&self.workspace_candidates())?)
+    }
+
+    /// The store's most recent workspaces, then the projects of Goldfish's `registry.json`
+    /// beside them; what cannot be read is left out (this only feeds an error message).
+    fn workspace_candidates(&self) -> Vec<goldfish_store::WorkspaceCandidate> {
+        let mut out = self
+            .open_store()
+            .ok()
+            .and_then(|store| goldfish_store::recent_workspaces(&store, CANDIDATES).ok())
+            .unwrap_or_default();
+        let registry = self.home.join("registry.json");
+        if let Ok(registry) = goldfish_import::read_registry(&registry) {
+            for project in registry.projects {
+                let name = goldfish_store::detect_workspace(&project.path);
+                match out.iter_mut().find(|c| c.name == name) {
+                    Some(known) => known.path = Some(project.path),
+                    None => {
+                        let mut candidate = goldfish_store::WorkspaceCandidate::new(name);
+                        candidate.path = Some(project.path);
+                        out.push(candidate);
+                    }
+                }
+            }
+        }
+        out
     }
 }
+
+/// How many of the store's workspaces a refused save lists.
+const CANDIDATES: usize = 8;

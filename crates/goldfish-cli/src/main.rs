@@ -15,6 +15,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory as _, Parser as _};
 
+mod actor;
 mod agent_cli;
 mod args;
 mod cli;

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use std::fmt::Write as _;
 
-use goldfish_recall::{FormatOptions, RecallOptions, Scope, StandupOptions};
+use goldfish_recall::{FormatOptions, RecallOptions, StandupOptions};
 use goldfish_store::{
     CheckpointInput, PlanAction as StoreAction, PlanInput, PlanOutcome, PlanStatus, PlanUpdate,
 };
@@ -119,7 +119,8 @@ pub(crate) struct CheckpointParams {
     #[serde(default, deserialize_with = "string_list")]
     #[schemars(schema_with = "tags_schema")]
     pub(crate) tags: Vec<String>,
-    /// The workspace (default: the current project).
+    /// The workspace: a name, or the project's absolute path (default: the current project;
+    /// a save is refused when the server's directory is not inside a project).
     #[serde(default)]
     pub(crate) workspace: Option<String>,
     // Typed memories: the kind and its structured fields (see `set_typed`).
@@ -161,7 +162,7 @@ pub(crate) struct CheckpointParams {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RecallParams {
-    /// A workspace name, "current" (default) or "all".
+    /// A workspace name, a project's absolute path, "current" (default) or "all".
     #[serde(default)]
     pub(crate) workspace: Option<String>,
     /// Look back this many days (default 2).
@@ -331,7 +332,8 @@ pub(crate) struct PlanParams {
     #[serde(default, deserialize_with = "opt_string_list")]
     #[schemars(schema_with = "tags_schema")]
     pub(crate) tags: Option<Vec<String>>,
-    /// The workspace (default: the current project).
+    /// The workspace: a name, or the project's absolute path (default: the current project;
+    /// a save is refused when the server's directory is not inside a project).
     #[serde(default)]
     pub(crate) workspace: Option<String>,
 }
@@ -504,6 +506,10 @@ pub(crate) struct CheckpointSummary {
     /// The git branch it was saved on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) branch: Option<String>,
+    /// Who saved it (`harness=… model=… user=… git_email=…`), in the full view and the
+    /// checkpoint tool's reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) actor: Option<String>,
 }
 
 impl CheckpointSummary {
@@ -515,6 +521,7 @@ impl CheckpointSummary {
             title: echo(c.title()),
             tags: c.tags.clone(),
             branch: c.branch.clone(),
+            actor: c.actor.summary(),
         }
     }
 }
@@ -560,6 +567,9 @@ pub(crate) struct RecallCheckpoint {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<TypedFields>")]
     pub(crate) fields: Option<goldfish_store::Structured>,
+    /// Who saved it (`harness=… model=… user=… git_email=…`, full).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) actor: Option<String>,
     /// Why it matched the search (with `explain`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) explain: Option<ExplainOut>,
@@ -630,6 +640,7 @@ impl RecallCheckpoint {
             files: if full { c.files.clone() } else { Vec::new() },
             files_omitted: if full { c.files_omitted } else { 0 },
             fields: (full && !c.structured.labelled().is_empty()).then(|| c.structured.clone()),
+            actor: c.actor.summary().filter(|_| full),
             explain,
         }
     }
@@ -749,6 +760,10 @@ pub(crate) struct RecallOut {
     /// Set when the store holds nothing yet: missing | empty.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) store: Option<StoreOut>,
+    /// Set when nothing named the workspace and the server's directory is not inside a
+    /// project: which directory `scope` was guessed from and how to choose another.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) workspace_note: Option<String>,
 }
 
 /// Matches in one workspace.
@@ -810,6 +825,9 @@ pub(crate) struct PlanToolOut {
     /// out when there were none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) redacted: Vec<RedactionOut>,
+    /// Set when a read's workspace was guessed (see the `recall` tool's `workspace_note`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) workspace_note: Option<String>,
 }
 
 /// A tool's reply: the markdown agents read and the same facts as structured content.
@@ -931,13 +949,18 @@ fn run_tool<T: DeserializeOwned>(
 /// The `checkpoint` tool: the parameters as a [`CheckpointInput`], one call to the store, and
 /// a short confirmation that echoes at most [`ECHO_CHARS`](crate::render::ECHO_CHARS) of
 /// the title.
-fn checkpoint_tool(ctx: &Context, mut p: CheckpointParams) -> anyhow::Result<Reply> {
+fn checkpoint_tool(
+    ctx: &Context,
+    mut p: CheckpointParams,
+    actor: goldfish_store::Actor,
+) -> anyhow::Result<Reply> {
     let mut input = CheckpointInput::new(std::mem::take(&mut p.description));
     input.tags = std::mem::take(&mut p.tags);
     set_typed(&mut input, &mut p)?;
-    input.workspace = Some(ctx.workspace(p.workspace.as_deref())?);
+    input.workspace = Some(ctx.workspace_to_write(p.workspace.as_deref())?);
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
+    input.actor = actor;
     let report = ctx.open_store()?.save_checkpoint_reported(input)?;
     let saved = &report.value;
     let mut s = format!("Checkpoint saved: {}", echo(saved.title()));
@@ -1002,12 +1025,14 @@ fn set_typed(input: &mut CheckpointInput, t: &mut CheckpointParams) -> anyhow::R
 
 /// The `recall` tool's parameters as [`RecallOptions`]: the same options the CLI builds, so
 /// the same validation (two window starts are refused, naming both).
-fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOptions> {
+/// Also returns the note to show when the workspace was only guessed.
+fn recall_options(
+    ctx: &Context,
+    p: RecallParams,
+) -> anyhow::Result<(RecallOptions, Option<String>)> {
     let mut o = RecallOptions::default();
-    o.workspace = match p.workspace.as_deref().map(Scope::from) {
-        Some(Scope::Current) | None => ctx.workspace.as_deref().map_or(Scope::Current, Scope::from),
-        Some(scope) => scope,
-    };
+    let (scope, guess) = ctx.recall_scope(p.workspace.as_deref())?;
+    o.workspace = scope;
     o.days = p
         .days
         .map(|d| u32::try_from(d).map_err(|_| anyhow::anyhow!("`days` {d} is too large")))
@@ -1025,7 +1050,7 @@ fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOption
         o.limit = usize::try_from(limit).unwrap_or(usize::MAX);
     }
     o.cwd = Some(ctx.cwd.clone());
-    Ok(o)
+    Ok((o, guess))
 }
 
 /// The `recall` tool: compact markdown within recall's default character budget, and the
@@ -1033,13 +1058,13 @@ fn recall_options(ctx: &Context, p: RecallParams) -> anyhow::Result<RecallOption
 fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
     let mut f = FormatOptions::default();
     f.full = p.full.unwrap_or(false);
-    let o = recall_options(ctx, p)?;
+    let (o, guess) = recall_options(ctx, p)?;
     // The server keeps each workspace's recall index decoded, refreshed on every call.
     let result = goldfish_recall::recall_with(&ctx.open_store()?, &o, &ctx.recall_cache)?;
     for note in &result.notes {
         eprintln!("goldfish mcp: {note}");
     }
-    recall_reply(&result, f)
+    recall_reply(&result, f, guess.as_deref())
 }
 
 /// A recall's text and structured content, showing the same checkpoints, each within
@@ -1049,11 +1074,14 @@ fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
 fn recall_reply(
     result: &goldfish_recall::RecallResult,
     mut f: FormatOptions,
+    guess: Option<&str>,
 ) -> anyhow::Result<Reply> {
     let limit = f.max_chars;
     loop {
-        let (text, shown) = goldfish_recall::format_recall_counted(result, &f);
-        let out = recall_out(result, &f, shown);
+        let (mut text, shown) = goldfish_recall::format_recall_counted(result, &f);
+        note_guess(&mut text, guess);
+        let mut out = recall_out(result, &f, shown);
+        out.workspace_note = guess.map(str::to_string);
         let reply = Reply::new(text, &out)?;
         let size = reply.structured.to_string().chars().count();
         if size <= limit || f.max_chars < 1_000 {
@@ -1126,6 +1154,14 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
         }),
         skipped,
         store,
+        workspace_note: None,
+    }
+}
+
+/// Ends a read's reply with the note that its workspace was only guessed, if it was.
+fn note_guess(text: &mut String, guess: Option<&str>) {
+    if let Some(note) = guess {
+        let _ = write!(text, "\nNote: {note}.");
     }
 }
 
@@ -1187,8 +1223,8 @@ fn plan_action(p: &PlanParams) -> anyhow::Result<StoreAction> {
 
 /// The `plan` tool: one call to the store, a short markdown reply.
 fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
-    let workspace = ctx.workspace(p.workspace.as_deref())?;
     let action = plan_action(&p)?;
+    let (workspace, guess) = ctx.workspace_for(p.workspace.as_deref(), action.writes())?;
     let outcome = ctx.open_store()?.plan_action(&workspace, action)?;
     let action_name = format!("{:?}", p.action).to_lowercase();
     match outcome {
@@ -1197,7 +1233,8 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
             list,
             active,
         } => {
-            let text = plan_list_markdown(&list, active.as_deref(), &workspace);
+            let mut text = plan_list_markdown(&list, active.as_deref(), &workspace);
+            note_guess(&mut text, guess.as_deref());
             let plans = list
                 .plans
                 .iter()
@@ -1210,6 +1247,7 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
                 plans: Some(plans),
                 skipped: list.skipped.iter().map(ToString::to_string).collect(),
                 redacted: Vec::new(),
+                workspace_note: guess,
             };
             Reply::new(text, &out)
         }
@@ -1220,7 +1258,10 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
         } => {
             let title = echo(&plan.title);
             let mut text = match p.action {
-                PlanAction::Get | PlanAction::List => plan_markdown(&plan, active),
+                PlanAction::Get | PlanAction::List => format!(
+                    "{}\n(workspace `{workspace}`)",
+                    plan_markdown(&plan, active).trim_end()
+                ),
                 PlanAction::Save => format!(
                     "Plan saved: **{title}** (`{}`) in workspace `{workspace}`{}.",
                     plan.id,
@@ -1259,6 +1300,7 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
                     ..PlanOut::of(&plan, active)
                 }
             };
+            note_guess(&mut text, guess.as_deref());
             let out = PlanToolOut {
                 action: action_name,
                 workspace,
@@ -1266,6 +1308,7 @@ fn plan_tool(ctx: &Context, p: PlanParams) -> anyhow::Result<Reply> {
                 plans: None,
                 skipped: Vec::new(),
                 redacted: RedactionOut::all(&redacted),
+                workspace_note: guess,
             };
             Reply::new(text, &out)
         }
@@ -1310,7 +1353,11 @@ impl GoldfishServer {
     )]
     async fn checkpoint(&self, peer: Peer<RoleServer>, args: JsonObject) -> CallToolResult {
         let ctx = self.context(&peer).await;
-        run_tool("checkpoint", args, |p| checkpoint_tool(&ctx, p))
+        // Who saves: the client as it introduced itself, under the environment's word.
+        let info = peer.peer_info();
+        let client = info.as_ref().map(|i| &i.client_info);
+        let actor = crate::actor::observed(client.map(|c| (c.name.as_str(), c.version.as_str())));
+        run_tool("checkpoint", args, |p| checkpoint_tool(&ctx, p, actor))
     }
 
     #[tool(
@@ -1384,6 +1431,7 @@ impl GoldfishServer {
             Some(dir) => {
                 let mut ctx = (*self.ctx).clone();
                 ctx.cwd = dir.clone();
+                ctx.cwd_is_client_root = true;
                 Arc::new(ctx)
             }
             None => self.ctx.clone(),

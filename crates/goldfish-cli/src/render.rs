@@ -59,6 +59,11 @@ pub(crate) fn checkpoint_json(c: &Checkpoint) -> Value {
     {
         map.extend(fields);
     }
+    if !c.actor.is_empty()
+        && let Ok(actor) = serde_json::to_value(&c.actor)
+    {
+        v["actor"] = actor;
+    }
     v
 }
 

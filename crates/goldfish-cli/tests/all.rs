@@ -2,6 +2,7 @@
 
 mod util;
 
+mod actor;
 mod agent;
 mod browser;
 mod checkpoint;
@@ -28,3 +29,4 @@ mod signals;
 mod sync;
 mod thin;
 mod typed;
+mod workspace;

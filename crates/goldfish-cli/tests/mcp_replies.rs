@@ -24,11 +24,22 @@ pub(crate) fn call_tools_in(
     dir: &std::path::Path,
     calls: &[(&str, Value)],
 ) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+    let mut server = env.cmd(&["mcp"]);
+    server.current_dir(dir);
+    call_tools_with(server, calls)
+}
+
+/// [`call_tools`] with the server started by `server` (a `goldfish mcp` command with its own
+/// environment and directory).
+pub(crate) fn call_tools_with(
+    server: std::process::Command,
+    calls: &[(&str, Value)],
+) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
     let requests: Vec<(&str, Value)> = calls
         .iter()
         .map(|(name, args)| ("tools/call", json!({"name": name, "arguments": args})))
         .collect();
-    requests_in(env, dir, &requests)
+    requests_with(server, &requests)
 }
 
 /// Starts `goldfish mcp` in `dir`, initialises, sends each `(method, params)` request (ids
@@ -38,9 +49,17 @@ pub(crate) fn requests_in(
     dir: &std::path::Path,
     calls: &[(&str, Value)],
 ) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
-    let mut child = env
-        .cmd(&["mcp"])
-        .current_dir(dir)
+    let mut server = env.cmd(&["mcp"]);
+    server.current_dir(dir);
+    requests_with(server, calls)
+}
+
+/// [`requests_in`] with the server started by `server`.
+fn requests_with(
+    mut server: std::process::Command,
+    calls: &[(&str, Value)],
+) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+    let mut child = server
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

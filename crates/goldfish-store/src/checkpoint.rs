@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
+use crate::actor::Actor;
 use crate::memory::{MemoryType, Structured};
 
 /// One saved moment of work: what was done, when, where, and the git context at the time.
@@ -38,9 +39,14 @@ pub struct Checkpoint {
     /// empty for a plain checkpoint. In JSON they sit beside the other fields.
     #[serde(flatten, default)]
     pub structured: Structured,
-    /// Other `- **Key**: value` bullets of the entry (such as v4's `- **Session**:`), kept so
+    /// Who saved it: client, model, session, OS user, git user and e-mail, as goldfish
+    /// observed them (empty for checkpoints saved before goldfish recorded it).
+    #[serde(default, skip_serializing_if = "Actor::is_empty")]
+    pub actor: Actor,
+    /// Other `- **Key**: value` bullets of the entry (such as an import's `- **Origin**:`), kept so
     /// that nothing a person or another tool wrote is lost. Keys are never one of the bullets
-    /// above (`Tags`, `Branch`, `Commit`, `Files`, `More files`); a typed key (`Type`,
+    /// above (`Tags`, `Branch`, `Commit`, `Files`, `More files`) or an actor's (`Harness`,
+    /// `Model`, `Session`, `User`, `Git user`, `Git email`); a typed key (`Type`,
     /// `Confidence`) appears here only with a value that field cannot hold (`Type: bogus`,
     /// `Confidence: 7`), kept as written.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -67,6 +73,7 @@ impl Checkpoint {
             files_omitted: 0,
             memory_type: MemoryType::Checkpoint,
             structured: Structured::default(),
+            actor: Actor::default(),
             extra: BTreeMap::new(),
         }
     }

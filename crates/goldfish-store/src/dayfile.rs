@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, NaiveDate, NaiveTime, Timelike, Utc};
 use notes_core::time::{format_utc, parse_utc};
 
+use crate::actor::ACTOR_KEYS;
 use crate::checkpoint::Checkpoint;
 use crate::error::Error;
 use crate::memory::{MemoryType, parse_confidence};
@@ -128,6 +129,11 @@ pub fn format_checkpoint(checkpoint: &Checkpoint) -> String {
         );
     }
     push_typed_bullets(&mut bullets, checkpoint);
+    for (key, value) in checkpoint.actor.fields() {
+        if let Some(value) = value {
+            push_bullet(&mut bullets, key, &encode_value(value, None));
+        }
+    }
     // Extra bullets come last: a `Type` or `Confidence` kept there (a value its field cannot
     // hold) is read back into `extra` again, after the field's own bullet.
     for (key, value) in &checkpoint.extra {
@@ -170,9 +176,13 @@ fn push_typed_bullets(bullets: &mut String, checkpoint: &Checkpoint) {
     list(bullets, UNKNOWNS, &s.unknowns);
 }
 
-/// True when `key` can be written as an extra `- **Key**:` bullet.
+/// True when `key` can be written as an extra `- **Key**:` bullet: not a key with a field of
+/// its own (an actor's included) and on one line.
 pub(crate) fn is_valid_extra_key(key: &str) -> bool {
-    !RESERVED_KEYS.contains(&key) && !key.contains(['\n', '\r']) && !key.contains("**:")
+    !RESERVED_KEYS.contains(&key)
+        && !ACTOR_KEYS.contains(&key)
+        && !key.contains(['\n', '\r'])
+        && !key.contains("**:")
 }
 
 fn push_bullet(out: &mut String, key: &str, value: &str) {
@@ -635,9 +645,12 @@ fn apply_bullet(checkpoint: &mut Checkpoint, key: &str, value: &str, ours: bool)
         EVIDENCE => checkpoint.structured.evidence = typed_list(value),
         SYMBOLS => checkpoint.structured.symbols = typed_list(value),
         UNKNOWNS => checkpoint.structured.unknowns = typed_list(value),
-        _ => {
-            checkpoint.extra.insert(key.to_string(), scalar(value));
-        }
+        _ => match checkpoint.actor.field_mut(key) {
+            Some(field) => *field = Some(scalar(value)),
+            None => {
+                checkpoint.extra.insert(key.to_string(), scalar(value));
+            }
+        },
     }
 }
 
@@ -826,11 +839,51 @@ mod tests {
             cp.commit = Some(String::new());
             cp.files = vec!["a, b.rs".into(), "".into(), "c\\d".into()];
             cp.files_omitted = 3;
-            cp.extra = extra(&[("Session", "plan-mode"), ("", "empty key")]);
+            cp.extra = extra(&[("Origin", "plan-mode"), ("", "empty key")]);
+            cp.actor.harness = Some("claude-code 2.1, \\ \\n".into());
+            cp.actor.session = Some(String::new());
+            cp.actor.git_email = Some("a@b.c\n- **Tags**: x".into());
             let text = format_day_file(date(), std::slice::from_ref(&cp));
             let parsed = parse_checkpoint_file(&text, "ws", date()).expect(&text);
             assert_eq!(parsed, vec![cp], "{text}");
         }
+    }
+
+    #[test]
+    fn actor_bullets_are_ordinary_bullets_after_the_typed_ones() {
+        let mut cp = checkpoint("Saved by someone");
+        cp.memory_type = MemoryType::Decision;
+        cp.structured.decision = Some("keep it".into());
+        cp.actor.harness = Some("claude-code 2.1.197".into());
+        cp.actor.model = Some("claude-opus-4".into());
+        cp.actor.user = Some("dev".into());
+        cp.actor.git_user = Some("Dev Eloper".into());
+        cp.actor.git_email = Some("dev@example.com".into());
+        cp.extra = extra(&[("Origin", "test")]);
+        let text = format_checkpoint(&cp);
+        assert_eq!(
+            text,
+            "## 09:30 - Saved by someone\n\
+             <!-- id: 20251013T093012345Z-3fa9c1 at: 2025-10-13T09:30:12.345Z -->\n\n\
+             - **Type**: decision\n\
+             - **Decision**: keep it\n\
+             - **Harness**: claude-code 2.1.197\n\
+             - **Model**: claude-opus-4\n\
+             - **User**: dev\n\
+             - **Git user**: Dev Eloper\n\
+             - **Git email**: dev@example.com\n\
+             - **Origin**: test\n"
+        );
+        let back = parse_checkpoint_file(
+            &format!("{}\n{text}", format_day_header(date())),
+            "ws",
+            date(),
+        )
+        .expect("parses");
+        assert_eq!(back, vec![cp.clone()]);
+        // An actor key in `extra` has a field of its own: it is not written as an extra.
+        cp.extra = extra(&[("Model", "from extra")]);
+        assert!(!format_checkpoint(&cp).contains("from extra"));
     }
 
     #[test]
@@ -929,7 +982,9 @@ mod tests {
         assert_eq!(cps[0].files, ["src/auth/jwt.ts", "src/auth/refresh.ts"]);
         assert_eq!(cps[0].commit.as_deref(), Some("a1b2c3d"));
         assert_eq!(format_utc(&cps[1].timestamp), "2025-10-13T14:45:00.000Z");
-        assert_eq!(cps[1].extra, extra(&[("Session", "plan-mode-20251013")]));
+        // v4's `Session` bullet is the actor's session.
+        assert_eq!(cps[1].actor.session.as_deref(), Some("plan-mode-20251013"));
+        assert!(cps[1].extra.is_empty());
         assert_eq!(cps[2].branch.as_deref(), Some("main"));
         // Ids are derived, stable and distinct.
         let again = parse_checkpoint_file(text, "ws", date()).unwrap();

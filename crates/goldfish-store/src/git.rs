@@ -1,7 +1,8 @@
-//! Git context from one `git status --porcelain=v2 --branch -z` spawn.
+//! Git context from one `git status --porcelain=v2 --branch -z` spawn, and the git user from
+//! one `git config` spawn run beside it.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// At most this many changed files are kept; the rest are counted in `files_omitted`.
 pub const MAX_FILES: usize = 30;
@@ -27,19 +28,91 @@ pub struct GitContext {
 /// so that it never takes the index lock another git command might be holding (and never
 /// makes that command fail).
 pub fn git_context(dir: &Path) -> Option<GitContext> {
-    let output = Command::new("git")
+    finish(spawn_status(dir)?).map(|out| parse_porcelain_v2(&out))
+}
+
+/// Who git says the user is in a directory: `user.name` and `user.email` as `git config`
+/// reads them there (the repository's configuration over the user's and the system's).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GitIdentity {
+    /// `user.name`, if set.
+    pub name: Option<String>,
+    /// `user.email`, if set.
+    pub email: Option<String>,
+}
+
+/// The git user of `dir` (see [`GitIdentity`]); empty when neither is set, `dir` does not
+/// exist or git cannot run. Runs `git config -z --get-regexp` once.
+pub fn git_identity(dir: &Path) -> GitIdentity {
+    spawn_identity(dir)
+        .and_then(finish)
+        .map(|out| parse_identity(&out))
+        .unwrap_or_default()
+}
+
+/// [`git_context`] (when `context`) and [`git_identity`] of `dir`, their two git processes
+/// running at the same time, so that a save waits for the slower one rather than for both.
+pub(crate) fn context_and_identity(dir: &Path, context: bool) -> (Option<GitContext>, GitIdentity) {
+    let status = if context { spawn_status(dir) } else { None };
+    let identity = spawn_identity(dir);
+    let context = status.and_then(finish).map(|out| parse_porcelain_v2(&out));
+    let identity = identity
+        .and_then(finish)
+        .map(|out| parse_identity(&out))
+        .unwrap_or_default();
+    (context, identity)
+}
+
+fn git_in(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
         .arg("-C")
         .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    command
+}
+
+fn spawn_status(dir: &Path) -> Option<Child> {
+    git_in(dir)
         .args(["status", "--porcelain=v2", "--branch", "-z"])
         .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
+        .spawn()
+        .ok()
+}
+
+fn spawn_identity(dir: &Path) -> Option<Child> {
+    git_in(dir)
+        .args(["config", "-z", "--get-regexp", r"^user\.(name|email)$"])
+        .spawn()
+        .ok()
+}
+
+/// The child's stdout when it exits with success.
+fn finish(child: Child) -> Option<String> {
+    let Output { status, stdout, .. } = child.wait_with_output().ok()?;
+    status
+        .success()
+        .then(|| String::from_utf8_lossy(&stdout).into_owned())
+}
+
+/// Parses `git config -z --get-regexp '^user\.(name|email)$'`: `key\nvalue\0` records; the
+/// last value of a key wins, as it does for git.
+pub fn parse_identity(output: &str) -> GitIdentity {
+    let mut identity = GitIdentity::default();
+    for record in output.split('\0') {
+        let (key, value) = record.split_once('\n').unwrap_or((record, ""));
+        // Keys are case-insensitive in git; it prints them lowercased, but be lenient.
+        let slot = match key.to_ascii_lowercase().as_str() {
+            "user.name" => &mut identity.name,
+            "user.email" => &mut identity.email,
+            _ => continue,
+        };
+        *slot = Some(value.to_string()).filter(|v| !v.trim().is_empty());
     }
-    Some(parse_porcelain_v2(&String::from_utf8_lossy(&output.stdout)))
+    identity
 }
 
 /// Parses the output of `git status --porcelain=v2 --branch -z`.
@@ -132,6 +205,17 @@ mod tests {
             assert_eq!(ctx.branch.as_deref(), branch, "{out}");
             assert_eq!(ctx.commit.as_deref(), commit, "{out}");
         }
+    }
+
+    #[test]
+    fn parses_identity_records() {
+        let out =
+            "user.name\nDev Eloper\0user.email\nold@example.com\0user.email\ndev@example.com\0";
+        let id = parse_identity(out);
+        assert_eq!(id.name.as_deref(), Some("Dev Eloper"));
+        assert_eq!(id.email.as_deref(), Some("dev@example.com"));
+        assert_eq!(parse_identity(""), GitIdentity::default());
+        assert_eq!(parse_identity("user.name\n\0").name, None);
     }
 
     #[test]

@@ -67,6 +67,10 @@
 //! - **Decision**: Rotate refresh tokens on every use
 //! - **Alternatives**: Sliding expiry; Short-lived tokens\; no refresh
 //! - **Confidence**: 4
+//! - **Harness**: claude-code 2.1.197
+//! - **User**: dev
+//! - **Git user**: Dev Eloper
+//! - **Git email**: dev@example.com
 //! ```
 //!
 //! - The header holds `HH:MM` (UTC) and the description's first line; the following lines
@@ -85,7 +89,10 @@
 //!   Lists are `"; "`-separated with `\;` for a semicolon inside an item; all use the escapes
 //!   above, so an item may hold line breaks or start with `- `. A `Type` or `Confidence`
 //!   whose value the field cannot hold (`Type: bogus`) is kept in [`Checkpoint::extra`].
-//!   Any other `- **Key**: value` bullet is kept in [`Checkpoint::extra`] too.
+//! - Who saved it ([`Actor`]) follows, one bullet per field that is known: `Harness`,
+//!   `Model`, `Session`, `User`, `Git user`, `Git email`, with the same escapes. A v4
+//!   `Session` bullet is read as the actor's session.
+//! - Any other `- **Key**: value` bullet is kept in [`Checkpoint::extra`], written last.
 //! - Entries are separated by a blank line and kept in time order.
 //!
 //! Files written by Goldfish v4 read too: entries without the id comment (their `HH:MM`
@@ -132,6 +139,7 @@
 #![forbid(unsafe_code)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+mod actor;
 mod checkpoint;
 mod dayfile;
 mod error;
@@ -147,13 +155,17 @@ mod workspace;
 /// callers need not match its version.
 pub use chrono;
 
+pub use actor::{Actor, MAX_ACTOR_VALUE_CHARS};
 pub use checkpoint::Checkpoint;
 pub use dayfile::{
     ParsedDay, Problem, format_checkpoint, format_day_file, format_day_header,
     parse_checkpoint_file, parse_day_bytes, parse_day_file,
 };
 pub use error::{Error, ErrorKind};
-pub use git::{GitContext, MAX_FILES, git_context, parse_porcelain_v2};
+pub use git::{
+    GitContext, GitIdentity, MAX_FILES, git_context, git_identity, parse_identity,
+    parse_porcelain_v2,
+};
 /// The redaction library the store runs before every write, re-exported so that callers
 /// name the same `Kind` and `Redactor`.
 pub use goldfish_redact;
@@ -168,6 +180,7 @@ pub use store::{
     Skipped, Store, find_repo_memory, validate_plan_id,
 };
 pub use workspace::{
-    DEFAULT_WORKSPACE, WORKSPACE_ENV, detect_workspace, normalize_workspace, resolve_workspace,
-    validate_workspace,
+    DEFAULT_WORKSPACE, WORKSPACE_ENV, WorkspaceCandidate, WorkspaceChoice, WorkspaceQuery,
+    WorkspaceSource, choose_workspace, detect_workspace, find_project, normalize_workspace,
+    recent_workspaces, resolve_workspace, validate_workspace,
 };

@@ -28,6 +28,15 @@ pub enum PlanAction {
     Archive(String),
 }
 
+impl PlanAction {
+    /// True for the actions that write (all but [`PlanAction::Get`] and [`PlanAction::List`]):
+    /// they need a workspace that was not guessed (see
+    /// [`WorkspaceChoice::for_writing`](crate::WorkspaceChoice::for_writing)).
+    pub fn writes(&self) -> bool {
+        !matches!(self, PlanAction::Get(_) | PlanAction::List)
+    }
+}
+
 /// What [`Store::plan_action`] did.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

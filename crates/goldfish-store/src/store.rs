@@ -15,13 +15,14 @@ use notes_core::fs::{
 };
 use notes_core::time::{SharedClock, now_millis, system_clock};
 
+use crate::actor::Actor;
 use crate::checkpoint::Checkpoint;
 use crate::dayfile::{
     Fnv64, ParsedDay, clean_tags, format_checkpoint, format_day_header, parse_day_bytes,
     parse_day_file,
 };
 use crate::error::{Error, ErrorKind};
-use crate::git::git_context;
+use crate::git::{GitIdentity, context_and_identity};
 use crate::memory::{MemoryType, Structured};
 use crate::plan::{Plan, PlanStatus, format_plan, parse_plan};
 use crate::redaction::{
@@ -63,6 +64,10 @@ pub struct CheckpointInput {
     /// The structured fields of a typed memory. Text is kept as given; list items are
     /// trimmed and empty ones dropped; `confidence` must be 1 to 5.
     pub structured: Structured,
+    /// Who asks for the save, as the caller observed it (client, model, session, OS user) —
+    /// never what an agent wrote. The store adds the git user and e-mail of `git_dir` to the
+    /// fields left unset, and records every value cleaned ([`Actor::cleaned`]).
+    pub actor: Actor,
 }
 
 impl CheckpointInput {
@@ -508,16 +513,24 @@ impl Store {
         input.structured.validate()?;
         let structured = clean_structured(input.structured);
         let workspace = self.workspace_of(input.workspace.as_deref())?;
-        let git = input
-            .git_dir
-            .as_deref()
-            .filter(|dir| detect_workspace(dir) == workspace)
-            .and_then(git_context);
+        // The git user is the person saving, wherever the checkpoint is filed; the branch and
+        // files only when the directory belongs to the workspace. One git process each, run
+        // at the same time.
+        let (git, identity) = match input.git_dir.as_deref() {
+            Some(dir) => context_and_identity(dir, detect_workspace(dir) == workspace),
+            None => (None, GitIdentity::default()),
+        };
+        let from_git = Actor {
+            git_user: identity.name,
+            git_email: identity.email,
+            ..Actor::default()
+        };
         let timestamp = self.now();
         let mut checkpoint = Checkpoint::new("", timestamp, workspace.clone(), input.description);
         checkpoint.tags = tags;
         checkpoint.memory_type = input.memory_type;
         checkpoint.structured = structured;
+        checkpoint.actor = input.actor.or(from_git).cleaned();
         if let Some(git) = git {
             checkpoint.branch = git.branch;
             checkpoint.commit = git.commit;
@@ -1316,7 +1329,7 @@ fn day_file_name(date: NaiveDate) -> String {
 
 /// What a file name in `checkpoints/` is.
 #[derive(Debug, PartialEq, Eq)]
-enum DayFileName {
+pub(crate) enum DayFileName {
     /// `YYYY-MM-DD.md` with a real date.
     Date(NaiveDate),
     /// The `YYYY-MM-DD.md` shape, but no such date (`2025-13-45.md`, `2025-02-30.md`).
@@ -1325,7 +1338,7 @@ enum DayFileName {
     Other,
 }
 
-fn day_file_date(name: &str) -> DayFileName {
+pub(crate) fn day_file_date(name: &str) -> DayFileName {
     let Some(stem) = name.strip_suffix(".md") else {
         return DayFileName::Other;
     };

@@ -229,18 +229,310 @@ fn lexical_normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The workspace to use: `explicit` (validated), else `$GOLDFISH_WORKSPACE` (validated), else
-/// [`detect_workspace`] of `cwd`.
+/// The workspace to use: `explicit`, else `$GOLDFISH_WORKSPACE`, else the workspace of `cwd`
+/// — [`choose_workspace`]'s name, a guess included (the user's home is not known here, so it
+/// is not set apart). Each of the first two is a name (validated) or a project's absolute
+/// path. Reads the environment variable: for callers that have no binary to read it for them.
 pub fn resolve_workspace(explicit: Option<&str>, cwd: &Path) -> Result<String, Error> {
+    let mut query = WorkspaceQuery {
+        dir: cwd.to_path_buf(),
+        ..WorkspaceQuery::default()
+    };
     if let Some(name) = explicit {
-        return validate_workspace(name);
+        if name.trim().is_empty() {
+            // Given but blank is a mistake, not "detect it".
+            return validate_workspace(name);
+        }
+        query.given = Some(name.to_string());
+        return choose_workspace(&query).map(|c| c.name);
     }
     match std::env::var(WORKSPACE_ENV) {
-        Ok(name) if !name.trim().is_empty() => validate_workspace(&name).map_err(|e| {
-            Error::invalid(format!("${WORKSPACE_ENV} is not usable: {}", e.message()))
-        }),
-        _ => Ok(detect_workspace(cwd)),
+        Ok(name) if !name.trim().is_empty() => {
+            query.given = Some(name);
+            choose_workspace(&query).map(|c| c.name).map_err(|e| {
+                Error::invalid(format!("${WORKSPACE_ENV} is not usable: {}", e.message()))
+            })
+        }
+        _ => choose_workspace(&query).map(|c| c.name),
     }
+}
+
+/// The directory that marks a project besides a git work tree (and holds memory kept in
+/// the repository, see [`IN_REPO_DIR`](crate::IN_REPO_DIR)).
+const PROJECT_MARKER: &str = ".goldfish";
+
+/// What decides the workspace of one operation; see [`choose_workspace`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WorkspaceQuery {
+    /// What the caller named: an argument, `--workspace` or `$GOLDFISH_WORKSPACE` (the binary
+    /// reads the variable and passes it here). A name, or an absolute path to a project
+    /// directory. Blank counts as not given.
+    pub given: Option<String>,
+    /// The directory the operation runs from: the process's working directory, or the
+    /// client's root.
+    pub dir: PathBuf,
+    /// `dir` is the root an MCP client named, not a directory the server happens to run in:
+    /// it is the workspace's directory even when it is not a project (unless it is the
+    /// user's home or `/`).
+    pub dir_is_client_root: bool,
+    /// The user's home directory. It and `/` never count as a project, even when they hold
+    /// `.git` (a dotfiles repository) or `.goldfish/` (the default store).
+    pub user_home: Option<PathBuf>,
+}
+
+/// How [`choose_workspace`] chose a workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WorkspaceSource {
+    /// The caller named it.
+    Named,
+    /// The caller gave this project directory.
+    Path(PathBuf),
+    /// The MCP client's root, this directory.
+    ClientRoot(PathBuf),
+    /// The project around the working directory; this is the project's top directory.
+    Project(PathBuf),
+    /// Nothing named a workspace and this directory is not inside a project: the name is
+    /// only a guess from the directory, good enough to read from but never to write to.
+    Guess(PathBuf),
+}
+
+/// A workspace and how it was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WorkspaceChoice {
+    /// The workspace's name (validated and normalised).
+    pub name: String,
+    /// How it was chosen.
+    pub source: WorkspaceSource,
+}
+
+/// A workspace offered when a save names none; see [`WorkspaceChoice::for_writing`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WorkspaceCandidate {
+    /// The workspace's name.
+    pub name: String,
+    /// The day of its newest day file, if it has one.
+    pub last_saved: Option<chrono::NaiveDate>,
+    /// The project directory it belongs to, when known (a registered project).
+    pub path: Option<PathBuf>,
+}
+
+impl WorkspaceCandidate {
+    /// A candidate with only a name.
+    pub fn new(name: impl Into<String>) -> Self {
+        WorkspaceCandidate {
+            name: name.into(),
+            last_saved: None,
+            path: None,
+        }
+    }
+}
+
+impl WorkspaceChoice {
+    /// The note a read shows when its workspace was only guessed; `None` otherwise.
+    pub fn guess_note(&self) -> Option<String> {
+        match &self.source {
+            WorkspaceSource::Guess(dir) => Some(format!(
+                "workspace `{}` is a guess from {}, which is not inside a project; pass `workspace` (a name or the project's absolute path) to choose another",
+                self.name,
+                dir.display()
+            )),
+            _ => None,
+        }
+    }
+
+    /// The workspace to write to. A guess is refused with an error that says how to name the
+    /// workspace and lists `candidates` (recent workspaces, registered projects), so that
+    /// nothing lands in a workspace named after a directory such as a plugin cache.
+    pub fn for_writing(self, candidates: &[WorkspaceCandidate]) -> Result<String, Error> {
+        let WorkspaceSource::Guess(dir) = &self.source else {
+            return Ok(self.name);
+        };
+        let mut message = format!(
+            "no workspace to save to: {} is not inside a project (a git work tree or a directory holding `{PROJECT_MARKER}/`; the home directory and `/` never count). Name the workspace: pass `workspace` (a name, or the project's absolute path), `--workspace`, or set ${WORKSPACE_ENV}",
+            dir.display()
+        );
+        if candidates.is_empty() {
+            message.push_str(". The store has no workspace yet.");
+        } else {
+            message.push_str(". Candidates: ");
+            let listed: Vec<String> = candidates.iter().map(candidate_line).collect();
+            message.push_str(&listed.join("; "));
+            message.push('.');
+        }
+        Err(Error::invalid(message))
+    }
+}
+
+fn candidate_line(c: &WorkspaceCandidate) -> String {
+    let mut line = format!("`{}`", c.name);
+    match (&c.path, c.last_saved) {
+        (Some(path), Some(day)) => {
+            line.push_str(&format!(" ({}, last saved {day})", path.display()))
+        }
+        (Some(path), None) => line.push_str(&format!(" ({})", path.display())),
+        (None, Some(day)) => line.push_str(&format!(" (last saved {day})")),
+        (None, None) => {}
+    }
+    line
+}
+
+/// The store's workspaces as candidates for [`WorkspaceChoice::for_writing`], most recently
+/// saved first (by their newest day file; those without one last, by name), at most `limit`.
+pub fn recent_workspaces(
+    store: &crate::Store,
+    limit: usize,
+) -> Result<Vec<WorkspaceCandidate>, Error> {
+    let mut out: Vec<WorkspaceCandidate> = store
+        .list_workspaces()?
+        .into_iter()
+        .map(|name| {
+            let last_saved = store
+                .workspace_dir(&name)
+                .ok()
+                .and_then(|dir| std::fs::read_dir(dir.join("checkpoints")).ok())
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| {
+                    match crate::store::day_file_date(&e.file_name().to_string_lossy()) {
+                        crate::store::DayFileName::Date(day) => Some(day),
+                        _ => None,
+                    }
+                })
+                .max();
+            WorkspaceCandidate {
+                name,
+                last_saved,
+                path: None,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.last_saved
+            .cmp(&a.last_saved)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    out.truncate(limit);
+    Ok(out)
+}
+
+/// The one decision of which workspace an operation uses.
+///
+/// In order: what the caller named ([`WorkspaceQuery::given`]: a name is validated; an
+/// absolute path must be a directory, neither the home directory nor `/`, and names the
+/// project around it, else itself); else the project around [`WorkspaceQuery::dir`]; else
+/// the client's root; else a [`WorkspaceSource::Guess`] from the directory
+/// ([`detect_workspace`]), which reads may use and [`WorkspaceChoice::for_writing`] refuses.
+///
+/// A *project* is the nearest directory at or above `dir`, below the home directory and
+/// other than `/`, that holds `.git` (a git work tree, a linked worktree or a submodule) or
+/// a `.goldfish/` directory. A git project is named as [`detect_workspace`] names it (a
+/// linked worktree after its main repository); a `.goldfish/` one after its directory.
+/// Reads only metadata; spawns no process.
+pub fn choose_workspace(query: &WorkspaceQuery) -> Result<WorkspaceChoice, Error> {
+    let home = query.user_home.as_deref();
+    if let Some(given) = query
+        .given
+        .as_deref()
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+    {
+        let path = Path::new(given);
+        if !path.is_absolute() {
+            return Ok(WorkspaceChoice {
+                name: validate_workspace(given)?,
+                source: WorkspaceSource::Named,
+            });
+        }
+        if !path.is_dir() {
+            return Err(Error::invalid(format!(
+                "workspace path {given:?} is not a directory; give a project's absolute path or a workspace name such as `my-project`"
+            )));
+        }
+        if never_a_project(path, home) {
+            return Err(Error::invalid(format!(
+                "workspace path {given:?} is the home directory or `/`, not a project; give the project's directory or a workspace name"
+            )));
+        }
+        let name = match find_project(path, home) {
+            Some(root) => project_name(&root),
+            None => name_of_dir(&lexical_normalize(&absolute(path))),
+        };
+        return Ok(WorkspaceChoice {
+            name,
+            source: WorkspaceSource::Path(path.to_path_buf()),
+        });
+    }
+    let dir = absolute(&query.dir);
+    if let Some(root) = find_project(&dir, home) {
+        return Ok(WorkspaceChoice {
+            name: project_name(&root),
+            source: WorkspaceSource::Project(root),
+        });
+    }
+    if query.dir_is_client_root && !never_a_project(&dir, home) {
+        return Ok(WorkspaceChoice {
+            name: name_of_dir(&lexical_normalize(&dir)),
+            source: WorkspaceSource::ClientRoot(dir),
+        });
+    }
+    Ok(WorkspaceChoice {
+        name: detect_workspace(&dir),
+        source: WorkspaceSource::Guess(dir),
+    })
+}
+
+/// The top directory of the project around `dir` (see [`choose_workspace`]), if any.
+pub fn find_project(dir: &Path, user_home: Option<&Path>) -> Option<PathBuf> {
+    let dir = lexical_normalize(&absolute(dir));
+    let mut current: Option<&Path> = Some(&dir);
+    while let Some(d) = current {
+        if never_a_project(d, user_home) {
+            return None;
+        }
+        if std::fs::symlink_metadata(d.join(".git")).is_ok() || d.join(PROJECT_MARKER).is_dir() {
+            return Some(d.to_path_buf());
+        }
+        current = d.parent();
+    }
+    None
+}
+
+/// `/` (any root) or the user's home directory.
+fn never_a_project(dir: &Path, user_home: Option<&Path>) -> bool {
+    let dir = lexical_normalize(&absolute(dir));
+    if dir.parent().is_none() {
+        return true;
+    }
+    let Some(home) = user_home.filter(|h| !h.as_os_str().is_empty()) else {
+        return false;
+    };
+    let home = lexical_normalize(&absolute(home));
+    if dir == home {
+        return true;
+    }
+    // The same directory under another spelling (a symlinked home, `/private/var` on macOS).
+    matches!(
+        (std::fs::canonicalize(&dir), std::fs::canonicalize(&home)),
+        (Ok(a), Ok(b)) if a == b
+    )
+}
+
+/// The workspace of a project's top directory.
+fn project_name(root: &Path) -> String {
+    if std::fs::symlink_metadata(root.join(".git")).is_ok() {
+        detect_workspace(root)
+    } else {
+        name_of_dir(root)
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 #[cfg(test)]

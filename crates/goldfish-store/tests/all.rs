@@ -1,6 +1,7 @@
 //! The integration tests of goldfish-store: one binary, one module per area.
 
 mod bad_input;
+mod choose;
 mod concurrency;
 mod elsewhere;
 mod faults;

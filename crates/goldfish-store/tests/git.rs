@@ -1,6 +1,6 @@
 //! Git context and workspace detection against real repositories.
 
-use goldfish_store::{MAX_FILES, detect_workspace, git_context};
+use goldfish_store::{Actor, MAX_FILES, detect_workspace, git_context, git_identity};
 
 use crate::{TestResult, git, repo_with_commit};
 
@@ -141,5 +141,59 @@ fn git_context_only_for_the_directorys_own_workspace() -> TestResult {
     let saved = store.save_checkpoint(other)?;
     assert_eq!((saved.branch, saved.commit), (None, None));
     assert!(saved.files.is_empty(), "{:?}", saved.files);
+    Ok(())
+}
+
+#[test]
+fn a_save_records_its_actor_with_the_git_user_of_its_directory() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let repo = dir.path().join("shop");
+    repo_with_commit(&repo)?;
+    // The repository's own configuration wins over the user's, whatever the machine has.
+    git(&repo, &["config", "user.name", "Dev Eloper"])?;
+    git(&repo, &["config", "user.email", "dev@example.com"])?;
+    assert_eq!(
+        git_identity(&repo),
+        goldfish_store::parse_identity("user.name\nDev Eloper\0user.email\ndev@example.com\0")
+    );
+    let store = goldfish_store::Store::open(dir.path().join("store"))?;
+
+    let mut input = goldfish_store::CheckpointInput::new("saved through a client");
+    input.workspace = Some("shop".into());
+    input.git_dir = Some(repo.clone());
+    input.actor.harness = Some("claude-code\n2.1.197".into());
+    input.actor.model = Some("  ".into());
+    input.actor.user = Some("dev".into());
+    let saved = store.save_checkpoint(input)?;
+    let mut want = Actor::default();
+    want.harness = Some("claude-code 2.1.197".into());
+    want.user = Some("dev".into());
+    want.git_user = Some("Dev Eloper".into());
+    want.git_email = Some("dev@example.com".into());
+    assert_eq!(saved.actor, want);
+    // What was written reads back the same, as ordinary bullets.
+    let path = store.day_file_path("shop", saved.timestamp.date_naive())?;
+    let text = std::fs::read_to_string(&path)?;
+    assert!(text.contains("- **Git user**: Dev Eloper\n"), "{text}");
+    let day = store.read_day("shop", saved.timestamp.date_naive())?;
+    assert_eq!(day.checkpoints[0].actor, want);
+
+    // Filed under another workspace, the git user is still the person saving.
+    let mut other = goldfish_store::CheckpointInput::new("filed elsewhere");
+    other.workspace = Some("other".into());
+    other.git_dir = Some(repo);
+    assert_eq!(
+        store.save_checkpoint(other)?.actor.git_email.as_deref(),
+        Some("dev@example.com")
+    );
+
+    // No directory: no git user, and nothing invented.
+    let mut bare = goldfish_store::CheckpointInput::new("no directory");
+    bare.workspace = Some("shop".into());
+    assert!(store.save_checkpoint(bare)?.actor.is_empty());
+    assert_eq!(
+        git_identity(&dir.path().join("missing")),
+        goldfish_store::GitIdentity::default()
+    );
     Ok(())
 }

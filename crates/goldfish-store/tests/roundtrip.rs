@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 use goldfish_store::{
-    Checkpoint, MemoryType, Structured, format_day_file, parse_checkpoint_file, parse_day_bytes,
-    parse_day_file,
+    Actor, Checkpoint, MemoryType, Structured, format_day_file, parse_checkpoint_file,
+    parse_day_bytes, parse_day_file,
 };
 use proptest::prelude::*;
 
@@ -108,10 +108,28 @@ fn structured() -> impl Strategy<Value = (MemoryType, Structured)> {
         )
 }
 
+/// Who saved it: any text in any field, including what the format escapes.
+fn actor() -> impl Strategy<Value = Actor> {
+    let field = || prop::option::of(typed_text());
+    (field(), field(), field(), field(), field(), field()).prop_map(
+        |(harness, model, session, user, git_user, git_email)| {
+            let mut a = Actor::default();
+            a.harness = harness;
+            a.model = model;
+            a.session = session;
+            a.user = user;
+            a.git_user = git_user;
+            a.git_email = git_email;
+            a
+        },
+    )
+}
+
 fn checkpoint() -> impl Strategy<Value = Checkpoint> {
-    (checkpoint_untyped(), structured()).prop_map(|(mut cp, (t, s))| {
+    (checkpoint_untyped(), structured(), actor()).prop_map(|(mut cp, (t, s), actor)| {
         cp.memory_type = t;
         cp.structured = s;
+        cp.actor = actor;
         cp
     })
 }
@@ -155,6 +173,12 @@ fn checkpoint_untyped() -> impl Strategy<Value = Checkpoint> {
                             "Next",
                             "Confidence",
                             "Unknowns",
+                            "Harness",
+                            "Model",
+                            "Session",
+                            "User",
+                            "Git user",
+                            "Git email",
                         ]
                         .contains(&k.as_str())
                     })

@@ -410,10 +410,13 @@ fn memory_checkpoint(
     if let Some(summary) = &r.summary {
         c.extra.insert("Summary".into(), summary.clone());
     }
-    if let Some(actor) = &r.actor
-        && let Ok(json) = serde_json::to_string(actor)
-    {
-        c.extra.insert("Actor".into(), json);
+    if let Some(a) = &r.actor {
+        c.actor.harness = a.harness.clone();
+        c.actor.model = a.model.clone();
+        c.actor.session = a.session.clone();
+        c.actor.user = a.user.clone();
+        c.actor.git_user = a.git_user.clone();
+        c.actor.git_email = a.git_email.clone();
     }
     if let Some(brief) = &r.brief_id {
         c.extra.insert("Brief".into(), brief.clone());
@@ -491,6 +494,8 @@ fn map_tusk(journal: TuskJournal) -> Batch {
         c.branch = t.git_branch;
         c.commit = t.git_commit;
         c.files = t.files;
+        // Tusk's session is the agent session that saved it: the actor's.
+        c.actor.session = t.session_id;
         let mut put = |key: &str, v: Option<String>| {
             if let Some(v) = v {
                 c.extra.insert(key.to_string(), v);
@@ -499,7 +504,6 @@ fn map_tusk(journal: TuskJournal) -> Batch {
         put("Workspace path", Some(t.workspace_path));
         put("Workspace name", t.workspace_name);
         put("Project", t.project);
-        put("Session", t.session_id);
         put("Sync status", t.sync_status);
         put("Remote id", t.remote_id);
         put("Last synced", t.last_synced_at);

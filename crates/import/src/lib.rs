@@ -61,7 +61,8 @@ pub use import::{
     apply, in_place_projects, memories_batch, tusk_batch, v4_batch,
 };
 pub use jsonl::{
-    CheckpointRecord, PlanRecord, Record, export_jsonl, export_schema, jsonl_batch, parse_jsonl,
+    ActorRecord, CheckpointRecord, PlanRecord, Record, export_jsonl, export_schema, jsonl_batch,
+    parse_jsonl,
 };
 pub use memories::{
     Actor, Brief, GitInfo, MemoriesDir, MemoryRecord, ParseError, Unmapped, parse_brief_file,

@@ -267,7 +267,8 @@ fn the_published_schema_is_up_to_date() -> TestResult {
 }
 
 /// An imported checkpoint in the shape of the fixture's manifest: the fields Goldfish has no
-/// field for come back from their bullets (`Worktree`, `Actor`, `Summary`, `Brief`).
+/// field for come back from their bullets (`Worktree`, `Summary`, `Brief`); the actor from
+/// the checkpoint's own.
 fn imported_view(c: &goldfish_store::Checkpoint, file: &str) -> serde_json::Value {
     use serde_json::{Map, Value, json};
     let mut o = Map::new();
@@ -293,10 +294,10 @@ fn imported_view(c: &goldfish_store::Checkpoint, file: &str) -> serde_json::Valu
     if !g.is_empty() {
         o.insert("git".into(), Value::Object(g));
     }
-    if let Some(actor) = c.extra.get("Actor") {
+    if !c.actor.is_empty() {
         o.insert(
             "actor".into(),
-            serde_json::from_str(actor).unwrap_or(Value::Null),
+            serde_json::to_value(&c.actor).unwrap_or(Value::Null),
         );
     }
     text(&mut o, "summary", c.extra.get("Summary"));
@@ -423,7 +424,7 @@ fn imported_tusk_checkpoints_match_the_manifest_field_by_field() -> TestResult {
         got.insert("gitCommit".into(), json!(c.commit));
         got.insert("tags".into(), json!(c.tags));
         got.insert("files".into(), json!(c.files));
-        got.insert("sessionId".into(), text("Session"));
+        got.insert("sessionId".into(), json!(c.actor.session));
         got.insert(
             "entryType".into(),
             match c.memory_type {
@@ -452,5 +453,50 @@ fn imported_tusk_checkpoints_match_the_manifest_field_by_field() -> TestResult {
         crate::diff_fields(id, &want, &Value::Object(got), &mut diffs);
     }
     crate::assert_no_diffs(&diffs);
+    Ok(())
+}
+
+#[test]
+fn a_goldfish_8_actor_is_kept_as_the_checkpoints_actor_through_export() -> TestResult {
+    let tmp = tempfile::tempdir()?;
+    let project = tmp.path().join("shop");
+    let day = project.join(".memories/2026-09-01");
+    std::fs::create_dir_all(&day)?;
+    std::fs::write(
+        day.join("101500_ab12.md"),
+        "---\nid: checkpoint_ab12cd34\ntimestamp: 2026-09-01T10:15:00.000Z\nactor:\n  \
+         harness: claude-code\n  model: opus\n  session: s-42\n  user: dev\n  git_user: Dev \
+         Eloper\n  git_email: dev@example.com\n---\n\nSaved by an agent.\n",
+    )?;
+    let store = Store::open(tmp.path().join("home"))?;
+    let r = run(&store, memories_batch(&project)?);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    let workspace = r.workspaces.first().ok_or("a workspace")?.workspace.clone();
+    let date = chrono::NaiveDate::from_ymd_opt(2026, 9, 1).ok_or("date")?;
+    let saved = store.checkpoints_for_day(&workspace, date)?;
+    let want = serde_json::json!({"harness": "claude-code", "model": "opus", "session": "s-42",
+        "user": "dev", "git_user": "Dev Eloper", "git_email": "dev@example.com"});
+    assert_eq!(serde_json::to_value(&saved[0].actor)?, want);
+    assert!(
+        !saved[0].extra.contains_key("Actor"),
+        "{:?}",
+        saved[0].extra
+    );
+    // Ordinary bullets in the day file.
+    let text = std::fs::read_to_string(store.day_file_path(&workspace, date)?)?;
+    assert!(
+        text.contains("- **Harness**: claude-code\n- **Model**: opus\n"),
+        "{text}"
+    );
+    // An export carries it, and importing that export into another store keeps it.
+    let line = export(&store)?;
+    let record: serde_json::Value = serde_json::from_str(line.lines().next().ok_or("a line")?)?;
+    assert_eq!(record["actor"], want, "{record}");
+    let other = Store::open(tmp.path().join("other"))?;
+    let path = tmp.path().join("export.jsonl");
+    std::fs::write(&path, &line)?;
+    let r = run(&other, jsonl_batch(&path)?);
+    assert!(r.problems.is_empty(), "{:?}", r.problems);
+    assert_eq!(other.checkpoints_for_day(&workspace, date)?, saved);
     Ok(())
 }

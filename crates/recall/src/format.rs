@@ -141,6 +141,9 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
             };
             let _ = writeln!(s, "  files: {}{more}", c.files.join(", "));
         }
+        if let Some(actor) = c.actor.summary() {
+            let _ = writeln!(s, "  saved by: {actor}");
+        }
     }
     s
 }
@@ -162,8 +165,8 @@ fn one_line(text: &str) -> String {
 /// Renders a recall result as compact markdown of at most `opts.max_chars` characters.
 ///
 /// The summary view (the default) shows one line per checkpoint: time, title, tags, branch
-/// and how many files; the full view ([`FormatOptions::full`]) adds the description body, the commit
-/// and the file list. Checkpoints that do not fit are left out from the end (the least
+/// and how many files; the full view ([`FormatOptions::full`]) adds the description body, the commit,
+/// the file list and who saved it (`saved by: harness=… user=…`). Checkpoints that do not fit are left out from the end (the least
 /// relevant, or the oldest), and the last line says how many were left out and why. With a
 /// limit of 0 (the active plan only) no checkpoint is listed or counted as left out. When
 /// the store holds nothing yet, the output says which store was read and how to save a first

@@ -113,3 +113,26 @@ fn standup_golden() -> TestResult {
         &format_standup(&standup_with(&s.store, &o)?, &FormatOptions::default()),
     )
 }
+
+#[test]
+fn the_full_view_says_who_saved_a_checkpoint() -> TestResult {
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    let mut input = goldfish_store::CheckpointInput::new("Saved through a client");
+    input.workspace = Some("api".into());
+    input.actor.harness = Some("claude-code 2.1.197".into());
+    input.actor.model = Some("claude-opus-4".into());
+    input.actor.user = Some("dev".into());
+    s.store.save_checkpoint(input)?;
+    s.save_at("2025-10-13T09:30:00Z", "api", "Saved by nobody known", &[])?;
+    let result = recall(&s.store, &opts("api"))?;
+    let mut f = FormatOptions::default();
+    f.full = true;
+    let full = format_recall(&result, &f);
+    let line = "  saved by: harness=claude-code 2.1.197 model=claude-opus-4 user=dev\n";
+    assert_eq!(full.matches(line).count(), 1, "{full}");
+    assert_eq!(full.matches("saved by:").count(), 1, "{full}");
+    // The summary view stays one line per checkpoint.
+    let summary = format_recall(&result, &FormatOptions::default());
+    assert!(!summary.contains("saved by"), "{summary}");
+    Ok(())
+}

@@ -121,6 +121,14 @@ pub fn checkpoint(app: &App, ws: &str, id: &str, day: Option<&str>) -> Page {
                 }
             }
             (all_files)
+            @if !c.actor.is_empty() {
+                h2 { "Saved by" }
+                dl.structured.actor {
+                    @for (label, value) in c.actor.fields() {
+                        @if let Some(value) = value { dt { (label) } dd { (value) } }
+                    }
+                }
+            }
             p.muted { "id " code { (c.id) } }
             (problems(&skipped))
         },

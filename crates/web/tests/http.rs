@@ -211,7 +211,10 @@ fn assert_inert(page: &str, html: &str) {
 #[test]
 fn hostile_stored_text_is_escaped_everywhere() -> TestResult {
     let dir = tempfile::tempdir()?;
-    let c = checkpoint("evil", 2, HOSTILE, &["x"]);
+    let mut c = checkpoint("evil", 2, HOSTILE, &["x"]);
+    // Who saved it is text from a client and a repository's git configuration: shown, inert.
+    c.actor.harness = Some("<script>alert(7)</script>".into());
+    c.actor.git_email = Some("dev@example.com".into());
     let store = store_with(dir.path(), std::slice::from_ref(&c));
     let mut plan = PlanInput::new(
         "Plan <script>alert(5)</script>",
@@ -265,6 +268,14 @@ fn hostile_stored_text_is_escaped_everywhere() -> TestResult {
         a.body
     );
     assert!(a.body.contains(r##"<a href="#">click</a>"##), "{}", a.body);
+    assert!(
+        a.body
+            .contains("<dt>Harness</dt><dd>&lt;script&gt;alert(7)&lt;/script&gt;</dd>")
+            && a.body
+                .contains("<dt>Git email</dt><dd>dev@example.com</dd>"),
+        "{}",
+        a.body
+    );
     // A search query echoed into the page is escaped too.
     let a = get(addr, "/?q=%22%3E%3Cscript%3Ealert(6)%3C%2Fscript%3E");
     assert_inert("search echo", &a.body);

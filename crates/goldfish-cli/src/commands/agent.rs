@@ -59,7 +59,8 @@ fn session_start_output(
 ) -> anyhow::Result<String> {
     let ctx = Context::new(home, workspace)?;
     let mut options = goldfish_session::SessionOptions::new(&ctx.home, &ctx.cwd);
-    options.workspace = ctx.workspace.clone();
+    // Chosen as every command chooses it (`GOLDFISH_WORKSPACE` may be a project's path).
+    options.workspace = Some(ctx.workspace(None)?);
     let start = goldfish_session::session_start(&options)?;
     for skipped in &start.skipped {
         eprintln!("goldfish hook: left out {skipped}");

@@ -14,7 +14,11 @@ use crate::output::Report;
 /// `goldfish index …`: every workspace, or the one `--workspace` names.
 pub(crate) fn run(ctx: &Context, command: IndexCommand) -> anyhow::Result<Report> {
     let store = ctx.open_store()?;
-    let scope = ctx.workspace.as_deref().map_or(Scope::All, Scope::from);
+    // `--workspace` names one workspace (a name or a project's path) or `all`.
+    let scope = match ctx.workspace {
+        Some(_) => ctx.recall_scope(None)?.0,
+        None => Scope::All,
+    };
     let cwd = Some(ctx.cwd.as_path());
     match command {
         IndexCommand::Status => {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use goldfish_recall::{Filter, FormatOptions, RecallOptions, Scope, StandupOptions};
+use goldfish_recall::{Filter, FormatOptions, RecallOptions, StandupOptions};
 use goldfish_store::{CheckpointInput, Structured};
 use notes_core::time::format_utc;
 
@@ -34,9 +34,10 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
     let mut input = CheckpointInput::new(description);
     input.tags = a.tags;
     set_typed(&mut input, a.typed);
-    input.workspace = Some(ctx.workspace(None)?);
+    input.workspace = Some(ctx.workspace_to_write(None)?);
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
+    input.actor = crate::actor::observed(None);
     let report = ctx.open_store()?.save_checkpoint_reported(input)?;
     let saved = &report.value;
     let mut text = format!(
@@ -63,7 +64,12 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
 /// `goldfish recall`.
 pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     let mut o = RecallOptions::default();
-    o.workspace = ctx.workspace.as_deref().map_or(Scope::Current, Scope::from);
+    let (scope, guess) = ctx.recall_scope(None)?;
+    o.workspace = scope;
+    // A guessed workspace is named in the report's heading; how it was guessed goes to stderr.
+    if let Some(note) = guess {
+        eprintln!("goldfish: {note}");
+    }
     o.days = a.days;
     o.since = a.since;
     o.from = a.from;

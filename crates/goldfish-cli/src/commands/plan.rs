@@ -57,8 +57,12 @@ fn update_action(a: PlanUpdateArgs) -> anyhow::Result<PlanAction> {
 
 /// `goldfish plan …`.
 pub(crate) fn run(ctx: &Context, cmd: PlanCommand) -> anyhow::Result<Report> {
-    let workspace = ctx.workspace(None)?;
     let (verb, action) = action(cmd)?;
+    let (workspace, guess) = ctx.workspace_for(None, action.writes())?;
+    // A read from a guessed workspace names it; how it was guessed goes to stderr.
+    if let Some(note) = guess {
+        eprintln!("goldfish: {note}");
+    }
     Ok(match ctx.open_store()?.plan_action(&workspace, action)? {
         PlanOutcome::List {
             workspace,

@@ -1,0 +1,42 @@
+//! Who is saving, as this process observes it: the environment the client started it with
+//! and, under `goldfish mcp`, the client's own `clientInfo`. Never what an agent writes in a
+//! tool call. The store adds the git user and e-mail and cleans every value.
+
+use goldfish_store::Actor;
+
+/// Names the client (agent harness) saving; wins over the MCP client's `clientInfo`.
+pub(crate) const HARNESS_ENV: &str = "GOLDFISH_HARNESS";
+/// Names the model saving.
+pub(crate) const MODEL_ENV: &str = "GOLDFISH_MODEL";
+/// Names the client's session.
+pub(crate) const SESSION_ENV: &str = "GOLDFISH_SESSION";
+
+/// The actor of a save: `GOLDFISH_HARNESS`, `GOLDFISH_MODEL`, `GOLDFISH_SESSION` and the OS
+/// user from the environment, over `client`, the MCP client's name and version.
+pub(crate) fn observed(client: Option<(&str, &str)>) -> Actor {
+    let var = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+    };
+    let mut from_env = Actor::default();
+    from_env.harness = var(HARNESS_ENV);
+    from_env.model = var(MODEL_ENV);
+    from_env.session = var(SESSION_ENV);
+    // `USER` on Unix, `USERNAME` on Windows, `LOGNAME` where only the login name is set.
+    from_env.user = var("USER")
+        .or_else(|| var("USERNAME"))
+        .or_else(|| var("LOGNAME"));
+    let mut from_client = Actor::default();
+    from_client.harness =
+        client
+            .filter(|(name, _)| !name.trim().is_empty())
+            .map(|(name, version)| {
+                if version.trim().is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{name} {version}")
+                }
+            });
+    from_env.or(from_client)
+}
