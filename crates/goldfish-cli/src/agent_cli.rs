@@ -61,6 +61,15 @@ pub(crate) struct SetupArgs {
     /// Remove the `goldfish` server instead of registering it.
     #[arg(long)]
     pub(crate) remove: bool,
+    /// Claude Code only: do not add the allow rules for `recall` and `checkpoint` to
+    /// `~/.claude/settings.json` (without them, headless sessions such as `claude -p` are
+    /// refused those tools).
+    #[arg(long, conflicts_with = "allow_only")]
+    pub(crate) no_allow: bool,
+    /// Claude Code only: add (or with --remove take out) the allow rules and leave the MCP
+    /// server registration alone, for a server that comes from the goldfish plugin.
+    #[arg(long)]
+    pub(crate) allow_only: bool,
     /// The command the client runs (default `goldfish`, found on the client's PATH); give an
     /// absolute path for clients started with a short PATH.
     #[arg(long, value_name = "PATH")]

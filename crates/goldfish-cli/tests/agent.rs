@@ -201,6 +201,100 @@ fn setup(env: &Env, home: &Path, args: &[&str]) -> Result<crate::util::Out, std:
 }
 
 #[test]
+fn setup_claude_allows_recall_and_checkpoint_and_takes_the_rules_back() -> TestResult {
+    let env = Env::new()?;
+    let home = tempfile::tempdir()?;
+    let settings = home.path().join(".claude/settings.json");
+    fs::create_dir_all(home.path().join(".claude"))?;
+    let original = "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\n      \"Read\"\n    ]\n  }\n}\n";
+    fs::write(&settings, original)?;
+
+    let dry = setup(&env, home.path(), &["claude", "--dry-run"])?;
+    dry.success(&["--dry-run"])?;
+    contains_all(
+        &dry.stdout(),
+        &[
+            "+      \"mcp__goldfish__recall\"",
+            "+      \"mcp__goldfish__checkpoint\"",
+            "would add the allow rules",
+            "mcp__goldfish__plan",
+        ],
+    )?;
+    assert_eq!(fs::read_to_string(&settings)?, original, "dry run wrote");
+
+    setup(&env, home.path(), &["claude"])?.success(&["claude"])?;
+    let value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&settings)?)?;
+    let allow: Vec<&str> = value["permissions"]["allow"]
+        .as_array()
+        .ok_or("no allow array")?
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(
+        allow,
+        [
+            "Read",
+            "mcp__goldfish__recall",
+            "mcp__goldfish__checkpoint",
+            "mcp__plugin_goldfish_goldfish__recall",
+            "mcp__plugin_goldfish_goldfish__checkpoint"
+        ]
+    );
+    assert_eq!(value["model"], "opus");
+    let doctor_out = env
+        .cmd(&["doctor"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()?;
+    contains_all(
+        &String::from_utf8_lossy(&doctor_out.stdout),
+        &["[ok] claude-permissions: recall and checkpoint may run without asking"],
+    )?;
+
+    setup(&env, home.path(), &["claude", "--remove"])?.success(&["--remove"])?;
+    assert_eq!(
+        fs::read_to_string(&settings)?,
+        original,
+        "not restored byte for byte"
+    );
+    assert!(!home.path().join(".claude.json").exists());
+    let doctor_out = env
+        .cmd(&["doctor"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()?;
+    contains_all(
+        &String::from_utf8_lossy(&doctor_out.stdout),
+        &[
+            "[warn] claude-permissions",
+            "headless",
+            "goldfish setup claude",
+        ],
+    )?;
+
+    // Opting out registers the server and leaves the settings alone; --allow-only does the
+    // opposite (for the plugin's server).
+    setup(&env, home.path(), &["claude", "--no-allow"])?.success(&["--no-allow"])?;
+    assert_eq!(fs::read_to_string(&settings)?, original);
+    assert!(home.path().join(".claude.json").exists());
+    setup(&env, home.path(), &["claude", "--remove"])?.success(&["--remove"])?;
+    let only = setup(&env, home.path(), &["claude", "--allow-only"])?;
+    only.success(&["--allow-only"])?;
+    assert!(
+        !home.path().join(".claude.json").exists(),
+        "{}",
+        only.stdout()
+    );
+    assert!(fs::read_to_string(&settings)?.contains("mcp__plugin_goldfish_goldfish__recall"));
+    env.fails(
+        &["setup", "codex", "--allow-only"],
+        1,
+        "--allow-only is for claude",
+    )?;
+    Ok(())
+}
+
+#[test]
 fn setup_registers_in_each_fixture_keeps_the_rest_and_removes_back() -> TestResult {
     let env = Env::new()?;
     let home = tempfile::tempdir()?;

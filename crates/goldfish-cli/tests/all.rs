@@ -5,6 +5,7 @@ mod util;
 mod agent;
 mod browser;
 mod checkpoint;
+mod claude_code;
 mod concurrency;
 mod errors;
 mod explain;

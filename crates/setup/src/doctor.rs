@@ -34,8 +34,8 @@ impl fmt::Display for Status {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Finding {
-    /// What was checked: `binary`, `store`, `claude`, `codex`, `cursor`, `git`,
-    /// `merge-driver` or `redaction`.
+    /// What was checked: `binary`, `store`, `claude`, `codex`, `cursor`,
+    /// `claude-permissions`, `git`, `merge-driver` or `redaction`.
     pub check: &'static str,
     /// How it came out.
     pub status: Status,
@@ -77,6 +77,7 @@ impl fmt::Display for Finding {
 pub fn doctor(env: &Env) -> Vec<Finding> {
     let mut findings = vec![check_binary(env), check_store(env)];
     findings.extend(Client::ALL.iter().map(|&c| check_client(c, env)));
+    findings.extend(check_claude_permissions(env));
     findings.push(check_git(env));
     findings
 }
@@ -325,6 +326,59 @@ fn check_client(client: Client, env: &Env) -> Finding {
         Err(e) => Finding::new(name, Status::Fail, e.with_path(&path).to_string())
             .fix("fix the file at that line; setup refuses to edit a file it cannot parse"),
     }
+}
+
+/// Whether Claude Code lets `recall` and `checkpoint` run without asking, which headless
+/// sessions (`claude -p`) need. `None` when Claude Code has no settings file and no
+/// goldfish registration (the user does not use it, or not with goldfish).
+fn check_claude_permissions(env: &Env) -> Option<Finding> {
+    let check = "claude-permissions";
+    let path = Client::Claude.settings_path(env).ok().flatten()?;
+    let shown = path.display();
+    let registered = Client::Claude
+        .config_path(env)
+        .ok()
+        .and_then(|p| notes_core::fs::read_utf8_opt(&p).ok().flatten())
+        .is_some_and(|t| matches!(registration(Client::Claude, &t), Ok(Some(_))));
+    let text = match notes_core::fs::read_utf8_opt(&path) {
+        Ok(Some(text)) => text,
+        Ok(None) if !registered => return None,
+        Ok(None) => String::new(),
+        Err(e) => return Some(Finding::new(check, Status::Warn, e.to_string())),
+    };
+    let allowed = match crate::apply::allowed_rules(&text) {
+        Ok(allowed) => allowed,
+        Err(e) => {
+            return Some(
+                Finding::new(check, Status::Warn, e.with_path(&path).to_string())
+                    .fix("fix the file at that line; setup refuses to edit a file it cannot parse"),
+            );
+        }
+    };
+    // Each pair names the tools of one way of installing: setup's server, or the plugin's.
+    let complete = crate::apply::ALLOW_RULES
+        .chunks(2)
+        .any(|pair| pair.iter().all(|r| allowed.contains(r)));
+    Some(if complete {
+        Finding::new(
+            check,
+            Status::Ok,
+            format!("recall and checkpoint may run without asking (allowed in {shown})"),
+        )
+    } else {
+        Finding::new(
+            check,
+            Status::Warn,
+            format!(
+                "recall and checkpoint are not allowed in {shown}: headless sessions \
+                 (claude -p) are refused them"
+            ),
+        )
+        .fix(
+            "goldfish setup claude (or `goldfish setup claude --allow-only` when goldfish comes \
+             from the plugin)",
+        )
+    })
 }
 
 fn check_git(env: &Env) -> Finding {

@@ -12,6 +12,8 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::server::{SERVER_NAME, Server};
 
+pub(crate) mod allow;
+
 /// The object that holds MCP servers in both clients' files.
 const SERVERS_KEY: &str = "mcpServers";
 
