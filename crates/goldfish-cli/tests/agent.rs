@@ -171,6 +171,60 @@ fn hook_never_fails_a_session() -> TestResult {
 }
 
 #[test]
+fn hook_over_a_garbage_day_file_injects_the_rest_and_says_so_once() -> TestResult {
+    let env = Env::new()?;
+    let days = env.home().join("test/checkpoints");
+    fs::create_dir_all(&days)?;
+    // A good day five days back (outside the usual two-day window) and garbage today: binary
+    // noise over many lines, as a damaged disk or a stray copy leaves.
+    let old = chrono::Utc::now() - chrono::TimeDelta::days(5);
+    let day = old.format("%Y-%m-%d");
+    fs::write(
+        days.join(format!("{day}.md")),
+        format!(
+            "# Checkpoints for {day}\n\n## 10:00 - Wired the parser\n<!-- id: {}T100000000Z-aaaaaa \
+             at: {day}T10:00:00.000Z -->\n",
+            old.format("%Y%m%d")
+        ),
+    )?;
+    let garbage: Vec<u8> = (0..4000u32)
+        .map(|i| {
+            if i % 40 == 39 {
+                b'\n'
+            } else {
+                (i * 131 % 251) as u8 | 0x80
+            }
+        })
+        .collect();
+    let today = chrono::Utc::now().format("%Y-%m-%d");
+    fs::write(days.join(format!("{today}.md")), garbage)?;
+
+    let out = env.run(&["hook", "session-start", "--client", "claude"])?;
+    out.success(&["hook"])?;
+    let v: serde_json::Value = serde_json::from_str(&out.stdout())?;
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .ok_or("no context")?;
+    contains_all(context, &["Wired the parser", "none in the last 2 days"])?;
+    assert!(!context.contains("Nothing saved yet"), "{context}");
+    let err = out.stderr();
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "one line, not one per bad line:\n{err}"
+    );
+    contains_all(
+        &err,
+        &[
+            "goldfish hook: left out",
+            "unreadable entries",
+            &format!("{today}.md"),
+        ],
+    )?;
+    Ok(())
+}
+
+#[test]
 fn hook_on_an_empty_store_says_how_to_start() -> TestResult {
     let env = Env::new()?;
     let out = env.ok(&["hook", "session-start"])?;

@@ -61,8 +61,8 @@ fn session_start_output(
     let mut options = goldfish_session::SessionOptions::new(&ctx.home, &ctx.cwd);
     options.workspace = ctx.workspace.clone();
     let start = goldfish_session::session_start(&options)?;
-    for skipped in &start.skipped {
-        eprintln!("goldfish hook: left out {skipped}");
+    if let Some(summary) = start.skipped_summary() {
+        eprintln!("goldfish hook: {summary}");
     }
     let text = start.render(args.budget);
     Ok(match args.client {
