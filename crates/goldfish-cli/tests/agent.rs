@@ -250,8 +250,79 @@ fn setup(env: &Env, home: &Path, args: &[&str]) -> Result<crate::util::Out, std:
         .env("HOME", home)
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
+        .env_remove("GOLDFISH_HOME")
         .output()?;
     Ok(crate::util::Out(out))
+}
+
+#[test]
+fn setup_records_the_store_and_doctor_catches_a_server_on_another_one() -> TestResult {
+    let env = Env::new()?;
+    let home = tempfile::tempdir()?;
+    let config = home.path().join(".codex/config.toml");
+    fs::create_dir_all(home.path().join(".codex"))?;
+    // Registered before, without the store: Codex starts the server without the user's
+    // environment, so it would open ~/.goldfish while this goldfish uses GOLDFISH_HOME.
+    fs::write(
+        &config,
+        "[mcp_servers.goldfish]\ncommand = \"goldfish\"\nargs = [\"mcp\"]\n",
+    )?;
+    let doctor_in = |env: &Env| -> Result<String, Box<dyn std::error::Error>> {
+        let out = env
+            .cmd(&["doctor"])
+            .env("HOME", home.path())
+            .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .output()?;
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let report = doctor_in(&env)?;
+    let store = env.home().display().to_string();
+    contains_all(
+        &report,
+        &[
+            "[FAIL] codex",
+            ".goldfish",
+            &store,
+            "lands in the other one",
+            "goldfish setup codex",
+        ],
+    )?;
+
+    // Setup run with GOLDFISH_HOME set records it in the server's env; doctor is content.
+    let out = env
+        .cmd(&["setup", "codex"])
+        .env("HOME", home.path())
+        .env_remove("CODEX_HOME")
+        .output()?;
+    crate::util::Out(out).success(&["setup", "codex"])?;
+    let text = fs::read_to_string(&config)?;
+    assert!(
+        text.contains(&format!("env = {{ GOLDFISH_HOME = \"{store}\" }}")),
+        "{text}"
+    );
+    let report = doctor_in(&env)?;
+    contains_all(&report, &["[ok] codex: registered"])?;
+
+    // The same for a JSON client, and a server registered on another store is caught.
+    let claude = home.path().join(".claude.json");
+    let out = env
+        .cmd(&["setup", "claude", "--no-allow"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()?;
+    crate::util::Out(out).success(&["setup", "claude"])?;
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&claude)?)?;
+    assert_eq!(
+        v["mcpServers"]["goldfish"]["env"]["GOLDFISH_HOME"],
+        store.as_str()
+    );
+    let other = Env::new()?;
+    contains_all(
+        &doctor_in(&other)?,
+        &["[FAIL] claude", &store, "lands in the other one"],
+    )?;
+    Ok(())
 }
 
 #[test]
@@ -572,7 +643,14 @@ fn doctor_reports_what_to_do_and_exits_1_on_failure() -> TestResult {
 
     let with = path_dir(true)?;
     for client in ["claude", "codex", "cursor"] {
-        setup(&env, home.path(), &[client])?.success(&[client])?;
+        // With this store's GOLDFISH_HOME, as a user of it runs setup (it is recorded).
+        let out = env
+            .cmd(&["setup", client])
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .output()?;
+        crate::util::Out(out).success(&[client])?;
     }
     let out = doctor(&env, home.path(), with.path(), &[])?;
     out.success(&["doctor"])?;

@@ -8,6 +8,7 @@ use std::process::Command;
 
 use crate::apply::registration;
 use crate::client::{Client, Env};
+use crate::server::Server;
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -305,7 +306,19 @@ fn check_client(client: Client, env: &Env) -> Finding {
                 ),
             );
             let command = Path::new(&server.command);
-            if command.is_absolute() && !is_executable(command) {
+            if let Some((opens, cli)) = other_store(client, &server, env) {
+                finding.status = Status::Fail;
+                finding.detail = format!(
+                    "the server {shown} starts opens the store {}, but this goldfish uses {}: \
+                     what is saved through {name} lands in the other one",
+                    opens.display(),
+                    cli.display()
+                );
+                finding.fix = Some(format!(
+                    "run `goldfish setup {name}` with GOLDFISH_HOME set as it is here (it \
+                     records GOLDFISH_HOME in the server's env)"
+                ));
+            } else if command.is_absolute() && !is_executable(command) {
                 finding.status = Status::Fail;
                 finding.detail = format!(
                     "{shown} starts {}, which is not an executable file",
@@ -379,6 +392,25 @@ fn check_claude_permissions(env: &Env) -> Option<Finding> {
              from the plugin)",
         )
     })
+}
+
+/// The store `server` would open and the one this process uses, when they differ. The
+/// server opens its own `GOLDFISH_HOME` when its entry sets one; otherwise Codex starts it
+/// without the user's environment (so the default store), while Claude Code and Cursor pass
+/// theirs on.
+fn other_store(client: Client, server: &Server, env: &Env) -> Option<(PathBuf, PathBuf)> {
+    let cli = notes_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())?;
+    let opens = match server.goldfish_home() {
+        Some(home) => PathBuf::from(home),
+        None if client == Client::Codex => {
+            notes_core::fs::goldfish_home_from(None, env.home.clone())?
+        }
+        None => return None,
+    };
+    let same = |a: &Path, b: &Path| {
+        a == b || matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    };
+    (!same(&opens, &cli)).then_some((opens, cli))
 }
 
 fn check_git(env: &Env) -> Finding {

@@ -94,6 +94,23 @@ pub(crate) fn setup(args: SetupArgs) -> anyhow::Result<Report> {
         })?),
         None => goldfish_setup::Server::default(),
     };
+    // A client need not pass its environment on to the server (Codex does not): the store
+    // this goldfish uses is recorded in the server's entry.
+    let mut server = server;
+    if let Some(home) =
+        std::env::var_os(notes_core::fs::GOLDFISH_HOME_ENV).filter(|h| !h.is_empty())
+    {
+        let home = std::path::absolute(&home).map_err(|e| {
+            anyhow::anyhow!(
+                "GOLDFISH_HOME={}: cannot make it absolute: {e}",
+                home.display()
+            )
+        })?;
+        server.env.insert(
+            notes_core::fs::GOLDFISH_HOME_ENV.to_string(),
+            home.to_string_lossy().into_owned(),
+        );
+    }
     if args.print {
         let snippet = goldfish_setup::print_snippet(&server);
         let value: serde_json::Value = serde_json::from_str(&snippet)?;
