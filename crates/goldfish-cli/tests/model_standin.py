@@ -4,8 +4,9 @@
     python3 model_standin.py --script SCRIPT.json --record RECORD.json [--timeout SECS] \
         -- PROGRAM ARGS...
 
-Serves POST /v1/messages on 127.0.0.1 (a free port), runs PROGRAM with ANTHROPIC_BASE_URL
-pointing at it, and when PROGRAM exits writes every request it received to RECORD.json
+Serves POST /v1/messages (Anthropic Messages, Claude Code) and POST .../responses (OpenAI
+Responses, Codex) on 127.0.0.1 (a free port), runs PROGRAM with ANTHROPIC_BASE_URL pointing
+at it and `{STANDIN_URL}` in its arguments replaced by the server's URL, and when PROGRAM exits writes every request it received to RECORD.json
 (a list of {"path": ..., "body": ...}) and exits with PROGRAM's code (124 when PROGRAM ran
 longer than --timeout and was killed).
 
@@ -51,6 +52,47 @@ def turn_for(body):
         }
         return [block], "tool_use"
     return [{"type": "text", "text": step["text"]}], "end_turn"
+
+
+def responses_turn(body):
+    """The scripted output items answering a Responses API request `body` (Codex): turn N,
+    where N is the number of function calls already in its input."""
+    items = body.get("input") or []
+    done = sum(1 for i in items if isinstance(i, dict) and i.get("type") == "function_call")
+    if not body.get("tools") or done >= len(SCRIPT) or "tool" not in SCRIPT[done]:
+        text = "done" if not body.get("tools") or done >= len(SCRIPT) else SCRIPT[done]["text"]
+        return [{
+            "type": "message", "id": "msg_standin_%d" % done, "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }]
+    step = SCRIPT[done]
+    call = {
+        "type": "function_call", "id": "fc_standin_%d" % done, "status": "completed",
+        "call_id": "call_standin_%d" % done, "name": step["tool"],
+        "arguments": json.dumps(step.get("input", {})),
+    }
+    if "namespace" in step:
+        call["namespace"] = step["namespace"]
+    return [call]
+
+
+def responses_stream(items, n):
+    """The server-sent events of one streamed Responses API reply."""
+    rid = "resp_standin_%d" % n
+    out = [sse("response.created", {"type": "response.created",
+                                    "response": {"id": rid, "status": "in_progress"}})]
+    for i, item in enumerate(items):
+        out.append(sse("response.output_item.added",
+                       {"type": "response.output_item.added", "output_index": i, "item": item}))
+        out.append(sse("response.output_item.done",
+                       {"type": "response.output_item.done", "output_index": i, "item": item}))
+    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+             "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 0},
+             "total_tokens": 15}
+    out.append(sse("response.completed", {"type": "response.completed", "response": {
+        "id": rid, "status": "completed", "output": items, "usage": usage}}))
+    return b"".join(out)
 
 
 def sse(event, data):
@@ -126,6 +168,9 @@ class Handler(BaseHTTPRequestHandler):
             n = len(RECORDED)
             RECORDED.append({"method": "POST", "path": self.path, "body": body})
         path = self.path.split("?")[0]
+        if path.endswith("/responses") and isinstance(body, dict):
+            self.reply(200, responses_stream(responses_turn(body), n), "text/event-stream")
+            return
         if path.endswith("/v1/messages/count_tokens"):
             self.reply(200, b'{"input_tokens": 10}')
             return
@@ -167,7 +212,9 @@ def main():
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     env = dict(os.environ)
-    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:%d" % server.server_address[1]
+    url = "http://127.0.0.1:%d" % server.server_address[1]
+    env["ANTHROPIC_BASE_URL"] = url
+    command = [arg.replace("{STANDIN_URL}", url) for arg in command]
     child = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL)
     try:
         code = child.wait(timeout=args.timeout)

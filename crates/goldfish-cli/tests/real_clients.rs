@@ -1,11 +1,13 @@
-//! goldfish through the real Claude Code CLI (`@anthropic-ai/claude-code` from npm, which
-//! ships its native binary), run headless (`claude -p`) against a stand-in for the Anthropic
-//! Messages API on loopback (`model_standin.py`, Python standard library only). The stand-in
-//! scripts the model's tool calls and records every request the client sends; the tests
-//! assert on what reached the model: the tool results, the session-start hook's context, the
-//! absence of permission denials, and on the client's debug log.
+//! goldfish through the real clients people run: Claude Code (`@anthropic-ai/claude-code`)
+//! headless (`claude -p`) and Codex (`@openai/codex`) with `codex exec`, both from npm (each
+//! package ships its native binary), against a stand-in for the model API on loopback
+//! (`model_standin.py`, Python standard library only: the Anthropic Messages API for Claude
+//! Code, the Responses API for Codex through a custom model provider). The stand-in scripts
+//! the model's tool calls and records every request the client sends; the tests assert on
+//! what reached the model: the tool results, the session-start hook's context, the absence
+//! of permission denials, and on the client's log.
 //!
-//! The pinned package is installed once with npm into a directory under the target directory
+//! Each pinned package is installed once with npm into a directory under the target directory
 //! (later runs are offline). A missing npm fails the test with what to install: it is an
 //! acceptance criterion and must not silently pass. Where the machine allows it (`unshare
 //! -rn`), the client and the stand-in run in a private network namespace with only loopback,
@@ -31,18 +33,24 @@ const CLAUDE_VERSION: &str = "2.1.332";
 /// far above the few seconds a run takes).
 const RUN_LIMIT_SECS: u32 = 300;
 
+/// The project's directory name, and so its workspace.
+const WORKSPACE: &str = "project";
+
 /// A test failure with a message.
 type Error = Box<dyn std::error::Error>;
 
-/// Installs Claude Code once (a lock file serialises parallel test processes) and returns the
-/// `claude` program.
-fn claude() -> Result<PathBuf, Error> {
+/// The pinned Codex release (its npm package carries the native binary per platform).
+const CODEX_VERSION: &str = "0.171.0";
+
+/// Installs `package@version` once under the target directory (a lock file serialises
+/// parallel test processes) and returns its program `bin`, checked to say `version`.
+fn npm_client(package: &str, version: &str, bin: &str) -> Result<PathBuf, Error> {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
     std::fs::create_dir_all(root)?;
-    let dir = root.join("claude-code");
-    let program = dir.join("node_modules/.bin/claude");
-    let ready = dir.join(format!(".goldfish-ready-claude-code-{CLAUDE_VERSION}"));
-    let lock = File::create(root.join("claude-code.lock"))?;
+    let dir = root.join(format!("client-{bin}"));
+    let program = dir.join("node_modules/.bin").join(bin);
+    let ready = dir.join(format!(".goldfish-ready-{bin}-{version}"));
+    let lock = File::create(root.join(format!("client-{bin}.lock")))?;
     lock.lock()?;
     if ready.exists() && program.exists() {
         return Ok(program);
@@ -50,9 +58,9 @@ fn claude() -> Result<PathBuf, Error> {
     let npm = std::env::var("NPM").unwrap_or_else(|_| "npm".to_string());
     if let Err(e) = Command::new(&npm).arg("--version").output() {
         return Err(format!(
-            "the Claude Code test needs npm (and node) to install @anthropic-ai/claude-code, \
-             but `{npm} --version` failed: {e}. Install Node.js 20 or later (apt-get install \
-             nodejs npm) or set NPM."
+            "the real-client tests need npm (and node) to install {package}, but `{npm} \
+             --version` failed: {e}. Install Node.js 20 or later (apt-get install nodejs npm) \
+             or set NPM."
         )
         .into());
     }
@@ -66,24 +74,24 @@ fn claude() -> Result<PathBuf, Error> {
             "--prefix",
         ])
         .arg(&dir)
-        .arg(format!("@anthropic-ai/claude-code@{CLAUDE_VERSION}"))
+        .arg(format!("{package}@{version}"))
         .output()?;
     if !out.status.success() || !program.exists() {
         return Err(format!(
-            "npm install @anthropic-ai/claude-code@{CLAUDE_VERSION} failed ({:?}):\n{}\n{}",
+            "npm install {package}@{version} failed ({:?}):\n{}\n{}",
             out.status.code(),
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         )
         .into());
     }
-    let version = Command::new(&program).arg("--version").output()?;
-    let said = String::from_utf8_lossy(&version.stdout);
-    if !said.contains(CLAUDE_VERSION) {
+    let said = Command::new(&program).arg("--version").output()?;
+    if !String::from_utf8_lossy(&said.stdout).contains(version) {
         return Err(format!(
-            "the installed `claude --version` says {said:?}, not {CLAUDE_VERSION} (did npm skip \
-             the native binary for this platform?): {}",
-            String::from_utf8_lossy(&version.stderr)
+            "the installed `{bin} --version` says {:?}, not {version} (did npm skip the native \
+             binary for this platform?): {}",
+            String::from_utf8_lossy(&said.stdout),
+            String::from_utf8_lossy(&said.stderr)
         )
         .into());
     }
@@ -104,45 +112,50 @@ fn private_network() -> bool {
     })
 }
 
-/// One user of Claude Code: a temporary home (`~/.claude.json`, `~/.claude/`), a directory
-/// holding a `goldfish` on PATH, the goldfish store and a project directory (a git repository).
+/// One user of a client: a temporary home (`~/.claude.json`, `~/.claude/`, `~/.codex/`), a
+/// directory holding a `goldfish` on PATH, the goldfish store and a project directory
+/// `project` (a git repository, so the workspace is `project` for the CLI, the hook and the
+/// server alike, whatever environment each gets).
 struct User {
     store: Env,
+    project: PathBuf,
     home: tempfile::TempDir,
     bin_dir: tempfile::TempDir,
-    claude: PathBuf,
+    client: PathBuf,
 }
 
 /// What one headless run left behind.
 struct Run {
     /// Every request the stand-in received, in order: `{"method", "path", "body"}`.
     requests: Vec<Value>,
-    /// The client's debug log.
-    debug_log: String,
+    /// The client's log: Claude Code's debug file, Codex's stderr.
+    log: String,
     /// The client's exit status, stdout and stderr.
     output: Output,
 }
 
 impl User {
-    fn new() -> Result<Self, Error> {
-        let claude = claude()?;
+    fn new(client: PathBuf) -> Result<Self, Error> {
         let store = Env::new()?;
         let home = tempfile::tempdir()?;
         let bin_dir = tempfile::tempdir()?;
         #[cfg(unix)]
         std::os::unix::fs::symlink(bin(), bin_dir.path().join("goldfish"))?;
+        let project = store.cwd.path().join(WORKSPACE);
+        std::fs::create_dir(&project)?;
         let git = Command::new("git")
             .args(["init", "-q"])
-            .current_dir(store.cwd.path())
+            .current_dir(&project)
             .output()?;
         if !git.status.success() {
             return Err(format!("git init: {}", String::from_utf8_lossy(&git.stderr)).into());
         }
         Ok(User {
             store,
+            project,
             home,
             bin_dir,
-            claude,
+            client,
         })
     }
 
@@ -163,20 +176,22 @@ impl User {
             let key = key.to_string_lossy();
             if key.starts_with("ANTHROPIC_")
                 || key.starts_with("CLAUDE")
+                || key.starts_with("CODEX_")
+                || key.starts_with("OPENAI_")
                 || key.starts_with("GOLDFISH_")
             {
                 c.env_remove(&*key);
             }
         }
         c.env("HOME", self.home.path())
+            .env("CODEX_HOME", self.home.path().join(".codex"))
             .env("PATH", self.path()?)
             .env("GOLDFISH_HOME", self.store.home())
-            .env("GOLDFISH_WORKSPACE", "claude")
             .env("DISABLE_AUTOUPDATER", "1")
             .env("DISABLE_TELEMETRY", "1")
             .env("DISABLE_ERROR_REPORTING", "1")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .current_dir(self.store.cwd.path())
+            .current_dir(&self.project)
             .stdin(Stdio::null());
         Ok(c)
     }
@@ -196,14 +211,15 @@ impl User {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
-    /// Runs `claude args` (a management command such as `plugin install`) as this user, in
-    /// the private network namespace when there is one; requires success.
-    fn claude_ok(&self, args: &[&str]) -> Result<String, Error> {
+    /// Runs the client with `args` (a management command such as `plugin install`) as this
+    /// user, in the private network namespace when there is one; requires success.
+    fn client_ok(&self, args: &[&str]) -> Result<String, Error> {
         let mut c = self.in_namespace(args)?;
         let out = c.output()?;
         if !out.status.success() {
             return Err(format!(
-                "claude {args:?} failed ({:?}): {}{}",
+                "{} {args:?} failed ({:?}): {}{}",
+                self.client.display(),
                 out.status.code(),
                 String::from_utf8_lossy(&out.stdout),
                 String::from_utf8_lossy(&out.stderr)
@@ -228,19 +244,57 @@ impl User {
     }
 
     fn in_namespace(&self, args: &[&str]) -> Result<Command, Error> {
-        self.in_namespace_program(&self.claude, args)
+        self.in_namespace_program(&self.client, args)
     }
 
-    /// One headless session: `claude -p prompt` against the stand-in playing `script`, with
-    /// `allowed` passed as `--allowedTools` (the session-only way to allow a tool).
-    fn session(&self, script: &Value, prompt: &str, allowed: &str) -> Result<Run, Error> {
+    /// One headless Claude Code session: `claude -p prompt` against the stand-in playing
+    /// `script`, with `allowed` passed as `--allowedTools` (the session-only way to allow a
+    /// tool).
+    fn claude_session(&self, script: &Value, prompt: &str, allowed: &str) -> Result<Run, Error> {
         let work = tempfile::tempdir()?;
+        let debug = work.path().join("debug.log");
+        let debug_arg = debug.display().to_string();
+        let args = [
+            "-p",
+            prompt,
+            "--debug-file",
+            &debug_arg,
+            "--allowedTools",
+            allowed,
+        ];
+        let mut run = self.session(&work, script, &args)?;
+        run.log = std::fs::read_to_string(&debug).unwrap_or_default();
+        Ok(run)
+    }
+
+    /// One Codex session: `codex exec prompt` against the stand-in playing `script`, through
+    /// the model provider `standin` of the user's config pointed at the stand-in's URL.
+    fn codex_session(&self, script: &Value, prompt: &str) -> Result<Run, Error> {
+        let work = tempfile::tempdir()?;
+        let args = [
+            "exec",
+            "-c",
+            "model_providers.standin.base_url=\"{STANDIN_URL}/v1\"",
+            "--skip-git-repo-check",
+            prompt,
+        ];
+        let mut run = self.session(&work, script, &args)?;
+        run.log = String::from_utf8_lossy(&run.output.stderr).into_owned();
+        Ok(run)
+    }
+
+    /// Runs the client with `args` under the stand-in playing `script`, files in `work`.
+    fn session(
+        &self,
+        work: &tempfile::TempDir,
+        script: &Value,
+        args: &[&str],
+    ) -> Result<Run, Error> {
         let script_file = work.path().join("script.json");
         let record = work.path().join("requests.json");
-        let debug = work.path().join("debug.log");
         std::fs::write(&script_file, serde_json::to_vec(script)?)?;
         let standin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/model_standin.py");
-        let args: Vec<String> = vec![
+        let mut all: Vec<String> = vec![
             standin.display().to_string(),
             "--script".into(),
             script_file.display().to_string(),
@@ -249,24 +303,21 @@ impl User {
             "--timeout".into(),
             RUN_LIMIT_SECS.to_string(),
             "--".into(),
-            self.claude.display().to_string(),
-            "-p".into(),
-            prompt.into(),
-            "--debug-file".into(),
-            debug.display().to_string(),
-            "--allowedTools".into(),
-            allowed.into(),
+            self.client.display().to_string(),
         ];
+        all.extend(args.iter().map(|a| a.to_string()));
         let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
         let mut c = self.in_namespace_program(Path::new(&python), &refs)?;
         let output = c
             .env("ANTHROPIC_API_KEY", "sk-ant-standin-not-a-key")
+            .env("STANDIN_API_KEY", "standin-not-a-key")
             .output()
             .map_err(|e| format!("cannot run {python} (the stand-in needs python3): {e}"))?;
         if output.status.code() == Some(124) || !record.exists() {
             return Err(format!(
-                "claude -p did not finish ({:?}):\n{}\n{}",
+                "{} did not finish ({:?}):\n{}\n{}",
+                self.client.display(),
                 output.status.code(),
                 String::from_utf8_lossy(&output.stdout),
                 String::from_utf8_lossy(&output.stderr)
@@ -274,10 +325,9 @@ impl User {
             .into());
         }
         let requests: Vec<Value> = serde_json::from_slice(&std::fs::read(&record)?)?;
-        let debug_log = std::fs::read_to_string(&debug).unwrap_or_default();
         Ok(Run {
             requests,
-            debug_log,
+            log: String::new(),
             output,
         })
     }
@@ -291,34 +341,48 @@ impl Run {
             .filter(|r| {
                 r["path"]
                     .as_str()
-                    .is_some_and(|p| p.starts_with("/v1/messages"))
+                    .is_some_and(|p| p.starts_with("/v1/messages") || p.ends_with("/responses"))
                     && r["body"]["tools"].as_array().is_some_and(|t| !t.is_empty())
             })
             .collect()
     }
 
-    /// What the client sent back for the scripted tool call number `n` (from 0): the
-    /// `tool_result` block, read from the last request of the conversation.
+    /// What the client sent back for the scripted tool call number `n` (from 0), read from
+    /// the last request of the conversation: a Messages API `tool_result` block, or a
+    /// Responses API `function_call_output` item.
     fn tool_result(&self, n: usize) -> Result<&Value, Error> {
-        let id = format!("toolu_standin_{n}");
         let last = self
             .turns()
             .last()
             .copied()
             .ok_or_else(|| self.explain("no turn"))?;
-        last["body"]["messages"]
+        let claude_id = format!("toolu_standin_{n}");
+        let codex_id = format!("call_standin_{n}");
+        let blocks = last["body"]["messages"]
             .as_array()
             .into_iter()
             .flatten()
             .filter_map(|m| m["content"].as_array())
-            .flatten()
-            .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id.as_str())
-            .ok_or_else(|| self.explain(&format!("no tool_result for {id}")))
+            .flatten();
+        let items = last["body"]["input"].as_array().into_iter().flatten();
+        blocks
+            .chain(items)
+            .find(|b| {
+                (b["type"] == "tool_result" && b["tool_use_id"] == claude_id.as_str())
+                    || (b["type"] == "function_call_output" && b["call_id"] == codex_id.as_str())
+            })
+            .ok_or_else(|| self.explain(&format!("no result for tool call {n}")))
     }
 
-    /// The text of a `tool_result` block: its string content, or its text blocks joined.
+    /// The text of a result: its string content (or Codex's `output`), or its text blocks
+    /// joined.
     fn result_text(block: &Value) -> String {
-        match &block["content"] {
+        let content = if block["type"] == "function_call_output" {
+            &block["output"]
+        } else {
+            &block["content"]
+        };
+        match content {
             Value::String(s) => s.clone(),
             Value::Array(parts) => parts
                 .iter()
@@ -348,11 +412,13 @@ impl Run {
         Ok(text)
     }
 
-    /// The debug log's error-level lines that concern goldfish.
+    /// The log's error-level lines that concern goldfish (`[ERROR]` in Claude Code's debug
+    /// file, ` ERROR ` in Codex's log).
     fn goldfish_errors(&self) -> Vec<&str> {
-        self.debug_log
+        self.log
             .lines()
-            .filter(|l| l.contains("[ERROR]") && l.to_ascii_lowercase().contains("goldfish"))
+            .filter(|l| l.contains("[ERROR]") || l.contains(" ERROR "))
+            .filter(|l| l.to_ascii_lowercase().contains("goldfish"))
             .collect()
     }
 
@@ -364,7 +430,7 @@ impl Run {
             .filter_map(|r| r["path"].as_str())
             .collect();
         format!(
-            "{what}; the stand-in received {paths:?}; claude exited {:?}:\n{}\n{}",
+            "{what}; the stand-in received {paths:?}; the client exited {:?}:\n{}\n{}",
             self.output.status.code(),
             String::from_utf8_lossy(&self.output.stdout),
             String::from_utf8_lossy(&self.output.stderr)
@@ -391,23 +457,32 @@ fn seed(user: &User) -> TestResult {
     Ok(())
 }
 
-/// The script both tests play with the tools named `prefix` + tool: recall with bodies, the
+/// The script the tests play with the tools `tool(name)` names: recall with bodies, the
 /// active plan, then a checkpoint.
-fn script(prefix: &str) -> Value {
+fn script(tool: impl Fn(&str) -> Value) -> Value {
+    let step = |name: &str, input: Value| {
+        let mut step = tool(name);
+        step["input"] = input;
+        step
+    };
     json!([
-        {"tool": format!("{prefix}recall"), "input": {"full": true}},
-        {"tool": format!("{prefix}plan"), "input": {"action": "get"}},
-        {"tool": format!("{prefix}checkpoint"),
-         "input": {"description": "Saved from Claude Code SAVED-MARKER-5520"}},
+        step("recall", json!({"full": true})),
+        step("plan", json!({"action": "get"})),
+        step("checkpoint", json!({"description": "Saved from a real client SAVED-MARKER-5520"})),
         {"text": "All done."}
     ])
 }
 
-/// The checks both tests share, for the script above. Every check runs and the failures are
+/// Claude Code's name for a tool: `prefix` + the tool.
+fn claude_tool(prefix: &str) -> impl Fn(&str) -> Value + '_ {
+    move |name| json!({"tool": format!("{prefix}{name}")})
+}
+
+/// The checks every test shares, for the script above. Every check runs and the failures are
 /// reported together, so one run shows all that the client got wrong.
 fn check_session(user: &User, run: &Run) -> TestResult {
     if !run.output.status.success() {
-        return Err(run.explain("claude -p failed"));
+        return Err(run.explain("the client failed"));
     }
     let mut problems: Vec<String> = Vec::new();
     let mut check = |result: Result<String, Error>| {
@@ -421,7 +496,7 @@ fn check_session(user: &User, run: &Run) -> TestResult {
         &["Ship the widget", "CHECKLIST-DONE-1", "CHECKLIST-OPEN-2"],
     ));
     check(run.result_has(2, &["SAVED-MARKER-5520"]));
-    let days = user.store.home().join("claude/checkpoints");
+    let days = user.store.home().join(WORKSPACE).join("checkpoints");
     let saved = std::fs::read_dir(&days)
         .map_err(|e| format!("{}: {e}", days.display()))?
         .filter_map(Result::ok)
@@ -447,15 +522,19 @@ fn check_session(user: &User, run: &Run) -> TestResult {
     }
 }
 
+fn claude() -> Result<PathBuf, Error> {
+    npm_client("@anthropic-ai/claude-code", CLAUDE_VERSION, "claude")
+}
+
 #[test]
 fn claude_code_after_setup_reads_saves_and_is_allowed_headless() -> TestResult {
-    let user = User::new()?;
+    let user = User::new(claude()?)?;
     seed(&user)?;
     user.goldfish(&["setup", "claude"])?;
     // Setup allows recall and checkpoint; `plan` is allowed for this session only, as setup
     // says to.
-    let run = user.session(
-        &script("mcp__goldfish__"),
+    let run = user.claude_session(
+        &script(claude_tool("mcp__goldfish__")),
         "Pick up where we left off.",
         "mcp__goldfish__plan",
     )?;
@@ -464,15 +543,15 @@ fn claude_code_after_setup_reads_saves_and_is_allowed_headless() -> TestResult {
 
 #[test]
 fn claude_code_with_the_plugin_gets_the_hook_context_and_the_tools() -> TestResult {
-    let user = User::new()?;
+    let user = User::new(claude()?)?;
     seed(&user)?;
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let repo = repo.canonicalize()?;
-    user.claude_ok(&["plugin", "marketplace", "add", &repo.display().to_string()])?;
-    user.claude_ok(&["plugin", "install", "goldfish@goldfish"])?;
+    user.client_ok(&["plugin", "marketplace", "add", &repo.display().to_string()])?;
+    user.client_ok(&["plugin", "install", "goldfish@goldfish"])?;
     user.goldfish(&["setup", "claude", "--allow-only"])?;
-    let run = user.session(
-        &script("mcp__plugin_goldfish_goldfish__"),
+    let run = user.claude_session(
+        &script(claude_tool("mcp__plugin_goldfish_goldfish__")),
         "Pick up where we left off.",
         "mcp__plugin_goldfish_goldfish__plan",
     )?;
@@ -483,10 +562,37 @@ fn claude_code_with_the_plugin_gets_the_hook_context_and_the_tools() -> TestResu
         .ok_or_else(|| run.explain("no turn"))?;
     let sent = first["body"].to_string();
     if !sent.contains("SessionStart hook additional context")
-        || !sent.contains("# goldfish memory for workspace `claude`")
+        || !sent.contains("# goldfish memory for workspace `project`")
         || !sent.contains("Seeded the store")
     {
         return Err(run.explain("the first request does not carry the session-start context"));
     }
+    check_session(&user, &run)
+}
+
+#[test]
+fn codex_after_setup_opens_the_users_store_and_reads_and_saves() -> TestResult {
+    let user = User::new(npm_client("@openai/codex", CODEX_VERSION, "codex")?)?;
+    seed(&user)?;
+    // The user's own config: a model provider speaking the Responses API (its URL is set per
+    // run). Setup adds the server, with the store in its env: Codex passes the server none of
+    // the user's environment.
+    let codex_home = user.home.path().join(".codex");
+    std::fs::create_dir_all(&codex_home)?;
+    std::fs::write(
+        codex_home.join("config.toml"),
+        "model = \"standin-model\"\nmodel_provider = \"standin\"\n\n\
+         [model_providers.standin]\nname = \"standin\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\
+         wire_api = \"responses\"\nenv_key = \"STANDIN_API_KEY\"\n\n\
+         # plan can replace and archive plans, so Codex asks first; this user allows it.\n\
+         [mcp_servers.goldfish.tools.plan]\napproval_mode = \"approve\"\n",
+    )?;
+    user.goldfish(&["setup", "codex"])?;
+    // Codex offers a server's tools in a namespace `mcp__<server>`; the model calls them by
+    // their own name in it.
+    let run = user.codex_session(
+        &script(|name| json!({"tool": name, "namespace": "mcp__goldfish"})),
+        "Pick up where we left off.",
+    )?;
     check_session(&user, &run)
 }
