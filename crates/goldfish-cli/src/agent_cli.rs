@@ -55,6 +55,10 @@ pub(crate) struct SetupArgs {
     /// The config file to edit instead of the client's documented one.
     #[arg(long, value_name = "PATH")]
     pub(crate) config: Option<PathBuf>,
+    /// Claude Code only: the settings file for the allow rules instead of
+    /// `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) settings: Option<PathBuf>,
     /// Show the change as a diff and write nothing.
     #[arg(long)]
     pub(crate) dry_run: bool,

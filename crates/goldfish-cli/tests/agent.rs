@@ -411,11 +411,17 @@ fn setup_claude_allows_recall_and_checkpoint_and_takes_the_rules_back() -> TestR
         only.stdout()
     );
     assert!(fs::read_to_string(&settings)?.contains("mcp__plugin_goldfish_goldfish__recall"));
-    env.fails(
-        &["setup", "codex", "--allow-only"],
-        1,
-        "--allow-only is for claude",
-    )?;
+    env.fails(&["setup", "codex", "--allow-only"], 1, "are for claude")?;
+    // --settings edits another file, and only that one.
+    let other = home.path().join("team-settings.json");
+    let o = other.to_str().ok_or("path")?;
+    setup(
+        &env,
+        home.path(),
+        &["claude", "--allow-only", "--settings", o],
+    )?
+    .success(&[o])?;
+    assert!(fs::read_to_string(&other)?.contains("mcp__goldfish__checkpoint"));
     Ok(())
 }
 

@@ -127,11 +127,14 @@ pub(crate) fn setup(args: SetupArgs) -> anyhow::Result<Report> {
         goldfish_setup::Action::Register
     };
     options.server = server;
-    options.config = args.config;
+    options.config = args.config.clone();
+    options.settings = args.settings.clone();
     options.dry_run = args.dry_run;
     use goldfish_setup::Change;
-    if args.allow_only && client != goldfish_setup::Client::Claude {
-        anyhow::bail!("--allow-only is for claude: the other clients have no allow rules");
+    if (args.allow_only || args.settings.is_some()) && client != goldfish_setup::Client::Claude {
+        anyhow::bail!(
+            "--allow-only and --settings are for claude: the other clients have no allow rules"
+        );
     }
     let mut text = String::new();
     let mut json = json!({ "client": client.name(), "dry_run": args.dry_run });
