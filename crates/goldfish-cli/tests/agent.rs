@@ -255,6 +255,17 @@ fn setup(env: &Env, home: &Path, args: &[&str]) -> Result<crate::util::Out, std:
     Ok(crate::util::Out(out))
 }
 
+/// `goldfish doctor`'s report with HOME inside `home` (whatever its exit code).
+fn doctor_report(env: &Env, home: &Path) -> Result<String, Box<dyn std::error::Error>> {
+    let out = env
+        .cmd(&["doctor"])
+        .env("HOME", home)
+        .env_remove("CODEX_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 #[test]
 fn setup_records_the_store_and_doctor_catches_a_server_on_another_one() -> TestResult {
     let env = Env::new()?;
@@ -267,16 +278,7 @@ fn setup_records_the_store_and_doctor_catches_a_server_on_another_one() -> TestR
         &config,
         "[mcp_servers.goldfish]\ncommand = \"goldfish\"\nargs = [\"mcp\"]\n",
     )?;
-    let doctor_in = |env: &Env| -> Result<String, Box<dyn std::error::Error>> {
-        let out = env
-            .cmd(&["doctor"])
-            .env("HOME", home.path())
-            .env_remove("CODEX_HOME")
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .output()?;
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    };
-    let report = doctor_in(&env)?;
+    let report = doctor_report(&env, home.path())?;
     let store = env.home().display().to_string();
     contains_all(
         &report,
@@ -301,7 +303,7 @@ fn setup_records_the_store_and_doctor_catches_a_server_on_another_one() -> TestR
         text.contains(&format!("env = {{ GOLDFISH_HOME = \"{store}\" }}")),
         "{text}"
     );
-    let report = doctor_in(&env)?;
+    let report = doctor_report(&env, home.path())?;
     contains_all(&report, &["[ok] codex: registered"])?;
 
     // The same for a JSON client, and a server registered on another store is caught.
@@ -319,7 +321,7 @@ fn setup_records_the_store_and_doctor_catches_a_server_on_another_one() -> TestR
     );
     let other = Env::new()?;
     contains_all(
-        &doctor_in(&other)?,
+        &doctor_report(&other, home.path())?,
         &["[FAIL] claude", &store, "lands in the other one"],
     )?;
     Ok(())
@@ -366,13 +368,8 @@ fn setup_claude_allows_recall_and_checkpoint_and_takes_the_rules_back() -> TestR
         ]
     );
     assert_eq!(value["model"], "opus");
-    let doctor_out = env
-        .cmd(&["doctor"])
-        .env("HOME", home.path())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()?;
     contains_all(
-        &String::from_utf8_lossy(&doctor_out.stdout),
+        &doctor_report(&env, home.path())?,
         &["[ok] claude-permissions: recall and checkpoint may run without asking"],
     )?;
 
@@ -383,13 +380,8 @@ fn setup_claude_allows_recall_and_checkpoint_and_takes_the_rules_back() -> TestR
         "not restored byte for byte"
     );
     assert!(!home.path().join(".claude.json").exists());
-    let doctor_out = env
-        .cmd(&["doctor"])
-        .env("HOME", home.path())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()?;
     contains_all(
-        &String::from_utf8_lossy(&doctor_out.stdout),
+        &doctor_report(&env, home.path())?,
         &[
             "[warn] claude-permissions",
             "headless",

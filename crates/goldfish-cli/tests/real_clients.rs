@@ -16,7 +16,6 @@
 //! Nothing here waits on a clock: the stand-in answers by the conversation's content, and its
 //! time limit only ends a hung client (the test then fails saying so).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
@@ -42,49 +41,16 @@ type Error = Box<dyn std::error::Error>;
 /// The pinned Codex release (its npm package carries the native binary per platform).
 const CODEX_VERSION: &str = "0.171.0";
 
-/// Installs `package@version` once under the target directory (a lock file serialises
-/// parallel test processes) and returns its program `bin`, checked to say `version`.
+/// Installs `package@version` once under the target directory and returns its program
+/// `bin`, checked to say `version` (so npm did not skip the native binary).
 fn npm_client(package: &str, version: &str, bin: &str) -> Result<PathBuf, Error> {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    std::fs::create_dir_all(root)?;
-    let dir = root.join(format!("client-{bin}"));
-    let program = dir.join("node_modules/.bin").join(bin);
-    let ready = dir.join(format!(".goldfish-ready-{bin}-{version}"));
-    let lock = File::create(root.join(format!("client-{bin}.lock")))?;
-    lock.lock()?;
-    if ready.exists() && program.exists() {
-        return Ok(program);
-    }
-    let npm = std::env::var("NPM").unwrap_or_else(|_| "npm".to_string());
-    if let Err(e) = Command::new(&npm).arg("--version").output() {
-        return Err(format!(
-            "the real-client tests need npm (and node) to install {package}, but `{npm} \
-             --version` failed: {e}. Install Node.js 20 or later (apt-get install nodejs npm) \
-             or set NPM."
-        )
-        .into());
-    }
-    std::fs::create_dir_all(&dir)?;
-    let out = Command::new(&npm)
-        .args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-            "--prefix",
-        ])
-        .arg(&dir)
-        .arg(format!("{package}@{version}"))
-        .output()?;
-    if !out.status.success() || !program.exists() {
-        return Err(format!(
-            "npm install {package}@{version} failed ({:?}):\n{}\n{}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
-    }
+    let program = crate::util::npm_install(
+        "the real-client tests",
+        &format!("client-{bin}"),
+        package,
+        version,
+        bin,
+    )?;
     let said = Command::new(&program).arg("--version").output()?;
     if !String::from_utf8_lossy(&said.stdout).contains(version) {
         return Err(format!(
@@ -95,7 +61,6 @@ fn npm_client(package: &str, version: &str, bin: &str) -> Result<PathBuf, Error>
         )
         .into());
     }
-    File::create(&ready)?;
     Ok(program)
 }
 
