@@ -45,7 +45,7 @@ const CODEX_VERSION: &str = "0.171.0";
 /// `bin`, checked to say `version` (so npm did not skip the native binary).
 fn npm_client(package: &str, version: &str, bin: &str) -> Result<PathBuf, Error> {
     let program = crate::util::npm_install(
-        "the real-client tests",
+        "each real-client test",
         &format!("client-{bin}"),
         package,
         version,
