@@ -55,12 +55,25 @@ pub(crate) struct SetupArgs {
     /// The config file to edit instead of the client's documented one.
     #[arg(long, value_name = "PATH")]
     pub(crate) config: Option<PathBuf>,
+    /// Claude Code only: the settings file for the allow rules instead of
+    /// `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) settings: Option<PathBuf>,
     /// Show the change as a diff and write nothing.
     #[arg(long)]
     pub(crate) dry_run: bool,
     /// Remove the `goldfish` server instead of registering it.
     #[arg(long)]
     pub(crate) remove: bool,
+    /// Claude Code only: do not add the allow rules for `recall` and `checkpoint` to
+    /// `~/.claude/settings.json` (without them, headless sessions such as `claude -p` are
+    /// refused those tools).
+    #[arg(long, conflicts_with = "allow_only")]
+    pub(crate) no_allow: bool,
+    /// Claude Code only: add (or with --remove take out) the allow rules and leave the MCP
+    /// server registration alone, for a server that comes from the goldfish plugin.
+    #[arg(long)]
+    pub(crate) allow_only: bool,
     /// The command the client runs (default `goldfish`, found on the client's PATH); give an
     /// absolute path for clients started with a short PATH.
     #[arg(long, value_name = "PATH")]

@@ -171,6 +171,60 @@ fn hook_never_fails_a_session() -> TestResult {
 }
 
 #[test]
+fn hook_over_a_garbage_day_file_injects_the_rest_and_says_so_once() -> TestResult {
+    let env = Env::new()?;
+    let days = env.home().join("test/checkpoints");
+    fs::create_dir_all(&days)?;
+    // A good day five days back (outside the usual two-day window) and garbage today: binary
+    // noise over many lines, as a damaged disk or a stray copy leaves.
+    let old = chrono::Utc::now() - chrono::TimeDelta::days(5);
+    let day = old.format("%Y-%m-%d");
+    fs::write(
+        days.join(format!("{day}.md")),
+        format!(
+            "# Checkpoints for {day}\n\n## 10:00 - Wired the parser\n<!-- id: {}T100000000Z-aaaaaa \
+             at: {day}T10:00:00.000Z -->\n",
+            old.format("%Y%m%d")
+        ),
+    )?;
+    let garbage: Vec<u8> = (0..4000u32)
+        .map(|i| {
+            if i % 40 == 39 {
+                b'\n'
+            } else {
+                (i * 131 % 251) as u8 | 0x80
+            }
+        })
+        .collect();
+    let today = chrono::Utc::now().format("%Y-%m-%d");
+    fs::write(days.join(format!("{today}.md")), garbage)?;
+
+    let out = env.run(&["hook", "session-start", "--client", "claude"])?;
+    out.success(&["hook"])?;
+    let v: serde_json::Value = serde_json::from_str(&out.stdout())?;
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .ok_or("no context")?;
+    contains_all(context, &["Wired the parser", "none in the last 2 days"])?;
+    assert!(!context.contains("Nothing saved yet"), "{context}");
+    let err = out.stderr();
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "one line, not one per bad line:\n{err}"
+    );
+    contains_all(
+        &err,
+        &[
+            "goldfish hook: left out",
+            "unreadable entries",
+            &format!("{today}.md"),
+        ],
+    )?;
+    Ok(())
+}
+
+#[test]
 fn hook_on_an_empty_store_says_how_to_start() -> TestResult {
     let env = Env::new()?;
     let out = env.ok(&["hook", "session-start"])?;
@@ -196,8 +250,171 @@ fn setup(env: &Env, home: &Path, args: &[&str]) -> Result<crate::util::Out, std:
         .env("HOME", home)
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
+        .env_remove("GOLDFISH_HOME")
         .output()?;
     Ok(crate::util::Out(out))
+}
+
+/// `goldfish doctor`'s report with HOME inside `home` (whatever its exit code).
+fn doctor_report(env: &Env, home: &Path) -> Result<String, Box<dyn std::error::Error>> {
+    let out = env
+        .cmd(&["doctor"])
+        .env("HOME", home)
+        .env_remove("CODEX_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn setup_records_the_store_and_doctor_catches_a_server_on_another_one() -> TestResult {
+    let env = Env::new()?;
+    let home = tempfile::tempdir()?;
+    let config = home.path().join(".codex/config.toml");
+    fs::create_dir_all(home.path().join(".codex"))?;
+    // Registered before, without the store: Codex starts the server without the user's
+    // environment, so it would open ~/.goldfish while this goldfish uses GOLDFISH_HOME.
+    fs::write(
+        &config,
+        "[mcp_servers.goldfish]\ncommand = \"goldfish\"\nargs = [\"mcp\"]\n",
+    )?;
+    let report = doctor_report(&env, home.path())?;
+    let store = env.home().display().to_string();
+    contains_all(
+        &report,
+        &[
+            "[FAIL] codex",
+            ".goldfish",
+            &store,
+            "lands in the other one",
+            "goldfish setup codex",
+        ],
+    )?;
+
+    // Setup run with GOLDFISH_HOME set records it in the server's env; doctor is content.
+    let out = env
+        .cmd(&["setup", "codex"])
+        .env("HOME", home.path())
+        .env_remove("CODEX_HOME")
+        .output()?;
+    crate::util::Out(out).success(&["setup", "codex"])?;
+    let text = fs::read_to_string(&config)?;
+    assert!(
+        text.contains(&format!("env = {{ GOLDFISH_HOME = \"{store}\" }}")),
+        "{text}"
+    );
+    let report = doctor_report(&env, home.path())?;
+    contains_all(&report, &["[ok] codex: registered"])?;
+
+    // The same for a JSON client, and a server registered on another store is caught.
+    let claude = home.path().join(".claude.json");
+    let out = env
+        .cmd(&["setup", "claude", "--no-allow"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()?;
+    crate::util::Out(out).success(&["setup", "claude"])?;
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&claude)?)?;
+    assert_eq!(
+        v["mcpServers"]["goldfish"]["env"]["GOLDFISH_HOME"],
+        store.as_str()
+    );
+    let other = Env::new()?;
+    contains_all(
+        &doctor_report(&other, home.path())?,
+        &["[FAIL] claude", &store, "lands in the other one"],
+    )?;
+    Ok(())
+}
+
+#[test]
+fn setup_claude_allows_recall_and_checkpoint_and_takes_the_rules_back() -> TestResult {
+    let env = Env::new()?;
+    let home = tempfile::tempdir()?;
+    let settings = home.path().join(".claude/settings.json");
+    fs::create_dir_all(home.path().join(".claude"))?;
+    let original = "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\n      \"Read\"\n    ]\n  }\n}\n";
+    fs::write(&settings, original)?;
+
+    let dry = setup(&env, home.path(), &["claude", "--dry-run"])?;
+    dry.success(&["--dry-run"])?;
+    contains_all(
+        &dry.stdout(),
+        &[
+            "+      \"mcp__goldfish__recall\"",
+            "+      \"mcp__goldfish__checkpoint\"",
+            "would add the allow rules",
+            "mcp__goldfish__plan",
+        ],
+    )?;
+    assert_eq!(fs::read_to_string(&settings)?, original, "dry run wrote");
+
+    setup(&env, home.path(), &["claude"])?.success(&["claude"])?;
+    let value: serde_json::Value = serde_json::from_str(&fs::read_to_string(&settings)?)?;
+    let allow: Vec<&str> = value["permissions"]["allow"]
+        .as_array()
+        .ok_or("no allow array")?
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(
+        allow,
+        [
+            "Read",
+            "mcp__goldfish__recall",
+            "mcp__goldfish__checkpoint",
+            "mcp__plugin_goldfish_goldfish__recall",
+            "mcp__plugin_goldfish_goldfish__checkpoint"
+        ]
+    );
+    assert_eq!(value["model"], "opus");
+    contains_all(
+        &doctor_report(&env, home.path())?,
+        &["[ok] claude-permissions: recall and checkpoint may run without asking"],
+    )?;
+
+    setup(&env, home.path(), &["claude", "--remove"])?.success(&["--remove"])?;
+    assert_eq!(
+        fs::read_to_string(&settings)?,
+        original,
+        "not restored byte for byte"
+    );
+    assert!(!home.path().join(".claude.json").exists());
+    contains_all(
+        &doctor_report(&env, home.path())?,
+        &[
+            "[warn] claude-permissions",
+            "headless",
+            "goldfish setup claude",
+        ],
+    )?;
+
+    // Opting out registers the server and leaves the settings alone; --allow-only does the
+    // opposite (for the plugin's server).
+    setup(&env, home.path(), &["claude", "--no-allow"])?.success(&["--no-allow"])?;
+    assert_eq!(fs::read_to_string(&settings)?, original);
+    assert!(home.path().join(".claude.json").exists());
+    setup(&env, home.path(), &["claude", "--remove"])?.success(&["--remove"])?;
+    let only = setup(&env, home.path(), &["claude", "--allow-only"])?;
+    only.success(&["--allow-only"])?;
+    assert!(
+        !home.path().join(".claude.json").exists(),
+        "{}",
+        only.stdout()
+    );
+    assert!(fs::read_to_string(&settings)?.contains("mcp__plugin_goldfish_goldfish__recall"));
+    env.fails(&["setup", "codex", "--allow-only"], 1, "are for claude")?;
+    // --settings edits another file, and only that one.
+    let other = home.path().join("team-settings.json");
+    let o = other.to_str().ok_or("path")?;
+    setup(
+        &env,
+        home.path(),
+        &["claude", "--allow-only", "--settings", o],
+    )?
+    .success(&[o])?;
+    assert!(fs::read_to_string(&other)?.contains("mcp__goldfish__checkpoint"));
+    Ok(())
 }
 
 #[test]
@@ -483,7 +700,14 @@ fn doctor_reports_what_to_do_and_exits_1_on_failure() -> TestResult {
 
     let with = path_dir(true)?;
     for client in ["claude", "codex", "cursor"] {
-        setup(&env, home.path(), &[client])?.success(&[client])?;
+        // With this store's GOLDFISH_HOME, as a user of it runs setup (it is recorded).
+        let out = env
+            .cmd(&["setup", client])
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .output()?;
+        crate::util::Out(out).success(&[client])?;
     }
     let out = doctor(&env, home.path(), with.path(), &[])?;
     out.success(&["doctor"])?;

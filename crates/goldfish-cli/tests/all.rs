@@ -22,6 +22,7 @@ mod mcp_session;
 mod notes;
 mod plan;
 mod plugin;
+mod real_clients;
 mod recall;
 mod redaction;
 mod secrets;

@@ -10,7 +10,6 @@
 //! `structuredContent` against the tool's `outputSchema` itself (a mismatch is an error);
 //! the checks here repeat that at the top level, so they hold whatever the client does.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -21,52 +20,15 @@ use crate::util::{Env, TestResult, bin};
 /// The pinned Inspector: 0.17.x runs on Node 20 (later majors need Node 22).
 const INSPECTOR_VERSION: &str = "0.17.5";
 
-/// Installs the Inspector once (a lock file serialises parallel test processes).
+/// Installs the Inspector once.
 fn inspector() -> Result<PathBuf, Box<dyn std::error::Error>> {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    std::fs::create_dir_all(root)?;
-    let dir = root.join("mcp-inspector");
-    let program = dir.join("node_modules/.bin/mcp-inspector");
-    let ready = dir.join(format!(".goldfish-ready-inspector-{INSPECTOR_VERSION}"));
-    let lock = File::create(root.join("mcp-inspector.lock"))?;
-    lock.lock()?;
-    if ready.exists() && program.exists() {
-        return Ok(program);
-    }
-    let npm = std::env::var("NPM").unwrap_or_else(|_| "npm".to_string());
-    if let Err(e) = Command::new(&npm).arg("--version").output() {
-        return Err(format!(
-            "the MCP Inspector test needs npm (and node) to install \
-             @modelcontextprotocol/inspector, but `{npm} --version` failed: {e}. Install \
-             Node.js 20 or later (apt-get install nodejs npm) or set NPM."
-        )
-        .into());
-    }
-    std::fs::create_dir_all(&dir)?;
-    let out = Command::new(&npm)
-        .args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-            "--prefix",
-        ])
-        .arg(&dir)
-        .arg(format!(
-            "@modelcontextprotocol/inspector@{INSPECTOR_VERSION}"
-        ))
-        .output()?;
-    if !out.status.success() || !program.exists() {
-        return Err(format!(
-            "npm install @modelcontextprotocol/inspector@{INSPECTOR_VERSION} failed ({:?}):\n{}\n{}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
-    }
-    File::create(&ready)?;
-    Ok(program)
+    crate::util::npm_install(
+        "the MCP Inspector test",
+        "mcp-inspector",
+        "@modelcontextprotocol/inspector",
+        INSPECTOR_VERSION,
+        "mcp-inspector",
+    )
 }
 
 /// Runs the Inspector CLI against `goldfish mcp` in `env`; `args` follow `--method`.

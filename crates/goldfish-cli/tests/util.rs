@@ -173,3 +173,57 @@ pub(crate) fn corpus() -> Result<Vec<goldfish_store::Checkpoint>, Box<dyn std::e
     }
     Ok(all)
 }
+
+/// Installs the npm package `package@version` once into `<target tmp>/<dir>` (a lock file
+/// serialises parallel test processes; a ready-marker makes later runs offline) and returns
+/// `node_modules/.bin/<program>`. A missing npm is an error saying what to install, naming
+/// `what` needs it: these tests are acceptance criteria and must not silently pass.
+pub(crate) fn npm_install(
+    what: &str,
+    dir: &str,
+    package: &str,
+    version: &str,
+    program: &str,
+) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(root)?;
+    let dir_path = root.join(dir);
+    let program = dir_path.join("node_modules/.bin").join(program);
+    let ready = dir_path.join(format!(".goldfish-ready-{dir}-{version}"));
+    let lock = std::fs::File::create(root.join(format!("{dir}.lock")))?;
+    lock.lock()?;
+    if ready.exists() && program.exists() {
+        return Ok(program);
+    }
+    let npm = std::env::var("NPM").unwrap_or_else(|_| "npm".to_string());
+    if let Err(e) = Command::new(&npm).arg("--version").output() {
+        return Err(format!(
+            "{what} needs npm (and node) to install {package}, but `{npm} --version` failed: \
+             {e}. Install Node.js 20 or later (apt-get install nodejs npm) or set NPM."
+        )
+        .into());
+    }
+    std::fs::create_dir_all(&dir_path)?;
+    let out = Command::new(&npm)
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "--prefix",
+        ])
+        .arg(&dir_path)
+        .arg(format!("{package}@{version}"))
+        .output()?;
+    if !out.status.success() || !program.exists() {
+        return Err(format!(
+            "npm install {package}@{version} failed ({:?}):\n{}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
+    }
+    std::fs::File::create(&ready)?;
+    Ok(program)
+}

@@ -175,6 +175,9 @@ pub struct SessionStart {
     pub notes: Option<NotesSummary>,
     /// Files that could not be read and were left out, each with why.
     pub skipped: Vec<String>,
+    /// The days of the window when it held no checkpoint and
+    /// [`checkpoints`](Self::checkpoints) are the latest ones from before it instead.
+    pub older_than_days: Option<u32>,
 }
 
 /// Gathers what an agent needs at session start. Only reads.
@@ -191,7 +194,21 @@ pub fn session_start(options: &SessionOptions) -> Result<SessionStart, Error> {
     recall.days = options.days;
     recall.limit = options.checkpoints;
     recall.cwd = Some(options.worktree.clone());
-    let result = goldfish_recall::recall(&store, &recall)?;
+    let mut result = goldfish_recall::recall(&store, &recall)?;
+    // Nothing in the window: the latest checkpoints, however old, rather than "nothing
+    // saved" over a store that has them.
+    let mut older_than_days = None;
+    if result.checkpoints.is_empty() && options.days.is_none() {
+        recall.days = Some(OLDEST_DAYS);
+        let older = goldfish_recall::recall(&store, &recall)?;
+        if !older.checkpoints.is_empty() {
+            older_than_days = Some(
+                u32::try_from((result.window.to - result.window.from).num_days())
+                    .unwrap_or(u32::MAX),
+            );
+            result = older;
+        }
+    }
     let mut skipped: Vec<String> = result
         .skipped
         .iter()
@@ -232,8 +249,12 @@ pub fn session_start(options: &SessionOptions) -> Result<SessionStart, Error> {
         journal,
         notes,
         skipped,
+        older_than_days,
     })
 }
+
+/// How far back session start looks when the usual window holds no checkpoint: ten years.
+const OLDEST_DAYS: u32 = 3650;
 
 /// The first open boxes (`- [ ] …`) of a plan's markdown.
 fn open_items(content: &str) -> Vec<String> {
@@ -344,6 +365,20 @@ fn one_line(text: &str) -> String {
 }
 
 impl SessionStart {
+    /// [`skipped`](Self::skipped) in one line, `None` when nothing was left out: how many
+    /// entries of how many files, and the first. A damaged file can fail on every line; the
+    /// session needs to know once, not once per line.
+    pub fn skipped_summary(&self) -> Option<String> {
+        let first = self.skipped.first()?;
+        if self.skipped.len() == 1 {
+            return Some(format!("left out {first}"));
+        }
+        Some(format!(
+            "left out {} unreadable entries; the first: {first}",
+            self.skipped.len(),
+        ))
+    }
+
     /// Whether anything was found (a plan, a checkpoint, a journal or notes).
     pub fn is_empty(&self) -> bool {
         self.plan.is_none()
@@ -419,8 +454,12 @@ impl SessionStart {
             }
         }
         if !self.checkpoints.is_empty() {
+            let which = match self.older_than_days {
+                Some(days) => format!("Latest checkpoints (none in the last {days} days; "),
+                None => "Recent checkpoints (".to_string(),
+            };
             out.line(&format!(
-                "Recent checkpoints ({} of {}):",
+                "{which}{} of {}):",
                 self.checkpoints.len(),
                 self.total_checkpoints
             ));

@@ -35,6 +35,8 @@ pub struct Options {
     pub dry_run: bool,
     /// The environment the documented location is resolved in.
     pub env: Env,
+    /// The settings file [`allow_tools`] edits instead of the client's documented one.
+    pub settings: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -47,6 +49,7 @@ impl Default for Options {
             config: None,
             dry_run: false,
             env: Env::from_process(),
+            settings: None,
         }
     }
 }
@@ -162,6 +165,89 @@ pub fn apply(client: Client, options: &Options) -> Result<Outcome, Error> {
             },
         }
     };
+    write_change(
+        client,
+        client.format(),
+        path,
+        old,
+        new,
+        change,
+        options.dry_run,
+    )
+}
+
+/// The rules [`allow_tools`] adds to Claude Code's `permissions.allow`: the tools that only
+/// read (`recall`) or only append (`checkpoint`), as Claude Code names them for the server
+/// setup registers (`mcp__goldfish__…`) and for the server of the goldfish plugin
+/// (`mcp__plugin_goldfish_goldfish__…`). `plan` can replace and archive plans, so it is left
+/// to the user ([`PLAN_RULES`]).
+pub const ALLOW_RULES: [&str; 4] = [
+    "mcp__goldfish__recall",
+    "mcp__goldfish__checkpoint",
+    "mcp__plugin_goldfish_goldfish__recall",
+    "mcp__plugin_goldfish_goldfish__checkpoint",
+];
+
+/// The rules that would let `plan` run without asking too, for the user to add.
+pub const PLAN_RULES: [&str; 2] = ["mcp__goldfish__plan", "mcp__plugin_goldfish_goldfish__plan"];
+
+/// The rules of [`ALLOW_RULES`] present in `text`, a Claude Code settings file.
+pub fn allowed_rules(text: &str) -> Result<Vec<&'static str>, Error> {
+    crate::json::allow::allowed(text, &ALLOW_RULES)
+}
+
+/// Adds [`ALLOW_RULES`] to Claude Code's `permissions.allow` ([`Action::Register`]) or takes
+/// them out ([`Action::Remove`]), so the goldfish tools that only read or append run in
+/// headless sessions (`claude -p`), which deny every tool not allowed. The file is
+/// [`Options::settings`], else [`Client::settings_path`]; `None` for clients without such
+/// rules (Codex and Cursor). Edited like [`apply`]'s file: spliced, idempotent, reversible
+/// byte for byte, backed up, replaced atomically, never written on a dry run.
+pub fn allow_tools(client: Client, options: &Options) -> Result<Option<Outcome>, Error> {
+    let path = match (&options.settings, client.settings_path(&options.env)?) {
+        (Some(path), _) => path.clone(),
+        (None, Some(path)) => path,
+        (None, None) => return Ok(None),
+    };
+    let path = resolve_link(&path)?;
+    let old = read_utf8_opt(&path)?;
+    let old_text = old.as_deref().unwrap_or("");
+    let new = match options.action {
+        Action::Register => crate::json::allow::allow(old_text, &ALLOW_RULES),
+        Action::Remove => crate::json::allow::disallow(old_text, &ALLOW_RULES),
+    }
+    .map_err(|e| e.with_path(&path))?;
+    let change = match (new == old_text, options.action) {
+        (true, _) => Change::Unchanged,
+        (false, Action::Remove) => Change::Removed,
+        (false, Action::Register) if allowed_rules(old_text).is_ok_and(|r| !r.is_empty()) => {
+            Change::Updated
+        }
+        (false, Action::Register) => Change::Added,
+    };
+    write_change(
+        client,
+        Format::Json,
+        path,
+        old,
+        new,
+        change,
+        options.dry_run,
+    )
+    .map(Some)
+}
+
+/// Shows or writes one edit of a JSON or TOML file: the diff, the backup, the conflict check
+/// and the atomic replace shared by [`apply`] and [`allow_tools`].
+fn write_change(
+    client: Client,
+    format: Format,
+    path: PathBuf,
+    old: Option<String>,
+    new: String,
+    change: Change,
+    dry_run: bool,
+) -> Result<Outcome, Error> {
+    let old_text = old.as_deref().unwrap_or("");
     let mut outcome = Outcome {
         client,
         path: path.clone(),
@@ -174,7 +260,7 @@ pub fn apply(client: Client, options: &Options) -> Result<Outcome, Error> {
         return Ok(outcome);
     }
     outcome.diff = unified_diff(&path, old_text, &new);
-    if options.dry_run {
+    if dry_run {
         return Ok(outcome);
     }
     if old.is_some() {
@@ -193,7 +279,7 @@ pub fn apply(client: Client, options: &Options) -> Result<Outcome, Error> {
         )
         .with_path(&path));
     }
-    if new.trim().is_empty() && client.format() == Format::Json {
+    if new.trim().is_empty() && format == Format::Json {
         fs::remove_file(&path).map_err(|e| Error::io(&path, "cannot remove", e))?;
     } else {
         write_atomic(&path, new.as_bytes(), &WriteOptions::private())?;

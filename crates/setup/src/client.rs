@@ -82,6 +82,29 @@ impl Client {
     }
 }
 
+impl Client {
+    /// The user settings file holding this client's permission rules: for Claude Code
+    /// `~/.claude/settings.json`, or `$CLAUDE_CONFIG_DIR/settings.json` when that is set;
+    /// `None` for the clients without such rules.
+    pub fn settings_path(self, env: &Env) -> Result<Option<PathBuf>, Error> {
+        if self != Client::Claude {
+            return Ok(None);
+        }
+        if let Some(dir) = env.claude_config_dir.as_ref().filter(|d| !d.is_empty()) {
+            return Ok(Some(PathBuf::from(dir).join("settings.json")));
+        }
+        let home = env.home.as_ref().filter(|h| !h.is_empty()).ok_or_else(|| {
+            Error::new(
+                ErrorKind::NoHome,
+                "cannot find Claude Code's settings: HOME is not set",
+            )
+        })?;
+        Ok(Some(
+            PathBuf::from(home).join(".claude").join("settings.json"),
+        ))
+    }
+}
+
 impl fmt::Display for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

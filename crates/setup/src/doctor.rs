@@ -8,6 +8,7 @@ use std::process::Command;
 
 use crate::apply::registration;
 use crate::client::{Client, Env};
+use crate::server::Server;
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -34,8 +35,8 @@ impl fmt::Display for Status {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Finding {
-    /// What was checked: `binary`, `store`, `claude`, `codex`, `cursor`, `git`,
-    /// `merge-driver` or `redaction`.
+    /// What was checked: `binary`, `store`, `claude`, `codex`, `cursor`,
+    /// `claude-permissions`, `git`, `merge-driver` or `redaction`.
     pub check: &'static str,
     /// How it came out.
     pub status: Status,
@@ -77,6 +78,7 @@ impl fmt::Display for Finding {
 pub fn doctor(env: &Env) -> Vec<Finding> {
     let mut findings = vec![check_binary(env), check_store(env)];
     findings.extend(Client::ALL.iter().map(|&c| check_client(c, env)));
+    findings.extend(check_claude_permissions(env));
     findings.push(check_git(env));
     findings
 }
@@ -304,7 +306,19 @@ fn check_client(client: Client, env: &Env) -> Finding {
                 ),
             );
             let command = Path::new(&server.command);
-            if command.is_absolute() && !is_executable(command) {
+            if let Some((opens, cli)) = other_store(client, &server, env) {
+                finding.status = Status::Fail;
+                finding.detail = format!(
+                    "the server {shown} starts opens the store {}, but this goldfish uses {}: \
+                     what is saved through {name} lands in the other one",
+                    opens.display(),
+                    cli.display()
+                );
+                finding.fix = Some(format!(
+                    "run `goldfish setup {name}` with GOLDFISH_HOME set as it is here (it \
+                     records GOLDFISH_HOME in the server's env)"
+                ));
+            } else if command.is_absolute() && !is_executable(command) {
                 finding.status = Status::Fail;
                 finding.detail = format!(
                     "{shown} starts {}, which is not an executable file",
@@ -325,6 +339,78 @@ fn check_client(client: Client, env: &Env) -> Finding {
         Err(e) => Finding::new(name, Status::Fail, e.with_path(&path).to_string())
             .fix("fix the file at that line; setup refuses to edit a file it cannot parse"),
     }
+}
+
+/// Whether Claude Code lets `recall` and `checkpoint` run without asking, which headless
+/// sessions (`claude -p`) need. `None` when Claude Code has no settings file and no
+/// goldfish registration (the user does not use it, or not with goldfish).
+fn check_claude_permissions(env: &Env) -> Option<Finding> {
+    let check = "claude-permissions";
+    let path = Client::Claude.settings_path(env).ok().flatten()?;
+    let shown = path.display();
+    let registered = Client::Claude
+        .config_path(env)
+        .ok()
+        .and_then(|p| notes_core::fs::read_utf8_opt(&p).ok().flatten())
+        .is_some_and(|t| matches!(registration(Client::Claude, &t), Ok(Some(_))));
+    let text = match notes_core::fs::read_utf8_opt(&path) {
+        Ok(Some(text)) => text,
+        Ok(None) if !registered => return None,
+        Ok(None) => String::new(),
+        Err(e) => return Some(Finding::new(check, Status::Warn, e.to_string())),
+    };
+    let allowed = match crate::apply::allowed_rules(&text) {
+        Ok(allowed) => allowed,
+        Err(e) => {
+            return Some(
+                Finding::new(check, Status::Warn, e.with_path(&path).to_string())
+                    .fix("fix the file at that line; setup refuses to edit a file it cannot parse"),
+            );
+        }
+    };
+    // Each pair names the tools of one way of installing: setup's server, or the plugin's.
+    let complete = crate::apply::ALLOW_RULES
+        .chunks(2)
+        .any(|pair| pair.iter().all(|r| allowed.contains(r)));
+    Some(if complete {
+        Finding::new(
+            check,
+            Status::Ok,
+            format!("recall and checkpoint may run without asking (allowed in {shown})"),
+        )
+    } else {
+        Finding::new(
+            check,
+            Status::Warn,
+            format!(
+                "recall and checkpoint are not allowed in {shown}: headless sessions \
+                 (claude -p) are refused them"
+            ),
+        )
+        .fix(
+            "goldfish setup claude (or `goldfish setup claude --allow-only` when goldfish comes \
+             from the plugin)",
+        )
+    })
+}
+
+/// The store `server` would open and the one this process uses, when they differ. The
+/// server opens its own `GOLDFISH_HOME` when its entry sets one; otherwise Codex starts it
+/// without the user's environment (so the default store), while Claude Code and Cursor pass
+/// theirs on.
+fn other_store(client: Client, server: &Server, env: &Env) -> Option<(PathBuf, PathBuf)> {
+    let cli = notes_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())?;
+    let opens = match server.goldfish_home() {
+        Some(home) => PathBuf::from(home),
+        None if client == Client::Codex => {
+            notes_core::fs::goldfish_home_from(None, env.home.clone())?
+        }
+        None => return None,
+    };
+    let same = |a: &Path, b: &Path| {
+        a == b || matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    };
+    (!same(&opens, &cli)).then_some((opens, cli))
 }
 
 fn check_git(env: &Env) -> Finding {

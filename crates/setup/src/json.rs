@@ -12,6 +12,8 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::server::{SERVER_NAME, Server};
 
+pub(crate) mod allow;
+
 /// The object that holds MCP servers in both clients' files.
 const SERVERS_KEY: &str = "mcpServers";
 
@@ -147,7 +149,11 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
         Some((_, servers)) => match servers.get_unique(text, SERVER_NAME, SERVERS_WHAT)? {
             Some((_, entry)) => {
                 // An entry without a usable command is replaced, not refused: setup owns it.
-                if registration(text).ok().flatten().as_ref() == Some(server) {
+                if registration(text)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|r| server.is_satisfied_by(&r))
+                {
                     return Ok(text.to_owned());
                 }
                 let indent = member_indent(text, &servers, &unit);
@@ -167,7 +173,8 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
                 }
                 let command = serde_json::to_string(&server.command).expect("a string serialises");
                 let text = set_member(text, open, "command", &command, &unit);
-                Ok(set_member(&text, open, "args", &render_args(server), &unit))
+                let text = set_member(&text, open, "args", &render_args(server), &unit);
+                Ok(set_env(&text, open, server, &unit))
             }
             None => {
                 let indent = member_indent(text, &servers, &unit);
@@ -268,6 +275,44 @@ fn set_member(text: &str, open: usize, key: &str, value: &str, unit: &str) -> St
     }
 }
 
+/// Sets each of `server.env` in the `env` object of the entry whose `{` is at `open`,
+/// creating that object when missing (or replacing it when it is not an object).
+fn set_env(text: &str, open: usize, server: &Server, unit: &str) -> String {
+    if server.env.is_empty() {
+        return text.to_owned();
+    }
+    let entry = scan_object(text, open);
+    match entry.get("env") {
+        Some((_, env)) if text.as_bytes()[env.value_start] == b'{' => {
+            let env_open = env.value_start;
+            let mut text = text.to_owned();
+            for (key, value) in &server.env {
+                let value = serde_json::to_string(value).expect("a string serialises");
+                text = set_member(&text, env_open, key, &value, unit);
+            }
+            text
+        }
+        _ => {
+            let indent = member_indent(text, &entry, unit);
+            set_member(text, open, "env", &render_env(server, &indent, unit), unit)
+        }
+    }
+}
+
+/// The environment as an object on several lines, its members indented `indent` + `unit`.
+fn render_env(server: &Server, indent: &str, unit: &str) -> String {
+    let members: Vec<String> = server
+        .env
+        .iter()
+        .map(|(k, v)| {
+            let k = serde_json::to_string(k).expect("a string serialises");
+            let v = serde_json::to_string(v).expect("a string serialises");
+            format!("{indent}{unit}{k}: {v}")
+        })
+        .collect();
+    format!("{{\n{}\n{indent}}}", members.join(",\n"))
+}
+
 /// The arguments as a one-line JSON list: `["mcp"]`.
 fn render_args(server: &Server) -> String {
     let args = serde_json::to_string(&server.args).expect("a list of strings serialises");
@@ -278,7 +323,15 @@ fn render_args(server: &Server) -> String {
 fn render_entry(server: &Server, indent: &str, unit: &str) -> String {
     let command = serde_json::to_string(&server.command).expect("a string serialises");
     let args = render_args(server);
-    format!("{{\n{indent}{unit}\"command\": {command},\n{indent}{unit}\"args\": {args}\n{indent}}}")
+    let env = if server.env.is_empty() {
+        String::new()
+    } else {
+        let inner = format!("{indent}{unit}");
+        format!(",\n{inner}\"env\": {}", render_env(server, &inner, unit))
+    };
+    format!(
+        "{{\n{indent}{unit}\"command\": {command},\n{indent}{unit}\"args\": {args}{env}\n{indent}}}"
+    )
 }
 
 /// The indentation of the members of `object`: that of its first member written on a line
@@ -425,6 +478,31 @@ mod tests {
     }
 
     #[test]
+    fn the_servers_environment_is_recorded_and_merged() -> Result<(), Error> {
+        let mut server = goldfish();
+        server.env.insert("GOLDFISH_HOME".into(), "/data/gf".into());
+        let before = "{\n  \"theme\": \"dark\"\n}\n";
+        let out = register(before, &server)?;
+        assert!(
+            out.contains("\"args\": [\"mcp\"],\n      \"env\": {\n        \"GOLDFISH_HOME\": \"/data/gf\"\n      }\n"),
+            "{out}"
+        );
+        assert_eq!(registration(&out)?, Some(server.clone()));
+        assert_eq!(register(&out, &server)?, out, "idempotent");
+        assert_eq!(unregister(&out)?, before);
+        // A registration without env gets it; one with its own env keeps its variables.
+        let plain = register(before, &goldfish())?;
+        let out = register(&plain, &server)?;
+        assert_eq!(registration(&out)?, Some(server.clone()));
+        let mine = "{\"mcpServers\": {\"goldfish\": {\"command\": \"goldfish\", \"args\": [\"mcp\"], \"env\": {\"A\": \"1\"}}}}";
+        let out = register(mine, &server)?;
+        let got = registration(&out)?.expect("registered");
+        assert_eq!(got.env.get("A").map(String::as_str), Some("1"));
+        assert_eq!(got.goldfish_home(), Some("/data/gf"));
+        Ok(())
+    }
+
+    #[test]
     fn empty_file_gets_a_fresh_document() -> Result<(), Error> {
         let out = register("", &goldfish())?;
         assert_eq!(
@@ -533,7 +611,8 @@ mod tests {
         for (text, want) in table {
             let out = register(text, &Server::default())?;
             assert_eq!(out, want);
-            assert_eq!(registration(&out)?, Some(Server::default()));
+            let got = registration(&out)?.expect("registered");
+            assert!(Server::default().is_satisfied_by(&got), "{got:?}");
         }
         Ok(())
     }

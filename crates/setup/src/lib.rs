@@ -79,8 +79,8 @@ mod server;
 mod toml;
 
 pub use apply::{
-    Action, Change, Options, Outcome, apply, backup_path, register, registration, unified_diff,
-    unregister,
+    ALLOW_RULES, Action, Change, Options, Outcome, PLAN_RULES, allow_tools, allowed_rules, apply,
+    backup_path, register, registration, unified_diff, unregister,
 };
 pub use client::{Client, Env, Format};
 pub use doctor::{

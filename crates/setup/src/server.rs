@@ -1,5 +1,6 @@
 //! What setup registers: the command that starts the goldfish MCP server.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -15,6 +16,11 @@ pub struct Server {
     pub command: String,
     /// Its arguments: `["mcp"]`.
     pub args: Vec<String>,
+    /// Environment variables the client sets for the server (`env` in every client's
+    /// config): `GOLDFISH_HOME` when the user keeps the store elsewhere, since a client need
+    /// not pass its own environment on (Codex does not). Setup only adds and updates these
+    /// keys; others already in the entry stay.
+    pub env: BTreeMap<String, String>,
 }
 
 impl Default for Server {
@@ -23,6 +29,7 @@ impl Default for Server {
         Server {
             command: SERVER_NAME.to_owned(),
             args: vec!["mcp".to_owned()],
+            env: BTreeMap::new(),
         }
     }
 }
@@ -35,6 +42,23 @@ impl Server {
             command: binary.to_string_lossy().into_owned(),
             ..Server::default()
         }
+    }
+
+    /// True when `existing`, a registered server, runs this one: the same command and
+    /// arguments, and every variable of [`env`](Self::env) set to the same value (it may set
+    /// others).
+    pub fn is_satisfied_by(&self, existing: &Server) -> bool {
+        self.command == existing.command
+            && self.args == existing.args
+            && self.env.iter().all(|(k, v)| existing.env.get(k) == Some(v))
+    }
+
+    /// The store the server opens: its `GOLDFISH_HOME` when it sets one.
+    pub fn goldfish_home(&self) -> Option<&str> {
+        self.env
+            .get(notes_core::fs::GOLDFISH_HOME_ENV)
+            .map(String::as_str)
+            .filter(|h| !h.is_empty())
     }
 
     /// Reads `{"command": …, "args": […]}`; `None` without a `command` string. Missing or
@@ -50,7 +74,16 @@ impl Server {
                     .collect()
             })
             .unwrap_or_default();
-        Some(Server { command, args })
+        let env = value
+            .get("env")
+            .and_then(Value::as_object)
+            .map(|o| {
+                o.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(Server { command, args, env })
     }
 }
 

@@ -63,7 +63,16 @@ fn server_of(entry: &Item) -> Result<Server, Error> {
                 .collect()
         })
         .unwrap_or_default();
-    Ok(Server { command, args })
+    let env = table
+        .get("env")
+        .and_then(Item::as_table_like)
+        .map(|t| {
+            t.iter()
+                .filter_map(|(k, v)| Some((k.to_owned(), v.as_str()?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Server { command, args, env })
 }
 
 /// The server registered as `goldfish`, if any.
@@ -73,6 +82,15 @@ pub(crate) fn registration(text: &str) -> Result<Option<Server>, Error> {
         Some(entry) => server_of(entry).map(Some),
         None => Ok(None),
     }
+}
+
+/// The server's environment as an inline table: `{ GOLDFISH_HOME = "…" }`.
+fn env_table(server: &Server) -> InlineTable {
+    server
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), Value::from(v.as_str())))
+        .collect()
 }
 
 fn args_array(server: &Server) -> Array {
@@ -86,7 +104,7 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
     let existing = servers(&doc)?.and_then(|s| s.get(SERVER_NAME));
     // An entry without a usable command is replaced, not refused: setup owns it.
     if let Some(entry) = existing
-        && server_of(entry).ok().as_ref() == Some(server)
+        && server_of(entry).is_ok_and(|r| server.is_satisfied_by(&r))
     {
         return Ok(text.to_owned());
     }
@@ -108,6 +126,17 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
         Some(entry) => {
             entry.insert("command", toml_edit::value(server.command.as_str()));
             entry.insert("args", toml_edit::value(args_array(server)));
+            match entry.get_mut("env").and_then(Item::as_table_like_mut) {
+                Some(env) => {
+                    for (k, v) in &server.env {
+                        env.insert(k, toml_edit::value(v.as_str()));
+                    }
+                }
+                None if !server.env.is_empty() => {
+                    entry.insert("env", toml_edit::value(env_table(server)));
+                }
+                None => {}
+            }
         }
         None => {
             let is_inline = servers.is_dotted() || servers_is_inline(&doc);
@@ -120,11 +149,17 @@ pub(crate) fn register(text: &str, server: &Server) -> Result<String, Error> {
                 let mut entry = InlineTable::new();
                 entry.insert("command", Value::from(server.command.as_str()));
                 entry.insert("args", Value::Array(args_array(server)));
+                if !server.env.is_empty() {
+                    entry.insert("env", Value::InlineTable(env_table(server)));
+                }
                 servers.insert(SERVER_NAME, Item::Value(Value::InlineTable(entry)));
             } else {
                 let mut entry = Table::new();
                 entry.insert("command", toml_edit::value(server.command.as_str()));
                 entry.insert("args", toml_edit::value(args_array(server)));
+                if !server.env.is_empty() {
+                    entry.insert("env", toml_edit::value(env_table(server)));
+                }
                 if !text.trim().is_empty() {
                     // A blank line before the new table, as people write them; removing the
                     // table removes it again.
@@ -199,11 +234,35 @@ mod tests {
     }
 
     #[test]
+    fn the_servers_environment_is_recorded_and_merged() -> Result<(), Error> {
+        let mut server = Server::default();
+        server.env.insert("GOLDFISH_HOME".into(), "/data/gf".into());
+        let before = "model = \"o3\"\n";
+        let out = register(before, &server)?;
+        assert!(
+            out.contains("env = { GOLDFISH_HOME = \"/data/gf\" }"),
+            "{out}"
+        );
+        assert_eq!(registration(&out)?, Some(server.clone()));
+        assert_eq!(register(&out, &server)?, out, "idempotent");
+        assert_eq!(unregister(&out)?, before);
+        // An entry with its own env keeps its other variables.
+        let text = "[mcp_servers.goldfish]\ncommand = \"goldfish\"\nargs = [\"mcp\"]\nenv = { A = \"1\" }\n";
+        let out = register(text, &server)?;
+        let got = registration(&out)?.expect("registered");
+        assert_eq!(got.env.get("A").map(String::as_str), Some("1"));
+        assert_eq!(got.goldfish_home(), Some("/data/gf"));
+        Ok(())
+    }
+
+    #[test]
     fn update_keeps_other_keys() -> Result<(), Error> {
         let text = "[mcp_servers.goldfish]\ncommand = \"old\"\nenv = { A = \"1\" } # mine\n";
         let out = register(text, &Server::default())?;
         assert!(out.contains("env = { A = \"1\" } # mine"), "{out}");
-        assert_eq!(registration(&out)?, Some(Server::default()));
+        let got = registration(&out)?.expect("registered");
+        assert!(Server::default().is_satisfied_by(&got), "{got:?}");
+        assert_eq!(got.env.get("A").map(String::as_str), Some("1"));
         Ok(())
     }
 

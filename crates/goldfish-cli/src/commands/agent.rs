@@ -62,8 +62,8 @@ fn session_start_output(
     // Chosen as every command chooses it (`GOLDFISH_WORKSPACE` may be a project's path).
     options.workspace = Some(ctx.workspace(None)?);
     let start = goldfish_session::session_start(&options)?;
-    for skipped in &start.skipped {
-        eprintln!("goldfish hook: left out {skipped}");
+    if let Some(summary) = start.skipped_summary() {
+        eprintln!("goldfish hook: {summary}");
     }
     let text = start.render(args.budget);
     Ok(match args.client {
@@ -95,6 +95,23 @@ pub(crate) fn setup(args: SetupArgs) -> anyhow::Result<Report> {
         })?),
         None => goldfish_setup::Server::default(),
     };
+    // A client need not pass its environment on to the server (Codex does not): the store
+    // this goldfish uses is recorded in the server's entry.
+    let mut server = server;
+    if let Some(home) =
+        std::env::var_os(notes_core::fs::GOLDFISH_HOME_ENV).filter(|h| !h.is_empty())
+    {
+        let home = std::path::absolute(&home).map_err(|e| {
+            anyhow::anyhow!(
+                "GOLDFISH_HOME={}: cannot make it absolute: {e}",
+                home.display()
+            )
+        })?;
+        server.env.insert(
+            notes_core::fs::GOLDFISH_HOME_ENV.to_string(),
+            home.to_string_lossy().into_owned(),
+        );
+    }
     if args.print {
         let snippet = goldfish_setup::print_snippet(&server);
         let value: serde_json::Value = serde_json::from_str(&snippet)?;
@@ -111,54 +128,100 @@ pub(crate) fn setup(args: SetupArgs) -> anyhow::Result<Report> {
         goldfish_setup::Action::Register
     };
     options.server = server;
-    options.config = args.config;
+    options.config = args.config.clone();
+    options.settings = args.settings.clone();
     options.dry_run = args.dry_run;
-    let outcome = goldfish_setup::apply(client, &options)?;
-    let path = outcome.path.display();
-    let what = match (outcome.change, args.dry_run) {
-        (goldfish_setup::Change::Added, false) => format!("registered `goldfish` in {path}"),
-        (goldfish_setup::Change::Added, true) => format!("would register `goldfish` in {path}"),
-        (goldfish_setup::Change::Updated, false) => {
-            format!("updated the `goldfish` command in {path}")
-        }
-        (goldfish_setup::Change::Updated, true) => {
-            format!("would update the `goldfish` command in {path}")
-        }
-        (goldfish_setup::Change::Removed, false) => format!("removed `goldfish` from {path}"),
-        (goldfish_setup::Change::Removed, true) => format!("would remove `goldfish` from {path}"),
-        (goldfish_setup::Change::Unchanged, _) if args.remove => {
-            format!("`goldfish` is not registered in {path}; nothing to do")
-        }
-        (_, _) => format!("`goldfish` is already registered in {path}; nothing to do"),
-    };
+    use goldfish_setup::Change;
+    if (args.allow_only || args.settings.is_some()) && client != goldfish_setup::Client::Claude {
+        anyhow::bail!(
+            "--allow-only and --settings are for claude: the other clients have no allow rules"
+        );
+    }
     let mut text = String::new();
-    if args.dry_run && !outcome.diff.is_empty() {
-        text.push_str(&outcome.diff);
-        if !outcome.diff.ends_with('\n') {
-            text.push('\n');
+    let mut json = json!({ "client": client.name(), "dry_run": args.dry_run });
+    if !args.allow_only {
+        let outcome = goldfish_setup::apply(client, &options)?;
+        let path = outcome.path.display();
+        let line = match (outcome.change, args.dry_run) {
+            (Change::Added, false) => format!("registered `goldfish` in {path}"),
+            (Change::Added, true) => format!("would register `goldfish` in {path}"),
+            (Change::Updated, false) => format!("updated the `goldfish` command in {path}"),
+            (Change::Updated, true) => format!("would update the `goldfish` command in {path}"),
+            (Change::Removed, false) => format!("removed `goldfish` from {path}"),
+            (Change::Removed, true) => format!("would remove `goldfish` from {path}"),
+            (Change::Unchanged, _) if args.remove => {
+                format!("`goldfish` is not registered in {path}; nothing to do")
+            }
+            (_, _) => format!("`goldfish` is already registered in {path}; nothing to do"),
+        };
+        render_change(&mut text, &outcome, args.dry_run, &line);
+        json["path"] = json!(outcome.path);
+        json["change"] = json!(format!("{:?}", outcome.change).to_lowercase());
+        json["written"] = json!(outcome.written);
+        json["backup"] = json!(outcome.backup);
+        json["diff"] = json!(outcome.diff);
+    }
+    if !args.no_allow
+        && let Some(outcome) = goldfish_setup::allow_tools(client, &options)?
+    {
+        let path = outcome.path.display();
+        let what = "the allow rules for recall and checkpoint";
+        let line = match (outcome.change, args.dry_run) {
+            (Change::Added | Change::Updated, false) => format!("added {what} to {path}"),
+            (Change::Added | Change::Updated, true) => format!("would add {what} to {path}"),
+            (Change::Removed, false) => format!("removed {what} from {path}"),
+            (Change::Removed, true) => format!("would remove {what} from {path}"),
+            (Change::Unchanged, _) if args.remove => {
+                format!("{what} are not in {path}; nothing to do")
+            }
+            (_, _) => format!("{what} are already in {path}; nothing to do"),
+        };
+        render_change(&mut text, &outcome, args.dry_run, &line);
+        if !args.remove {
+            text.push_str(&format!(
+                "\n`plan` still asks before it runs (it can replace and archive plans); to allow it \
+                 in headless sessions too, add {} to \"permissions\".\"allow\" in {} (or pass \
+                 it to one session: claude -p --allowedTools <rule>).",
+                goldfish_setup::PLAN_RULES
+                    .iter()
+                    .map(|r| format!("\"{r}\""))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                outcome.path.display()
+            ));
         }
+        json["permissions"] = json!({
+            "path": outcome.path,
+            "change": format!("{:?}", outcome.change).to_lowercase(),
+            "written": outcome.written,
+            "backup": outcome.backup,
+            "diff": outcome.diff,
+            "rules": goldfish_setup::ALLOW_RULES,
+        });
     }
-    text.push_str(&what);
-    if let Some(backup) = &outcome.backup {
-        text.push_str(&format!(" (previous contents in {})", backup.display()));
-    }
-    if outcome.written && !args.remove {
+    if !args.remove && !args.dry_run {
         text.push_str(&format!(
             "\nRestart {} to load it; `goldfish doctor` checks the installation.",
             client.name()
         ));
     }
-    let change = format!("{:?}", outcome.change).to_lowercase();
-    let json = json!({
-        "client": client.name(),
-        "path": outcome.path,
-        "change": change,
-        "dry_run": args.dry_run,
-        "written": outcome.written,
-        "backup": outcome.backup,
-        "diff": outcome.diff,
-    });
-    Ok(Report::new(text, json))
+    Ok(Report::new(text.trim_start().to_string(), json))
+}
+
+/// Appends what happened to one file to `text`: the diff on a dry run, then `line` and
+/// where the backup went.
+fn render_change(text: &mut String, outcome: &goldfish_setup::Outcome, dry_run: bool, line: &str) {
+    text.push('\n');
+    if dry_run && !outcome.diff.is_empty() {
+        text.push_str(&outcome.diff);
+        if !outcome.diff.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    text.push_str(line);
+    if let Some(backup) = &outcome.backup {
+        text.push_str(&format!(" (previous contents in {})", backup.display()));
+    }
 }
 
 /// `goldfish doctor`: exit 1 when a check fails.
