@@ -594,14 +594,14 @@ pub fn v4_batch(dir: &Path) -> Result<Batch, Error> {
 
 // ----- helpers ----------------------------------------------------------------------------
 
-/// Tags as goldfish holds them (a set): a tag holding commas or line breaks becomes one tag
-/// per part, a blank one is left out and a repeated one kept once, each reported in
-/// `adjusted`.
+/// Tags as goldfish holds them (a set): a tag holding line breaks becomes one tag per line,
+/// a blank one is left out and a repeated one kept once, each reported in `adjusted`. A
+/// comma is part of its tag (`queue,broker` stays one tag; the day file escapes it).
 fn clean_tags(tags: &[String], path: &Path, adjusted: &mut Vec<Error>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for tag in tags {
         let parts: Vec<&str> = tag
-            .split([',', '\n', '\r'])
+            .split(['\n', '\r'])
             .map(str::trim)
             .filter(|p| !p.is_empty())
             .collect();
@@ -609,7 +609,7 @@ fn clean_tags(tags: &[String], path: &Path, adjusted: &mut Vec<Error>) -> Vec<St
             adjusted.push(Error::new(
                 ErrorKind::Unmapped,
                 path,
-                format!("tag {tag:?} holds a comma or line break; imported as the tags {parts:?}"),
+                format!("tag {tag:?} holds a line break; imported as the tags {parts:?}"),
             ));
         }
         if parts.is_empty() {
