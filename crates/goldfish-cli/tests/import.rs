@@ -387,3 +387,37 @@ fn a_record_whose_id_is_taken_by_other_content_is_kept_and_reported() -> TestRes
     assert_eq!(export.matches("Second text").count(), 1, "{export}");
     Ok(())
 }
+
+#[test]
+fn an_extra_bullet_a_day_file_cannot_hold_is_reported_not_dropped() -> TestResult {
+    let env = Env::new()?;
+    let record = |id: &str, key: &str| {
+        json!({
+            "kind": "checkpoint",
+            "workspace": "extra-ws",
+            "id": id,
+            "timestamp": "2026-03-01T10:00:00Z",
+            "type": "checkpoint",
+            "description": "Has an odd bullet",
+            "extra": {key: "value"},
+        })
+        .to_string()
+    };
+    let file = env.cwd.path().join("extra.jsonl");
+    std::fs::write(
+        &file,
+        format!("{}\n{}\n", record("a", "Tags"), record("b", "two\nlines")),
+    )?;
+    let out = env.run(&["import", "jsonl", file.to_str().ok_or("path")?])?;
+    assert_eq!(out.0.status.code(), Some(1), "{}", out.stderr());
+    contains_all(
+        &format!("{}{}", out.stdout(), out.stderr()),
+        &[
+            "checkpoint a",
+            "\"Tags\"",
+            "checkpoint b",
+            "\"two\\nlines\"",
+        ],
+    )?;
+    Ok(())
+}

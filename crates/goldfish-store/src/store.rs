@@ -17,8 +17,8 @@ use notes_core::time::{SharedClock, now_millis, system_clock};
 
 use crate::checkpoint::Checkpoint;
 use crate::dayfile::{
-    Fnv64, ParsedDay, clean_tags, format_checkpoint, format_day_header, parse_day_bytes,
-    parse_day_file,
+    Fnv64, ParsedDay, clean_tags, format_checkpoint, format_day_header, is_valid_extra_key,
+    parse_day_bytes, parse_day_file,
 };
 use crate::error::{Error, ErrorKind};
 use crate::git::git_context;
@@ -87,6 +87,13 @@ fn check_import(checkpoint: &Checkpoint) -> Result<String, Error> {
     if clean_tags(&checkpoint.tags)? != checkpoint.tags {
         return Err(Error::invalid(format!(
             "checkpoint {} has blank, repeated or padded tags",
+            checkpoint.id
+        )));
+    }
+    if let Some(key) = checkpoint.extra.keys().find(|k| !is_valid_extra_key(k)) {
+        return Err(Error::invalid(format!(
+            "checkpoint {} has the extra bullet {key:?}, which a day file cannot hold (a \
+             reserved key such as \"Tags\", or a line break); rename it",
             checkpoint.id
         )));
     }

@@ -390,3 +390,20 @@ fn an_imported_plan_id_taken_by_other_content_is_kept_under_a_derived_id() -> Te
     assert_eq!(store.get_plan("ws", &derived)?.content, "two");
     Ok(())
 }
+
+#[test]
+fn an_imported_extra_bullet_the_day_file_cannot_hold_is_refused_by_name() -> TestResult {
+    use goldfish_store::Checkpoint;
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(dir.path())?;
+    let at = chrono::DateTime::from_timestamp(1_760_000_000, 0).expect("valid time");
+    for key in ["Tags", "two\nlines"] {
+        let mut c = Checkpoint::new(format!("id-{}", key.len()), at, "ws", "text");
+        c.extra.insert(key.into(), "value".into());
+        let err = store.import_checkpoint(&c).expect_err(key);
+        assert!(err.is_invalid_input(), "{err}");
+        assert!(err.to_string().contains(&format!("{key:?}")), "{err}");
+    }
+    assert!(store.checkpoints_for_day("ws", at.date_naive())?.is_empty());
+    Ok(())
+}
