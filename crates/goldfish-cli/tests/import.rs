@@ -350,3 +350,74 @@ fn goldfish_memories_are_read_in_place_and_never_written() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_record_whose_id_is_taken_by_other_content_is_kept_and_reported() -> TestResult {
+    let env = Env::new()?;
+    let record = |text: &str| {
+        json!({
+            "kind": "checkpoint",
+            "workspace": "dup-ws",
+            "id": "same-id",
+            "timestamp": "2026-03-01T10:00:00Z",
+            "type": "checkpoint",
+            "description": text,
+        })
+        .to_string()
+    };
+    let file = env.cwd.path().join("dup.jsonl");
+    std::fs::write(
+        &file,
+        format!(
+            "{}\n{}\n{}\n",
+            record("First text"),
+            record("Second text"),
+            record("First text")
+        ),
+    )?;
+    let path = file.to_str().ok_or("path")?;
+    let out = env.ok(&["import", "jsonl", path])?;
+    contains_all(&out, &["Changed to fit, kept", "same-id", "same-id-dup-"])?;
+    let v = env.json(&["import", "jsonl", path])?;
+    assert_eq!(v["verified"], true, "{v}");
+    assert_eq!(v["workspaces"][0]["checkpoints_added"], 0, "{v}");
+    assert_eq!(v["workspaces"][0]["checkpoints_present"], 3, "{v}");
+    let export = env.ok(&["-w", "all", "export"])?;
+    assert_eq!(export.matches("First text").count(), 1, "{export}");
+    assert_eq!(export.matches("Second text").count(), 1, "{export}");
+    Ok(())
+}
+
+#[test]
+fn an_extra_bullet_a_day_file_cannot_hold_is_reported_not_dropped() -> TestResult {
+    let env = Env::new()?;
+    let record = |id: &str, key: &str| {
+        json!({
+            "kind": "checkpoint",
+            "workspace": "extra-ws",
+            "id": id,
+            "timestamp": "2026-03-01T10:00:00Z",
+            "type": "checkpoint",
+            "description": "Has an odd bullet",
+            "extra": {key: "value"},
+        })
+        .to_string()
+    };
+    let file = env.cwd.path().join("extra.jsonl");
+    std::fs::write(
+        &file,
+        format!("{}\n{}\n", record("a", "Tags"), record("b", "two\nlines")),
+    )?;
+    let out = env.run(&["import", "jsonl", file.to_str().ok_or("path")?])?;
+    assert_eq!(out.0.status.code(), Some(1), "{}", out.stderr());
+    contains_all(
+        &format!("{}{}", out.stdout(), out.stderr()),
+        &[
+            "checkpoint a",
+            "\"Tags\"",
+            "checkpoint b",
+            "\"two\\nlines\"",
+        ],
+    )?;
+    Ok(())
+}

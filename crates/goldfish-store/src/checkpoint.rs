@@ -21,7 +21,8 @@ pub struct Checkpoint {
     pub workspace: String,
     /// What was done; may span many lines. The first line is the title.
     pub description: String,
-    /// Tags (none contains a comma or a newline).
+    /// Tags (none contains a line break; a comma is part of its tag, escaped as `\,` in the
+    /// day file; blank tags are dropped on save).
     pub tags: Vec<String>,
     /// Git branch at save time, if known.
     pub branch: Option<String>,

@@ -775,15 +775,14 @@ pub fn parse_day_bytes(bytes: &[u8], workspace: &str, date: NaiveDate) -> Parsed
     day
 }
 
-/// Checks what the day file cannot hold: tags with a comma or line break, and the like.
-/// Returns the cleaned tags (trimmed, empty ones dropped, duplicates removed).
+/// Checks what a tag cannot hold: a line break. Returns the cleaned tags (trimmed, empty
+/// ones dropped, duplicates removed). A comma is kept: the tags line escapes it as `\,`.
 pub(crate) fn clean_tags(tags: &[String]) -> Result<Vec<String>, Error> {
     let mut out: Vec<String> = Vec::with_capacity(tags.len());
     for tag in tags {
-        if tag.contains([',', '\n', '\r']) {
+        if tag.contains(['\n', '\r']) {
             return Err(Error::invalid(format!(
-                "tag {tag:?} contains a comma or a line break; give each tag separately, \
-                 without commas"
+                "tag {tag:?} contains a line break; give each tag on one line"
             )));
         }
         let tag = tag.trim();
@@ -834,7 +833,12 @@ mod tests {
         ];
         for description in cases {
             let mut cp = checkpoint(description);
-            cp.tags = vec!["a".into(), " spaced ".into(), "x\\y".into()];
+            cp.tags = vec![
+                "a".into(),
+                " spaced ".into(),
+                "x\\y".into(),
+                "queue,broker".into(),
+            ];
             cp.branch = Some("feature/x".into());
             cp.commit = Some(String::new());
             cp.files = vec!["a, b.rs".into(), "".into(), "c\\d".into()];
@@ -1122,8 +1126,8 @@ mod tests {
 
     #[test]
     fn tags_are_checked() {
-        assert!(clean_tags(&["a,b".into()]).unwrap_err().is_invalid_input());
-        assert!(clean_tags(&["a\nb".into()]).is_err());
+        assert_eq!(clean_tags(&["a,b".into()]).unwrap(), ["a,b"]);
+        assert!(clean_tags(&["a\nb".into()]).unwrap_err().is_invalid_input());
         assert_eq!(
             clean_tags(&[" a ".into(), "".into(), "a".into(), "b".into()]).unwrap(),
             ["a", "b"]

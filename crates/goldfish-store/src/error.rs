@@ -10,7 +10,7 @@ use notes_core::fs::FsError;
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The caller gave a value the store refuses (a workspace or plan id that could escape
-    /// its directory, a tag with a comma, an unknown plan status, …).
+    /// its directory, a tag with a line break, an unknown plan status, …).
     InvalidInput,
     /// The plan (or other named item) does not exist.
     NotFound,

@@ -176,8 +176,8 @@ pub use plan::{ChecklistItem, Plan, PlanStatus, Progress, checklist, format_plan
 pub use plan_action::{PlanAction, PlanOutcome};
 pub use redaction::{Redaction, SETTINGS_FILE, Saved, redaction_config, redaction_summary};
 pub use store::{
-    CheckpointInput, CheckpointRange, HOME_ENV, IN_REPO_DIR, PlanInput, PlanList, PlanUpdate,
-    Skipped, Store, find_repo_memory, validate_plan_id,
+    CheckpointInput, CheckpointRange, HOME_ENV, IN_REPO_DIR, Imported, PlanInput, PlanList,
+    PlanUpdate, Skipped, Store, find_repo_memory, validate_plan_id,
 };
 pub use workspace::{
     DEFAULT_WORKSPACE, WORKSPACE_ENV, WorkspaceCandidate, WorkspaceChoice, WorkspaceQuery,

@@ -1,6 +1,6 @@
 //! The store on disk: a directory of workspaces, each with day files, plans and an active plan.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -18,8 +18,8 @@ use notes_core::time::{SharedClock, now_millis, system_clock};
 use crate::actor::Actor;
 use crate::checkpoint::Checkpoint;
 use crate::dayfile::{
-    Fnv64, ParsedDay, clean_tags, format_checkpoint, format_day_header, parse_day_bytes,
-    parse_day_file,
+    Fnv64, ParsedDay, clean_tags, format_checkpoint, format_day_header, is_valid_extra_key,
+    parse_day_bytes, parse_day_file,
 };
 use crate::error::{Error, ErrorKind};
 use crate::git::{GitIdentity, context_and_identity};
@@ -94,6 +94,13 @@ fn check_import(checkpoint: &Checkpoint) -> Result<String, Error> {
     if clean_tags(&checkpoint.tags)? != checkpoint.tags {
         return Err(Error::invalid(format!(
             "checkpoint {} has blank, repeated or padded tags",
+            checkpoint.id
+        )));
+    }
+    if let Some(key) = checkpoint.extra.keys().find(|k| !is_valid_extra_key(k)) {
+        return Err(Error::invalid(format!(
+            "checkpoint {} has the extra bullet {key:?}, which a day file cannot hold (a \
+             reserved key such as \"Tags\", or a line break); rename it",
             checkpoint.id
         )));
     }
@@ -578,26 +585,30 @@ impl Store {
     }
 
     /// Adds `checkpoint` exactly as given (its id, timestamp and every field) to its
-    /// workspace, unless an entry with the same id is already in its day file: then nothing is
-    /// written. Returns whether it was added. This is how imports stay idempotent: an entry
-    /// imported twice keeps one copy, and other writers' entries are kept (the day file is
-    /// re-read under its lock, as by [`save_checkpoint`](Self::save_checkpoint)).
+    /// workspace, unless an entry with the same id and the same content is already in its day
+    /// file: then nothing is written ([`Imported::Present`]). An entry with the same id and
+    /// different content is never dropped: it is added under a derived id,
+    /// `{id}-dup-{hash}` with a hash of its content ([`Imported::AddedAs`]), so importing it
+    /// again finds it there. This is how imports stay idempotent: an entry imported twice
+    /// keeps one copy, and other writers' entries are kept (the day file is re-read under its
+    /// lock, as by [`save_checkpoint`](Self::save_checkpoint)).
     ///
-    /// Errors: an empty id, a blank description, a tag with a comma or line break (or blank,
-    /// repeated or padded), a bad workspace name or confidence ([`Error::is_invalid_input`]);
-    /// a day file that cannot be read or written, named in the message (a day file holding
-    /// invalid UTF-8 is left alone).
-    pub fn import_checkpoint(&self, checkpoint: &Checkpoint) -> Result<bool, Error> {
+    /// Errors: an empty id, a blank description, a tag with a line break (or blank, repeated
+    /// or padded), a bad workspace name or confidence ([`Error::is_invalid_input`]); a day
+    /// file that cannot be read or written, named in the message (a day file holding invalid
+    /// UTF-8 is left alone).
+    pub fn import_checkpoint(&self, checkpoint: &Checkpoint) -> Result<Imported, Error> {
         self.import_checkpoints(std::slice::from_ref(checkpoint))
             .pop()
-            .unwrap_or(Ok(false))
+            .unwrap_or(Ok(Imported::Present))
     }
 
     /// [`import_checkpoint`](Self::import_checkpoint) for many checkpoints: those of one day
     /// file are written in one locked update (one rewrite and fsync per day file, not per
     /// entry). Returns one result per checkpoint, in order: a refused checkpoint does not
-    /// stop the others. An id given twice is added once.
-    pub fn import_checkpoints(&self, checkpoints: &[Checkpoint]) -> Vec<Result<bool, Error>> {
+    /// stop the others. An entry given twice with the same content is added once; with
+    /// different content, the later one is added under a derived id.
+    pub fn import_checkpoints(&self, checkpoints: &[Checkpoint]) -> Vec<Result<Imported, Error>> {
         self.import_checkpoints_reported(checkpoints)
             .into_iter()
             .map(|r| r.map(|saved| saved.value))
@@ -612,7 +623,7 @@ impl Store {
     pub fn import_checkpoints_reported(
         &self,
         checkpoints: &[Checkpoint],
-    ) -> Vec<Result<Saved<bool>, Error>> {
+    ) -> Vec<Result<Saved<Imported>, Error>> {
         let redactor = match self.redactor() {
             Ok(r) => r,
             Err(e) => {
@@ -623,7 +634,7 @@ impl Store {
                     .collect();
             }
         };
-        let mut results: Vec<Option<Result<Saved<bool>, Error>>> = Vec::new();
+        let mut results: Vec<Option<Result<Saved<Imported>, Error>>> = Vec::new();
         results.resize_with(checkpoints.len(), || None);
         // Valid entries grouped by day file, in their given order.
         let mut groups: Vec<((String, NaiveDate), Vec<usize>)> = Vec::new();
@@ -662,13 +673,15 @@ impl Store {
             let outcome = update_locked(&path, &WriteOptions::private(), |current| {
                 let mut text = current.unwrap_or("").to_string();
                 let mut parsed = parse_day_file(&text, &workspace, date);
-                let mut ids: HashSet<String> =
-                    parsed.checkpoints.iter().map(|c| c.id.clone()).collect();
-                let added: Vec<bool> = entries.iter().map(|e| ids.insert(e.id.clone())).collect();
-                let mut new: Vec<&Checkpoint> = entries
+                let mut held: HashMap<String, Checkpoint> = parsed
+                    .checkpoints
                     .iter()
-                    .zip(&added)
-                    .filter_map(|(e, a)| a.then_some(e))
+                    .map(|c| (c.id.clone(), c.clone()))
+                    .collect();
+                let mut new: Vec<Checkpoint> = Vec::new();
+                let added: Vec<Imported> = entries
+                    .iter()
+                    .map(|e| place_import(e, &mut held, &mut new))
                     .collect();
                 new.sort_by_key(|e| e.timestamp);
                 let last = parsed.checkpoints.iter().map(|c| c.timestamp).max();
@@ -683,19 +696,19 @@ impl Store {
                     } else if !text.ends_with('\n') {
                         text.push('\n');
                     }
-                    for entry in new {
+                    for entry in &new {
                         if !text.ends_with("\n\n") {
                             text.push('\n');
                         }
                         text.push_str(&format_checkpoint(entry));
                     }
                 } else {
-                    for entry in new {
+                    for entry in &new {
                         text = insert_entry(&text, date, &parsed, entry);
                         parsed = parse_day_file(&text, &workspace, date);
                     }
                 }
-                if added.iter().any(|a| *a) {
+                if !new.is_empty() {
                     Ok::<_, Error>(Update::Write(text, added))
                 } else {
                     Ok(Update::Keep(added))
@@ -719,23 +732,29 @@ impl Store {
         self.invalidate_workspaces();
         results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| Ok(Saved::new(false, Vec::new()))))
+            .map(|r| r.unwrap_or_else(|| Ok(Saved::new(Imported::Present, Vec::new()))))
             .collect()
     }
 
     /// Writes `plan` exactly as given (timestamps, status, tags, content, unknown keys)
-    /// unless its workspace already has a plan with its id: then nothing is written. With
-    /// `activate`, it becomes the active plan when the workspace has none. Returns whether
-    /// it was written.
-    pub fn import_plan(&self, plan: &Plan, activate: bool) -> Result<bool, Error> {
+    /// unless its workspace already has a plan with its id and the same text: then nothing
+    /// is written ([`Imported::Present`]). A plan whose id is taken by a plan with different
+    /// text is written under `{id}-dup-{hash}`, a hash of its text ([`Imported::AddedAs`]),
+    /// never dropped. With `activate`, it becomes the active plan when the workspace has
+    /// none.
+    pub fn import_plan(&self, plan: &Plan, activate: bool) -> Result<Imported, Error> {
         self.import_plan_reported(plan, activate)
             .map(|saved| saved.value)
     }
 
     /// [`import_plan`](Self::import_plan), also saying which secrets the plan had replaced
-    /// by `[REDACTED:<kind>]`: its title, content and tags go through the same redaction
-    /// step as a plan saved by [`save_plan`](Self::save_plan).
-    pub fn import_plan_reported(&self, plan: &Plan, activate: bool) -> Result<Saved<bool>, Error> {
+    /// by `[REDACTED:<kind>]`: its title, content, tags and unknown frontmatter keys go
+    /// through the same redaction step as a plan saved by [`save_plan`](Self::save_plan).
+    pub fn import_plan_reported(
+        &self,
+        plan: &Plan,
+        activate: bool,
+    ) -> Result<Saved<Imported>, Error> {
         let workspace = validate_workspace(&plan.workspace)?;
         let id = validate_plan_id(&plan.id)?;
         if id != plan.id {
@@ -750,7 +769,6 @@ impl Store {
             )));
         }
         clean_tags(&plan.tags)?;
-        let path = self.plan_path(&workspace, &id);
         let mut plan = plan.clone();
         plan.workspace = workspace.clone();
         let mut redacted = self.redact_plan_texts(
@@ -763,18 +781,50 @@ impl Store {
         for (key, value) in &mut plan.extra {
             redact_json(redactor, key, value, &mut redacted);
         }
-        let written = update_locked(&path, &WriteOptions::private(), |current| {
-            if current.is_some() {
-                return Ok::<_, Error>(Update::Keep(false));
+        let text = format_plan(&plan);
+        let write = |id: &str| {
+            let path = self.plan_path(&workspace, id);
+            update_locked(&path, &WriteOptions::private(), |current| match current {
+                Some(current) => Ok::<_, Error>(Update::Keep(Some(current == text))),
+                None => Ok(Update::Write(text.clone(), None)),
+            })
+            .map_err(|e| with_path_if_missing(e, &path))
+        };
+        let imported = match write(&id)? {
+            None => Imported::Added,
+            Some(true) => Imported::Present,
+            Some(false) => {
+                let mut hasher = Fnv64::new();
+                hasher.write(text.as_bytes());
+                let derived = format!("{id}-dup-{:08x}", hasher.finish() as u32);
+                plan.id = derived.clone();
+                let text = format_plan(&plan);
+                let path = self.plan_path(&workspace, &derived);
+                let written =
+                    update_locked(&path, &WriteOptions::private(), |current| match current {
+                        Some(current) if current == text => Ok::<_, Error>(Update::Keep(false)),
+                        Some(_) => Err(Error::invalid(format!(
+                            "plan {id} has different content from the plan already there, \
+                             and so has its derived id {derived}"
+                        ))),
+                        None => Ok(Update::Write(text.clone(), true)),
+                    })
+                    .map_err(|e| with_path_if_missing(e, &path))?;
+                if written {
+                    Imported::AddedAs(derived)
+                } else {
+                    Imported::Present
+                }
             }
-            Ok(Update::Write(format_plan(&plan), true))
-        })
-        .map_err(|e| with_path_if_missing(e, &path))?;
-        if written && activate && self.active_plan(&workspace).ok().flatten().is_none() {
+        };
+        if imported == Imported::Added
+            && activate
+            && self.active_plan(&workspace).ok().flatten().is_none()
+        {
             self.write_active(&workspace, &id)?;
         }
         self.invalidate_workspaces();
-        Ok(Saved::new(written, redacted))
+        Ok(Saved::new(imported, redacted))
     }
 
     fn append_to_invalid_utf8(
@@ -1453,6 +1503,56 @@ fn insert_entry(text: &str, date: NaiveDate, day: &ParsedDay, checkpoint: &Check
     }
     out.push_str(&entry);
     out
+}
+
+/// What [`Store::import_checkpoint`] did with one checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Imported {
+    /// Added under its own id.
+    Added,
+    /// Already there with the same content (under its id, or under the id derived for it
+    /// earlier): nothing written.
+    Present,
+    /// Its id was taken by an entry with different content: added under this derived id.
+    AddedAs(String),
+}
+
+impl Imported {
+    /// Whether this import wrote the checkpoint.
+    pub fn added(&self) -> bool {
+        !matches!(self, Imported::Present)
+    }
+}
+
+/// Decides where an imported `entry` goes among the entries `held` (by id) of its day file:
+/// its own id when free, nowhere when an entry with that id holds the same content, else
+/// `{id}-dup-{hash}` (the hash of its formatted content, so a second import of it finds it).
+/// An entry to write is pushed onto `new` and into `held`.
+fn place_import(
+    entry: &Checkpoint,
+    held: &mut HashMap<String, Checkpoint>,
+    new: &mut Vec<Checkpoint>,
+) -> Imported {
+    let Some(there) = held.get(&entry.id) else {
+        held.insert(entry.id.clone(), entry.clone());
+        new.push(entry.clone());
+        return Imported::Added;
+    };
+    if there == entry {
+        return Imported::Present;
+    }
+    let mut hasher = Fnv64::new();
+    hasher.write(format_checkpoint(entry).as_bytes());
+    let id = format!("{}-dup-{:08x}", entry.id, hasher.finish() as u32);
+    let mut renamed = entry.clone();
+    renamed.id = id.clone();
+    if held.get(&id).is_some_and(|c| *c == renamed) {
+        return Imported::Present;
+    }
+    held.insert(id.clone(), renamed.clone());
+    new.push(renamed);
+    Imported::AddedAs(id)
 }
 
 #[cfg(test)]

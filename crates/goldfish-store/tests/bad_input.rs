@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use goldfish_store::{CheckpointInput, PlanInput, Store, validate_workspace};
+use goldfish_store::{CheckpointInput, Imported, PlanInput, Store, validate_workspace};
 
 use crate::{TestResult, seed_date, seed_time, store_at};
 
@@ -47,10 +47,9 @@ fn escaping_workspace_and_plan_ids_are_refused() -> TestResult {
 fn bad_checkpoint_inputs_are_refused() -> TestResult {
     let dir = tempfile::tempdir()?;
     let (store, _) = store_at(dir.path())?;
-    let cases: [(&str, Vec<String>, &str); 4] = [
+    let cases: [(&str, Vec<String>, &str); 3] = [
         ("", vec![], "description"),
         ("  \n ", vec![], "description"),
-        ("ok", vec!["a,b".into()], "comma"),
         ("ok", vec!["a\nb".into()], "line break"),
     ];
     for (description, tags, needle) in cases {
@@ -319,13 +318,16 @@ fn imported_checkpoints_keep_their_fields_order_and_ids_once() -> TestResult {
     };
     // Appended, then one earlier than all (inserted in place), a repeat, and a bad one.
     let first = store.import_checkpoints(&[mk("b", 10), mk("c", 11)]);
-    assert!(first.iter().all(|r| matches!(r, Ok(true))), "{first:?}");
+    assert!(
+        first.iter().all(|r| matches!(r, Ok(Imported::Added))),
+        "{first:?}"
+    );
     let mut blank = mk("d", 12);
     blank.description = " ".into();
     let second = store.import_checkpoints(&[mk("a", 9), mk("b", 10), mk("a", 9), blank]);
-    assert!(matches!(second[0], Ok(true)), "{second:?}");
-    assert!(matches!(second[1], Ok(false)), "{second:?}");
-    assert!(matches!(second[2], Ok(false)), "{second:?}");
+    assert!(matches!(second[0], Ok(Imported::Added)), "{second:?}");
+    assert!(matches!(second[1], Ok(Imported::Present)), "{second:?}");
+    assert!(matches!(second[2], Ok(Imported::Present)), "{second:?}");
     assert!(
         second[3].as_ref().is_err_and(|e| e.is_invalid_input()),
         "{second:?}"
@@ -334,5 +336,74 @@ fn imported_checkpoints_keep_their_fields_order_and_ids_once() -> TestResult {
     let ids: Vec<&str> = read.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["a", "b", "c"]);
     assert_eq!(read[0], mk("a", 9));
+    Ok(())
+}
+
+#[test]
+fn an_imported_id_taken_by_other_content_is_kept_under_a_derived_id() -> TestResult {
+    use goldfish_store::Checkpoint;
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(dir.path())?;
+    let at = chrono::NaiveDate::from_ymd_opt(2025, 10, 13)
+        .and_then(|d| d.and_hms_opt(10, 0, 0))
+        .map(|t| t.and_utc())
+        .expect("valid time");
+    let mk = |text: &str| Checkpoint::new("same", at, "ws", text);
+    // In one batch, and then again in a later one: kept once each, never dropped.
+    let first = store.import_checkpoints(&[mk("first text"), mk("second text")]);
+    let Ok(Imported::AddedAs(derived)) = &first[1] else {
+        panic!("{first:?}");
+    };
+    assert!(derived.starts_with("same-dup-"), "{derived}");
+    assert!(matches!(first[0], Ok(Imported::Added)), "{first:?}");
+    let again = store.import_checkpoints(&[mk("first text"), mk("second text")]);
+    assert!(
+        again.iter().all(|r| matches!(r, Ok(Imported::Present))),
+        "{again:?}"
+    );
+    let third = store.import_checkpoint(&mk("third text"))?;
+    assert!(
+        matches!(&third, Imported::AddedAs(id) if id != derived),
+        "{third:?}"
+    );
+    let read = store.checkpoints_for_day("ws", at.date_naive())?;
+    let texts: Vec<&str> = read.iter().map(|c| c.description.as_str()).collect();
+    assert_eq!(texts, ["first text", "second text", "third text"]);
+    assert_eq!(read[1].id, *derived);
+    Ok(())
+}
+
+#[test]
+fn an_imported_plan_id_taken_by_other_content_is_kept_under_a_derived_id() -> TestResult {
+    use goldfish_store::Plan;
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(dir.path())?;
+    let at = chrono::DateTime::from_timestamp(1_760_000_000, 0).expect("valid time");
+    let mk = |content: &str| Plan::new("migrate", "Migrate", content, "ws", at);
+    assert_eq!(store.import_plan(&mk("one"), true)?, Imported::Added);
+    assert_eq!(store.import_plan(&mk("one"), true)?, Imported::Present);
+    let Imported::AddedAs(derived) = store.import_plan(&mk("two"), true)? else {
+        panic!("the second plan was not kept");
+    };
+    assert_eq!(store.import_plan(&mk("two"), true)?, Imported::Present);
+    assert_eq!(store.get_plan("ws", "migrate")?.content, "one");
+    assert_eq!(store.get_plan("ws", &derived)?.content, "two");
+    Ok(())
+}
+
+#[test]
+fn an_imported_extra_bullet_the_day_file_cannot_hold_is_refused_by_name() -> TestResult {
+    use goldfish_store::Checkpoint;
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(dir.path())?;
+    let at = chrono::DateTime::from_timestamp(1_760_000_000, 0).expect("valid time");
+    for key in ["Tags", "two\nlines"] {
+        let mut c = Checkpoint::new(format!("id-{}", key.len()), at, "ws", "text");
+        c.extra.insert(key.into(), "value".into());
+        let err = store.import_checkpoint(&c).expect_err(key);
+        assert!(err.is_invalid_input(), "{err}");
+        assert!(err.to_string().contains(&format!("{key:?}")), "{err}");
+    }
+    assert!(store.checkpoints_for_day("ws", at.date_naive())?.is_empty());
     Ok(())
 }

@@ -125,6 +125,16 @@ fn actor() -> impl Strategy<Value = Actor> {
     )
 }
 
+/// A tag: anything on one line, on purpose with the commas the tags line separates on and
+/// escapes (`queue,broker` is one tag).
+fn tag() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("queue,broker".to_string()),
+        Just("a, b\\,c\\".to_string()),
+        "[^\n\r]{0,10}",
+    ]
+}
+
 fn checkpoint() -> impl Strategy<Value = Checkpoint> {
     (checkpoint_untyped(), structured(), actor()).prop_map(|(mut cp, (t, s), actor)| {
         cp.memory_type = t;
@@ -139,7 +149,7 @@ fn checkpoint_untyped() -> impl Strategy<Value = Checkpoint> {
         "[A-Za-z0-9_.:-]{1,30}|\\PC{1,10}",
         timestamp(),
         description(),
-        prop::collection::vec("[^,\n\r]{0,10}", 0..4),
+        prop::collection::vec(tag(), 0..4),
         prop::option::of(any::<String>()),
         prop::option::of("[0-9a-f]{7}"),
         prop::collection::vec(item(), 0..4),

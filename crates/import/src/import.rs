@@ -3,7 +3,8 @@
 //!
 //! Each source is first turned into a [`Batch`] (pure mapping, no writes); [`apply`] then
 //! writes the batch with [`Store::import_checkpoint`] and [`Store::import_plan`], which skip
-//! an id that is already there. Ids are derived from the origin (`tusk-<id>`, the Goldfish
+//! an id that is already there with the same content (a checkpoint whose id is taken by
+//! different content is kept under a derived id and reported in `adjusted`). Ids are derived from the origin (`tusk-<id>`, the Goldfish
 //! id, …), so running an import twice, or again after it was killed, adds nothing twice.
 
 use std::collections::{BTreeMap, HashMap};
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use goldfish_store::{
-    Checkpoint, MemoryType, Plan, PlanStatus, Redaction, Store, detect_workspace,
+    Checkpoint, Imported, MemoryType, Plan, PlanStatus, Redaction, Store, detect_workspace,
     normalize_workspace, validate_plan_id,
 };
 
@@ -174,6 +175,9 @@ pub fn apply(
             .clone()
     };
     let mut done = 0;
+    // Checkpoints kept under a derived id, by (workspace, id): what `verify` looks for.
+    let mut renamed: HashMap<(String, String), String> = HashMap::new();
+    let mut renamed_plans: HashMap<(String, String), String> = HashMap::new();
     // Chunks: the store writes each day file of a chunk once, and progress is reported
     // between chunks.
     for chunk in batch.checkpoints.chunks(IMPORT_CHUNK) {
@@ -197,10 +201,23 @@ pub fn apply(
                             redacted: saved.redacted.clone(),
                         });
                     }
-                    if saved.value {
+                    let imported = &saved.value;
+                    if imported.added() {
                         counts.checkpoints_added += 1;
                     } else {
                         counts.checkpoints_present += 1;
+                    }
+                    if let Imported::AddedAs(id) = imported {
+                        report.adjusted.push(Error::new(
+                            ErrorKind::Unmapped,
+                            &batch.source,
+                            format!(
+                                "checkpoint {} ({}) has the id of an entry with different \
+                                 content; kept as {id}",
+                                c.id, c.workspace
+                            ),
+                        ));
+                        renamed.insert((c.workspace.clone(), c.id.clone()), id.clone());
                     }
                 }
                 Some(Err(e)) => report.problems.push(Error::new(
@@ -227,13 +244,27 @@ pub fn apply(
                             record: "plan",
                             id: item.plan.id.clone(),
                             workspace: ws.clone(),
-                            redacted: saved.redacted,
+                            redacted: saved.redacted.clone(),
                         });
                     }
-                    if saved.value {
+                    let imported = saved.value;
+                    if imported.added() {
                         counts.plans_added += 1;
                     } else {
                         counts.plans_present += 1;
+                    }
+                    if let Imported::AddedAs(id) = imported {
+                        report.adjusted.push(Error::new(
+                            ErrorKind::Unmapped,
+                            &batch.source,
+                            format!(
+                                "plan {} ({}) has the id of a plan with different content; \
+                                 kept as {id}",
+                                item.plan.id, item.plan.workspace
+                            ),
+                        ));
+                        renamed_plans
+                            .insert((item.plan.workspace.clone(), item.plan.id.clone()), id);
                     }
                 }
                 Err(e) => report.problems.push(Error::new(
@@ -250,7 +281,14 @@ pub fn apply(
         progress(done, total);
     }
     if !opts.dry_run {
-        verify(store, &batch.checkpoints, &batch.plans, &mut per);
+        verify(
+            store,
+            &batch.checkpoints,
+            &renamed,
+            &batch.plans,
+            &renamed_plans,
+            &mut per,
+        );
     }
     report.workspaces = per.into_values().collect();
     report
@@ -261,7 +299,9 @@ pub fn apply(
 fn verify(
     store: &Store,
     checkpoints: &[Checkpoint],
+    renamed: &HashMap<(String, String), String>,
     plans: &[PlanItem],
+    renamed_plans: &HashMap<(String, String), String>,
     per: &mut BTreeMap<String, WorkspaceImport>,
 ) {
     let mut days: HashMap<(String, chrono::NaiveDate), Vec<String>> = HashMap::new();
@@ -274,7 +314,10 @@ fn verify(
                 .unwrap_or_default();
             days.insert(key.clone(), ids);
         }
-        if days[&key].contains(&c.id)
+        let id = renamed
+            .get(&(c.workspace.clone(), c.id.clone()))
+            .unwrap_or(&c.id);
+        if days[&key].contains(id)
             && let Some(w) = per.get_mut(&c.workspace)
         {
             *w.verified_checkpoints.get_or_insert(0) += 1;
@@ -282,7 +325,10 @@ fn verify(
     }
     for item in plans {
         let p = &item.plan;
-        if store.get_plan(&p.workspace, &p.id).is_ok()
+        let id = renamed_plans
+            .get(&(p.workspace.clone(), p.id.clone()))
+            .unwrap_or(&p.id);
+        if store.get_plan(&p.workspace, id).is_ok()
             && let Some(w) = per.get_mut(&p.workspace)
         {
             *w.verified_plans.get_or_insert(0) += 1;
@@ -645,14 +691,14 @@ pub fn v4_batch(dir: &Path) -> Result<Batch, Error> {
 
 // ----- helpers ----------------------------------------------------------------------------
 
-/// Tags as goldfish holds them (a set): a tag holding commas or line breaks becomes one tag
-/// per part, a blank one is left out and a repeated one kept once, each reported in
-/// `adjusted`.
+/// Tags as goldfish holds them (a set): a tag holding line breaks becomes one tag per line,
+/// a blank one is left out and a repeated one kept once, each reported in `adjusted`. A
+/// comma is part of its tag (`queue,broker` stays one tag; the day file escapes it).
 fn clean_tags(tags: &[String], path: &Path, adjusted: &mut Vec<Error>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for tag in tags {
         let parts: Vec<&str> = tag
-            .split([',', '\n', '\r'])
+            .split(['\n', '\r'])
             .map(str::trim)
             .filter(|p| !p.is_empty())
             .collect();
@@ -660,7 +706,7 @@ fn clean_tags(tags: &[String], path: &Path, adjusted: &mut Vec<Error>) -> Vec<St
             adjusted.push(Error::new(
                 ErrorKind::Unmapped,
                 path,
-                format!("tag {tag:?} holds a comma or line break; imported as the tags {parts:?}"),
+                format!("tag {tag:?} holds a line break; imported as the tags {parts:?}"),
             ));
         }
         if parts.is_empty() {
