@@ -18,6 +18,7 @@ pub const MAX_ACTOR_VALUE_CHARS: usize = 200;
 /// In a day file each field is one ordinary bullet after the typed fields: `Harness`,
 /// `Model`, `Session`, `User`, `Git user`, `Git email`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Actor {
     /// The client (agent harness) that saved it, such as `claude-code 2.1.197`.
