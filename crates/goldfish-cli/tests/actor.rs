@@ -2,11 +2,11 @@
 //! the `GOLDFISH_*` environment, the OS user and git's configuration, never from a tool's
 //! arguments; shown by `recall --full` and the MCP recall tool.
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
+use crate::mcp_replies::call_tools_in;
 use crate::util::{Env, TestResult};
 
 /// A command of `env` whose actor environment is fixed: `USER=dev`, no other user variable,
@@ -39,56 +39,14 @@ fn git(dir: &std::path::Path, args: &[&str]) -> TestResult {
     Ok(())
 }
 
-/// `goldfish mcp` introduced as `client` (name, version): initialises, sends `calls` as
-/// `tools/call` requests (ids 10, 11, …) and returns each whole response, in order. Reading
-/// stops at the last id, so no timing is involved.
+/// `goldfish mcp` (its client introduces itself as `raw` version `0`) in `env` with `vars`:
+/// each call's result.
 fn mcp(
     env: &Env,
-    client: (&str, &str),
     vars: &[(&str, &str)],
     calls: &[(&str, Value)],
 ) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
-    let mut child = command(env, &["mcp"], vars)?
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    let mut lines = vec![
-        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":client.0,"version":client.1}}}),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    ];
-    for (i, (name, args)) in calls.iter().enumerate() {
-        lines.push(json!({"jsonrpc":"2.0","id":10 + i,"method":"tools/call","params":{"name":name,"arguments":args}}));
-    }
-    // Written from another thread while this one reads, so that neither pipe can fill up;
-    // stdin is handed back and kept open until the replies are read.
-    let writer = std::thread::spawn(move || -> std::io::Result<std::process::ChildStdin> {
-        for l in lines {
-            writeln!(stdin, "{l}")?;
-        }
-        stdin.flush()?;
-        Ok(stdin)
-    });
-    let last = 10 + calls.len() as u64 - 1;
-    let mut results = vec![Value::Null; calls.len()];
-    for line in BufReader::new(stdout).lines() {
-        let v: Value = serde_json::from_str(&line?)?;
-        if let Some(id) = v["id"].as_u64()
-            && id >= 10
-        {
-            results[(id - 10) as usize] = v;
-            if id == last {
-                break;
-            }
-        }
-    }
-    let stdin = writer.join().map_err(|_| "writer panicked")??;
-    drop(stdin);
-    let _ = child.kill();
-    child.wait()?;
-    Ok(results)
+    call_tools_in(command(env, &["mcp"], vars)?, calls)
 }
 
 /// Every day file of workspace `test`, concatenated.
@@ -115,7 +73,6 @@ fn mcp_saves_record_the_client_the_environment_and_the_git_user() -> TestResult 
     ];
     let replies = mcp(
         &env,
-        ("claude-code", "2.1.197"),
         &vars,
         &[
             (
@@ -130,14 +87,14 @@ fn mcp_saves_record_the_client_the_environment_and_the_git_user() -> TestResult 
             ("recall", json!({"full": true})),
         ],
     )?;
-    assert_eq!(replies[0]["result"]["isError"], false, "{}", replies[0]);
-    assert_eq!(replies[1]["result"]["isError"], true, "{}", replies[1]);
-    let refused = replies[1]["result"]["content"][0]["text"].to_string();
+    assert_eq!(replies[0]["isError"], false, "{}", replies[0]);
+    assert_eq!(replies[1]["isError"], true, "{}", replies[1]);
+    let refused = replies[1]["content"][0]["text"].to_string();
     assert!(refused.contains("actor"), "{refused}");
 
     let text = day_files(&env)?;
     for bullet in [
-        "- **Harness**: claude-code 2.1.197\n",
+        "- **Harness**: raw 0\n",
         "- **Model**: claude-opus-4\n",
         "- **Session**: s-1\n",
         "- **User**: dev\n",
@@ -148,11 +105,11 @@ fn mcp_saves_record_the_client_the_environment_and_the_git_user() -> TestResult 
     }
     assert!(!text.contains("forged"), "{text}");
 
-    let saved_by = "saved by: harness=claude-code 2.1.197 model=claude-opus-4 session=s-1 \
+    let saved_by = "saved by: harness=raw 0 model=claude-opus-4 session=s-1 \
                     user=dev git_user=Dev Eloper git_email=dev@example.com";
-    let recalled = replies[2]["result"]["content"][0]["text"].to_string();
+    let recalled = replies[2]["content"][0]["text"].to_string();
     assert!(recalled.contains(saved_by), "{recalled}");
-    let structured = &replies[2]["result"]["structuredContent"]["checkpoints"][0]["actor"];
+    let structured = &replies[2]["structuredContent"]["checkpoints"][0]["actor"];
     assert_eq!(
         structured.as_str(),
         saved_by.strip_prefix("saved by: "),
@@ -170,11 +127,10 @@ fn the_environment_names_the_harness_over_the_client_and_for_the_cli() -> TestRe
     // Outside any repository, with no git user configured: no git fields, nothing invented.
     let replies = mcp(
         &env,
-        ("raw", "0"),
         &[("GOLDFISH_HARNESS", "codex")],
         &[("checkpoint", json!({"description": "Saved over MCP"}))],
     )?;
-    assert_eq!(replies[0]["result"]["isError"], false, "{}", replies[0]);
+    assert_eq!(replies[0]["isError"], false, "{}", replies[0]);
     let out = command(
         &env,
         &["--json", "checkpoint", "Saved from the command line"],

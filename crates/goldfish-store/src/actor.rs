@@ -18,6 +18,7 @@ pub const MAX_ACTOR_VALUE_CHARS: usize = 200;
 /// In a day file each field is one ordinary bullet after the typed fields: `Harness`,
 /// `Model`, `Session`, `User`, `Git user`, `Git email`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Actor {
     /// The client (agent harness) that saved it, such as `claude-code 2.1.197`.
@@ -71,17 +72,23 @@ impl Actor {
         (!pairs.is_empty()).then(|| pairs.join(" "))
     }
 
+    /// [`fields`](Self::fields), to change: for the parser and the redaction step.
+    pub(crate) fn fields_mut(&mut self) -> [(&'static str, &mut Option<String>); 6] {
+        [
+            (HARNESS, &mut self.harness),
+            (MODEL, &mut self.model),
+            (SESSION, &mut self.session),
+            (USER, &mut self.user),
+            (GIT_USER, &mut self.git_user),
+            (GIT_EMAIL, &mut self.git_email),
+        ]
+    }
+
     /// The field a day-file bullet key names, for the parser.
     pub(crate) fn field_mut(&mut self, key: &str) -> Option<&mut Option<String>> {
-        Some(match key {
-            HARNESS => &mut self.harness,
-            MODEL => &mut self.model,
-            SESSION => &mut self.session,
-            USER => &mut self.user,
-            GIT_USER => &mut self.git_user,
-            GIT_EMAIL => &mut self.git_email,
-            _ => return None,
-        })
+        self.fields_mut()
+            .into_iter()
+            .find_map(|(label, field)| (label == key).then_some(field))
     }
 
     /// Fills every unset field of `self` from `other`.

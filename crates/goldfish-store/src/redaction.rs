@@ -22,8 +22,8 @@ pub const SETTINGS_FILE: &str = "settings.json";
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
 pub struct Redaction {
-    /// The field: `description`, `tags`, `branch`, `files`, an extra bullet's key (checkpoints);
-    /// `title`, `content`, `tags` (plans).
+    /// The field: `description`, `tags`, `branch`, `files`, an extra bullet's or the actor's
+    /// bullet key such as `Session` (checkpoints); `title`, `content`, `tags` (plans).
     pub field: String,
     /// What was found.
     pub kind: Kind,
@@ -225,8 +225,8 @@ pub(crate) fn redact_json(
 }
 
 /// Replaces the secrets in every text field of a checkpoint about to be written: the
-/// description, tags, branch, commit, files and extra bullets. The one step every checkpoint
-/// save runs, after the checkpoint is complete and before it is formatted.
+/// description, tags, branch, commit, files, extra bullets and actor. The one step every
+/// checkpoint save runs, after the checkpoint is complete and before it is formatted.
 pub(crate) fn redact_checkpoint(redactor: &Redactor, c: &mut Checkpoint) -> Vec<Redaction> {
     let mut out = Vec::new();
     redact_field(redactor, "description", &mut c.description, &mut out);
@@ -264,6 +264,12 @@ pub(crate) fn redact_checkpoint(redactor: &Redactor, c: &mut Checkpoint) -> Vec<
         ("unknowns", &mut s.unknowns),
     ] {
         for value in list {
+            redact_field(redactor, name, value, &mut out);
+        }
+    }
+    // Who saved it is written as bullets too; a client's session id could be anything.
+    for (name, value) in c.actor.fields_mut() {
+        if let Some(value) = value {
             redact_field(redactor, name, value, &mut out);
         }
     }

@@ -31,8 +31,13 @@ fn every_checkpoint_field_is_redacted_and_git_context_is_kept() -> TestResult {
     input.workspace = Some("shop".into());
     input.tags = vec!["security".into(), token.clone()];
     input.git_dir = Some(repo.clone());
+    input.actor.session = Some(format!("session {AWS}"));
     let saved = store.save_checkpoint_reported(input)?;
     let c = &saved.value;
+    assert_eq!(
+        c.actor.session.as_deref(),
+        Some("session [REDACTED:aws-access-key-id]")
+    );
     assert_eq!(
         c.description,
         "rotated [REDACTED:github-token]\nafter 3f2a9c1d4e5b6a7980c1d2e3f4a5b6c7d8e9f0a1"
@@ -55,6 +60,7 @@ fn every_checkpoint_field_is_redacted_and_git_context_is_kept() -> TestResult {
             Redaction::new("description", Kind::GithubToken),
             Redaction::new("tags", Kind::GithubToken),
             Redaction::new("branch", Kind::AwsAccessKeyId),
+            Redaction::new("Session", Kind::AwsAccessKeyId),
         ]
     );
     // What was returned is what was written, and the file holds no secret.

@@ -456,14 +456,7 @@ fn memory_checkpoint(
     if let Some(summary) = &r.summary {
         c.extra.insert("Summary".into(), summary.clone());
     }
-    if let Some(a) = &r.actor {
-        c.actor.harness = a.harness.clone();
-        c.actor.model = a.model.clone();
-        c.actor.session = a.session.clone();
-        c.actor.user = a.user.clone();
-        c.actor.git_user = a.git_user.clone();
-        c.actor.git_email = a.git_email.clone();
-    }
+    c.actor = r.actor.clone().unwrap_or_default();
     if let Some(brief) = &r.brief_id {
         c.extra.insert("Brief".into(), brief.clone());
     }

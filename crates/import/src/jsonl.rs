@@ -99,61 +99,32 @@ pub struct CheckpointRecord {
     pub unknowns: Vec<String>,
     /// Who saved it, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub actor: Option<ActorRecord>,
+    #[schemars(with = "Option<ActorSchema>")]
+    pub actor: Option<Actor>,
     /// Other `- **Key**: value` bullets of the entry.
     #[serde(default)]
     pub extra: BTreeMap<String, String>,
 }
 
 /// Who saved a checkpoint: each field only when known.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// The schema of the store's `Actor` (its serde shape), which the record holds.
+#[derive(JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ActorRecord {
+#[schemars(rename = "Actor")]
+#[allow(dead_code)] // Only its schema is used.
+struct ActorSchema {
     /// The client (agent harness), such as `claude-code 2.1.197`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub harness: Option<String>,
+    harness: Option<String>,
     /// The model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    model: Option<String>,
     /// The client's session id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session: Option<String>,
+    session: Option<String>,
     /// The operating-system user.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<String>,
+    user: Option<String>,
     /// `git config user.name`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_user: Option<String>,
+    git_user: Option<String>,
     /// `git config user.email`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_email: Option<String>,
-}
-
-impl From<&Actor> for ActorRecord {
-    fn from(a: &Actor) -> Self {
-        ActorRecord {
-            harness: a.harness.clone(),
-            model: a.model.clone(),
-            session: a.session.clone(),
-            user: a.user.clone(),
-            git_user: a.git_user.clone(),
-            git_email: a.git_email.clone(),
-        }
-    }
-}
-
-impl ActorRecord {
-    /// The store's actor this record describes.
-    pub fn to_actor(&self) -> Actor {
-        let mut a = Actor::default();
-        a.harness = self.harness.clone();
-        a.model = self.model.clone();
-        a.session = self.session.clone();
-        a.user = self.user.clone();
-        a.git_user = self.git_user.clone();
-        a.git_email = self.git_email.clone();
-        a
-    }
+    git_email: Option<String>,
 }
 
 /// A plan, every field.
@@ -210,7 +181,7 @@ impl From<&Checkpoint> for CheckpointRecord {
             next: s.next.clone(),
             confidence: s.confidence,
             unknowns: s.unknowns.clone(),
-            actor: (!c.actor.is_empty()).then(|| ActorRecord::from(&c.actor)),
+            actor: (!c.actor.is_empty()).then(|| c.actor.clone()),
             extra: c.extra.clone(),
         }
     }
@@ -242,11 +213,7 @@ impl CheckpointRecord {
         s.confidence = self.confidence;
         s.unknowns = self.unknowns.clone();
         c.structured = s;
-        c.actor = self
-            .actor
-            .as_ref()
-            .map(ActorRecord::to_actor)
-            .unwrap_or_default();
+        c.actor = self.actor.clone().unwrap_or_default();
         c.extra = self.extra.clone();
         c
     }

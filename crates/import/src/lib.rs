@@ -61,11 +61,10 @@ pub use import::{
     apply, in_place_projects, memories_batch, tusk_batch, v4_batch,
 };
 pub use jsonl::{
-    ActorRecord, CheckpointRecord, PlanRecord, Record, export_jsonl, export_schema, jsonl_batch,
-    parse_jsonl,
+    CheckpointRecord, PlanRecord, Record, export_jsonl, export_schema, jsonl_batch, parse_jsonl,
 };
 pub use memories::{
-    Actor, Brief, GitInfo, MemoriesDir, MemoryRecord, ParseError, Unmapped, parse_brief_file,
+    Brief, GitInfo, MemoriesDir, MemoryRecord, ParseError, Unmapped, parse_brief_file,
     parse_memory_file, read_memories,
 };
 pub use registry::{RegisteredProject, Registry, parse_registry, read_registered, read_registry};

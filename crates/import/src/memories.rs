@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
-use goldfish_store::{MemoryType, PlanStatus, Structured};
+use goldfish_store::{Actor, MemoryType, PlanStatus, Structured};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind};
@@ -48,36 +48,6 @@ impl GitInfo {
     }
 }
 
-/// Who saved a checkpoint, as the Goldfish 8 server observed it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Actor {
-    /// The agent harness (MCP client name).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub harness: Option<String>,
-    /// The model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// The session id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session: Option<String>,
-    /// The OS user name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<String>,
-    /// `git config user.name`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_user: Option<String>,
-    /// `git config user.email`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git_email: Option<String>,
-}
-
-impl Actor {
-    fn is_empty(&self) -> bool {
-        *self == Actor::default()
-    }
-}
-
 /// One Goldfish checkpoint, with every field its file holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -103,7 +73,7 @@ pub struct MemoryRecord {
     /// Git context at save time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub git: Option<GitInfo>,
-    /// Who saved it (Goldfish 8).
+    /// Who saved it (Goldfish 8's `actor`, whose keys are the store's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actor: Option<Actor>,
     /// The brief that was active when it was saved (`briefId`, or the older `planId`).
@@ -442,13 +412,15 @@ pub fn parse_memory_file(text: &str) -> Result<(MemoryRecord, Vec<Unmapped>), Pa
             files,
         }
     });
-    let actor = front.actor.map(|a| Actor {
-        harness: nonempty(a.harness),
-        model: nonempty(a.model),
-        session: nonempty(a.session),
-        user: nonempty(a.user),
-        git_user: nonempty(a.git_user),
-        git_email: nonempty(a.git_email),
+    let actor = front.actor.map(|a| {
+        let mut actor = Actor::default();
+        actor.harness = nonempty(a.harness);
+        actor.model = nonempty(a.model);
+        actor.session = nonempty(a.session);
+        actor.user = nonempty(a.user);
+        actor.git_user = nonempty(a.git_user);
+        actor.git_email = nonempty(a.git_email);
+        actor
     });
 
     let mut extra = extra_keys(yaml, &CHECKPOINT_KEYS);

@@ -508,5 +508,14 @@ fn a_goldfish_8_actor_is_kept_as_the_checkpoints_actor_through_export() -> TestR
     let r = run(&other, jsonl_batch(&path)?);
     assert!(r.problems.is_empty(), "{:?}", r.problems);
     assert_eq!(other.checkpoints_for_day(&workspace, date)?, saved);
+    // A misspelt actor key is a malformed line, named by its number, not a lost field.
+    let misspelt = line.replacen("\"harness\"", "\"harnes\"", 1);
+    let batch = goldfish_import::parse_jsonl(&misspelt, &path);
+    assert!(batch.checkpoints.is_empty());
+    let problem = batch.problems.first().ok_or("a problem")?.to_string();
+    assert!(
+        problem.contains("export.jsonl:1:") && problem.contains("`harnes`"),
+        "{problem}"
+    );
     Ok(())
 }
