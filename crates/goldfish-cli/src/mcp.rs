@@ -115,7 +115,8 @@ pub(crate) struct CheckpointParams {
     /// What was done, why, and what is next. The first line is the title; more lines are kept.
     #[schemars(schema_with = "description_schema")]
     pub(crate) description: String,
-    /// Tags such as ["bug-fix", "auth"] (a comma-separated string is accepted too).
+    /// Tags such as ["bug-fix", "auth"], each without commas or line breaks (a
+    /// comma-separated string is accepted too).
     #[serde(default, deserialize_with = "string_list")]
     #[schemars(schema_with = "tags_schema")]
     pub(crate) tags: Vec<String>,
@@ -212,13 +213,13 @@ pub(crate) struct RecallParams {
 
 // Input schemas state the bounds the server enforces (the store's validation), so that a
 // client that checks arguments against the schema refuses what the server would refuse.
+// Each field's description comes from its doc comment.
 
 /// A description: some text that is not only blanks (the store refuses an empty one).
 fn description_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "string",
-        "pattern": "\\S",
-        "description": "What was done, why, and what is next. The first line is the title; more lines are kept."
+        "pattern": "\\S"
     })
 }
 
@@ -227,8 +228,7 @@ fn description_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 fn tags_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "array",
-        "items": {"type": "string", "pattern": "^[^,\\r\\n]*$"},
-        "description": "Tags such as [\"bug-fix\", \"auth\"], each without commas or line breaks."
+        "items": {"type": "string", "pattern": "^[^,\\r\\n]*$"}
     })
 }
 
@@ -240,8 +240,7 @@ fn memory_type_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         .collect();
     schemars::json_schema!({
         "type": "string",
-        "enum": names,
-        "description": "The kind of memory: checkpoint (the default), decision, incident or learning."
+        "enum": names
     })
 }
 
@@ -250,8 +249,7 @@ fn confidence_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "integer",
         "minimum": goldfish_store::MIN_CONFIDENCE,
-        "maximum": goldfish_store::MAX_CONFIDENCE,
-        "description": "How sure you are, from 1 (a guess) to 5 (certain)."
+        "maximum": goldfish_store::MAX_CONFIDENCE
     })
 }
 
@@ -260,8 +258,7 @@ fn days_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "integer",
         "minimum": 0,
-        "maximum": goldfish_recall::MAX_DAYS,
-        "description": "Look back this many days (default 2)."
+        "maximum": goldfish_recall::MAX_DAYS
     })
 }
 
