@@ -17,8 +17,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-const USAGE: &str =
-    "usage: web-load --goldfish BIN --home DIR [--clients N] [--rounds N] [--json]";
+const USAGE: &str = "usage: web-load --goldfish BIN --home DIR [--clients N] [--rounds N] [--json]";
 
 /// A kibibyte figure of `/proc/PID/status` (`VmRSS`, `VmHWM`), in bytes.
 fn status_bytes(pid: u32, field: &str) -> Result<u64, String> {
@@ -65,7 +64,13 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
-fn run(bin: PathBuf, home: PathBuf, clients: usize, rounds: usize, json: bool) -> Result<(), String> {
+fn run(
+    bin: PathBuf,
+    home: PathBuf,
+    clients: usize,
+    rounds: usize,
+    json: bool,
+) -> Result<(), String> {
     let mut child = Command::new(&bin)
         .args(["serve", "--port", "0"])
         .env("GOLDFISH_HOME", &home)
