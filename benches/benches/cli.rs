@@ -327,12 +327,88 @@ fn serve_pages(c: &mut Criterion) {
     let _ = server.wait();
 }
 
+/// Records in each import row's source.
+const IMPORT_RECORDS: usize = 10_000;
+/// Days the import rows' records are spread over.
+const IMPORT_DAYS: usize = 400;
+
+/// A JSON Lines export of [`IMPORT_RECORDS`] checkpoints over [`IMPORT_DAYS`] days, in day
+/// order (as `goldfish export` writes) or round-robin over the days (each record on another
+/// day than the one before).
+fn import_source(dir: &Path, round_robin: bool) -> PathBuf {
+    let per_day = IMPORT_RECORDS / IMPORT_DAYS;
+    let mut lines = Vec::with_capacity(IMPORT_RECORDS);
+    for i in 0..IMPORT_RECORDS {
+        let (day, slot) = if round_robin {
+            (i % IMPORT_DAYS, i / IMPORT_DAYS)
+        } else {
+            (i / per_day, i % per_day)
+        };
+        let date = chrono::NaiveDate::from_ymd_opt(2025, 1, 1).expect("a date")
+            + chrono::Days::new(day as u64);
+        let record = serde_json::json!({
+            "kind": "checkpoint", "workspace": "bench", "id": format!("import-{i:05}"),
+            "timestamp": format!("{date}T{:02}:{:02}:00Z", slot / 60, slot % 60),
+            "type": "checkpoint",
+            "description": format!("Imported entry {i}\nMoved the scan behind the index."),
+            "tags": ["bench", "import"],
+        });
+        lines.push(record.to_string());
+    }
+    let name = if round_robin {
+        "round-robin.jsonl"
+    } else {
+        "day-order.jsonl"
+    };
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write the import source");
+    path
+}
+
+/// `goldfish import jsonl` of the same 10,000 records into an empty store, in export (day)
+/// order and round-robin over 400 days: the store groups writes by day file, so the order
+/// costs little (it used to rewrite a day file per record).
+fn import_orders(c: &mut Criterion) {
+    let bin = goldfish_binary();
+    let sources = tempfile::tempdir().expect("temp dir");
+    let mut group = c.benchmark_group("cli");
+    group.sample_size(10);
+    group.sampling_mode(SamplingMode::Flat);
+    for (name, round_robin) in [
+        ("import_10k_day_order", false),
+        ("import_10k_round_robin", true),
+    ] {
+        let source = import_source(sources.path(), round_robin);
+        let source = source.to_str().expect("a UTF-8 temp path").to_string();
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || tempfile::tempdir().expect("temp dir"),
+                |home| {
+                    let out = goldfish(&bin, home.path(), &["import", "jsonl", &source])
+                        .stdout(Stdio::null())
+                        .output()
+                        .expect("spawn goldfish import");
+                    assert!(
+                        out.status.success(),
+                        "import failed: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                    home
+                },
+                criterion::BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     recall_100,
     hook_session_start,
     serve_pages,
-    recall_at_scale
+    recall_at_scale,
+    import_orders
 );
 criterion_main!(benches);
 

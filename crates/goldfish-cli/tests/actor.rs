@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::mcp_replies::call_tools_in;
+use crate::mcp_replies::call_tools_with;
 use crate::util::{Env, TestResult};
 
 /// A command of `env` whose actor environment is fixed: `USER=dev`, no other user variable,
@@ -46,7 +46,7 @@ fn mcp(
     vars: &[(&str, &str)],
     calls: &[(&str, Value)],
 ) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
-    call_tools_in(command(env, &["mcp"], vars)?, calls)
+    call_tools_with(command(env, &["mcp"], vars)?, calls)
 }
 
 /// Every day file of workspace `test`, concatenated.

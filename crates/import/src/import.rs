@@ -151,10 +151,19 @@ impl ImportReport {
 /// is there.
 pub fn apply(
     store: &Store,
-    batch: Batch,
+    mut batch: Batch,
     opts: &ImportOptions,
     progress: &mut dyn FnMut(usize, usize),
 ) -> ImportReport {
+    // Grouped by day file (a stable sort: records of one day keep their order, which decides
+    // which of two records with one id keeps it), so that each day file is rewritten once
+    // per chunk whatever order the source lists its records in: a source ordered round-robin
+    // over many days would otherwise rewrite a day file once per record.
+    batch.checkpoints.sort_by(|a, b| {
+        a.workspace
+            .cmp(&b.workspace)
+            .then_with(|| a.timestamp.date_naive().cmp(&b.timestamp.date_naive()))
+    });
     let total = batch.checkpoints.len() + batch.plans.len();
     let mut report = ImportReport {
         source: batch.source.clone(),
