@@ -115,8 +115,8 @@ pub(crate) struct CheckpointParams {
     /// What was done, why, and what is next. The first line is the title; more lines are kept.
     #[schemars(schema_with = "description_schema")]
     pub(crate) description: String,
-    /// Tags such as ["bug-fix", "auth"], each without commas or line breaks (a
-    /// comma-separated string is accepted too).
+    /// Tags such as ["bug-fix", "auth"], each on one line; an item of the list may hold a
+    /// comma (`queue,broker` is one tag), while a comma-separated string is split.
     #[serde(default, deserialize_with = "string_list")]
     #[schemars(schema_with = "tags_schema")]
     pub(crate) tags: Vec<String>,
@@ -223,12 +223,12 @@ fn description_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     })
 }
 
-/// Tags: the store refuses a tag with a comma or a line break (a comma-separated string,
-/// instead of a list, is split).
+/// Tags: the store refuses a tag with a line break; a comma is part of the tag (a
+/// comma-separated string, instead of a list, is split).
 fn tags_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "array",
-        "items": {"type": "string", "pattern": "^[^,\\r\\n]*$"}
+        "items": {"type": "string", "pattern": "^[^\\r\\n]*$"}
     })
 }
 

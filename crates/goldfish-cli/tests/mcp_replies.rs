@@ -275,6 +275,7 @@ const TEMPLATE: &[&str] = &[
     "character",
     "budget",
     "saved",
+    "by",
     "in",
     "is",
     "now",
@@ -498,7 +499,7 @@ fn base_arguments(tool: &str) -> Value {
 fn breaking(pattern: &str) -> Option<Value> {
     match pattern {
         "\\S" => Some(json!(" \n ")),
-        "^[^,\\r\\n]*$" => Some(json!("a,b")),
+        "^[^\\r\\n]*$" => Some(json!("a\nb")),
         _ => None,
     }
 }
