@@ -24,9 +24,14 @@ pub(crate) fn call_tools_in(
     dir: &std::path::Path,
     calls: &[(&str, Value)],
 ) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
+    call_tools_with(server_in(env, dir), calls)
+}
+
+/// `goldfish mcp` in `env`, started in `dir`.
+fn server_in(env: &Env, dir: &std::path::Path) -> std::process::Command {
     let mut server = env.cmd(&["mcp"]);
     server.current_dir(dir);
-    call_tools_with(server, calls)
+    server
 }
 
 /// [`call_tools`] with the server started by `server` (a `goldfish mcp` command with its own
@@ -49,9 +54,7 @@ pub(crate) fn requests_in(
     dir: &std::path::Path,
     calls: &[(&str, Value)],
 ) -> Result<Vec<Value>, Box<dyn std::error::Error>> {
-    let mut server = env.cmd(&["mcp"]);
-    server.current_dir(dir);
-    requests_with(server, calls)
+    requests_with(server_in(env, dir), calls)
 }
 
 /// [`requests_in`] with the server started by `server`.
