@@ -621,7 +621,7 @@ impl RecallCheckpoint {
         let body = c
             .description
             .split_once('\n')
-            .map(|(_, rest)| rest.trim_end().to_string())
+            .map(|(_, rest)| rest.trim_start_matches(['\r', '\n']).trim_end().to_string())
             .filter(|b| !b.trim().is_empty());
         RecallCheckpoint {
             id: c.id.clone(),
