@@ -30,4 +30,5 @@ mod signals;
 mod sync;
 mod thin;
 mod typed;
+mod web_memory;
 mod workspace;

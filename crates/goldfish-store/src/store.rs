@@ -887,74 +887,75 @@ impl Store {
     /// The checkpoints with `from <= timestamp <= to`, oldest first. Reads only the day files
     /// whose date lies in the window. A day file that cannot be read, a garbage block and
     /// invalid UTF-8 are reported in [`CheckpointRange::skipped`]; the rest is returned.
+    ///
+    /// Holds the whole window in memory: to look at a long window without that, use
+    /// [`for_each_day_between`](Self::for_each_day_between).
     pub fn checkpoints_between(
         &self,
         workspace: &str,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
     ) -> Result<CheckpointRange, Error> {
-        let workspace = validate_workspace(workspace)?;
         let mut range = CheckpointRange::default();
-        if from > to {
-            return Ok(range);
-        }
-        let dirs = self.workspace_dirs(&workspace);
-        for dir in &dirs {
-            self.read_between(&dir.join("checkpoints"), &workspace, from, to, &mut range);
-        }
-        if dirs.len() > 1 {
-            dedup_by_id(&mut range.checkpoints);
-        }
-        range
-            .checkpoints
-            .retain(|c| c.timestamp >= from && c.timestamp <= to);
+        self.for_each_day_between(workspace, from, to, |day| {
+            range.checkpoints.extend(day.checkpoints);
+            range.skipped.extend(day.skipped);
+        })?;
+        // Day files hold the entries of their UTC date, so this only reorders an entry that
+        // was moved to another day's file by hand.
         range.checkpoints.sort_by_key(|c| c.timestamp);
         Ok(range)
     }
 
-    /// Reads the day files of `dir` (a workspace's `checkpoints/`) that the window touches.
-    fn read_between(
+    /// The checkpoints with `from <= timestamp <= to`, one day file at a time: `visit` is
+    /// called once for the problems found while listing (files named like a day file whose
+    /// name is not a real date, an unlistable directory), when there are any, then once per
+    /// day file of the window, oldest day first, with that day's checkpoints (oldest first)
+    /// and problems. Memory stays that of one day file, whatever the window's length.
+    ///
+    /// A workspace kept in a repository ([`with_workspace_root`](Self::with_workspace_root))
+    /// is read from both places, each entry once.
+    pub fn for_each_day_between(
         &self,
-        dir: &Path,
         workspace: &str,
         from: DateTime<Utc>,
         to: DateTime<Utc>,
-        range: &mut CheckpointRange,
-    ) {
+        mut visit: impl FnMut(CheckpointRange),
+    ) -> Result<(), Error> {
+        let workspace = validate_workspace(workspace)?;
+        if from > to {
+            return Ok(());
+        }
         let (first, last) = (from.date_naive(), to.date_naive());
-        // One listing finds the day files of the window and the files named like a day file
-        // whose name is not a real date (`2025-02-30.md`): those cannot be placed in any
-        // window, so they are reported on every read instead of vanishing without a word.
+        let dirs: Vec<PathBuf> = self
+            .workspace_dirs(&workspace)
+            .into_iter()
+            .map(|d| d.join("checkpoints"))
+            .collect();
+        let mut listing = CheckpointRange::default();
         let mut dates = Vec::new();
-        match fs::read_dir(dir) {
-            Ok(entries) => {
-                for name in entries
-                    .flatten()
-                    .filter_map(|e| e.file_name().into_string().ok())
-                {
-                    match day_file_date(&name) {
-                        DayFileName::Date(d) if d >= first && d <= last => dates.push(d),
-                        DayFileName::Date(_) | DayFileName::Other => {}
-                        DayFileName::NotADate => range.skipped.push(Skipped {
-                            path: dir.join(&name),
-                            line: None,
-                            message: "not a real date: this day file's checkpoints cannot be placed in time; rename it to the UTC date of its entries (YYYY-MM-DD.md)".to_string(),
-                        }),
-                    }
-                }
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => range.skipped.push(Skipped {
-                path: dir.to_path_buf(),
-                line: None,
-                message: format!("cannot list this checkpoints directory: {e}"),
-            }),
+        for dir in &dirs {
+            list_day_files(dir, first, last, &mut dates, &mut listing.skipped);
         }
-        range.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        if !listing.skipped.is_empty() {
+            visit(listing);
+        }
         dates.sort();
+        dates.dedup();
         for date in dates {
-            read_day_into(&dir.join(day_file_name(date)), workspace, date, range);
+            let mut day = CheckpointRange::default();
+            for dir in &dirs {
+                read_day_into(&dir.join(day_file_name(date)), &workspace, date, &mut day);
+            }
+            if dirs.len() > 1 {
+                dedup_by_id(&mut day.checkpoints);
+            }
+            day.checkpoints
+                .retain(|c| c.timestamp >= from && c.timestamp <= to);
+            day.checkpoints.sort_by_key(|c| c.timestamp);
+            visit(day);
         }
+        Ok(())
     }
 
     // ----- plans -------------------------------------------------------------------------
@@ -1422,6 +1423,46 @@ pub fn find_repo_memory(dir: &Path) -> Option<PathBuf> {
         .find(|d| fs::symlink_metadata(d.join(".git")).is_ok())?;
     let memory = top.join(IN_REPO_DIR);
     memory.is_dir().then_some(memory)
+}
+
+/// The dates of the day files in `dir` (a workspace's `checkpoints/`) from `first` to `last`,
+/// added to `dates`. One listing also finds the files named like a day file whose name is not
+/// a real date (`2025-02-30.md`): those cannot be placed in any window, so they are reported
+/// on every read instead of vanishing without a word.
+fn list_day_files(
+    dir: &Path,
+    first: NaiveDate,
+    last: NaiveDate,
+    dates: &mut Vec<NaiveDate>,
+    skipped: &mut Vec<Skipped>,
+) {
+    let mut problems = Vec::new();
+    match fs::read_dir(dir) {
+        Ok(entries) => {
+            for name in entries
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+            {
+                match day_file_date(&name) {
+                    DayFileName::Date(d) if d >= first && d <= last => dates.push(d),
+                    DayFileName::Date(_) | DayFileName::Other => {}
+                    DayFileName::NotADate => problems.push(Skipped {
+                        path: dir.join(&name),
+                        line: None,
+                        message: "not a real date: this day file's checkpoints cannot be placed in time; rename it to the UTC date of its entries (YYYY-MM-DD.md)".to_string(),
+                    }),
+                }
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => problems.push(Skipped {
+            path: dir.to_path_buf(),
+            line: None,
+            message: format!("cannot list this checkpoints directory: {e}"),
+        }),
+    }
+    problems.sort_by(|a, b| a.path.cmp(&b.path));
+    skipped.extend(problems);
 }
 
 /// Reads one day file into `range`: checkpoints appended, problems reported as skipped.

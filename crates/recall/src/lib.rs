@@ -192,6 +192,7 @@ mod index;
 mod inplace;
 mod lanes;
 mod lexicon;
+mod newest;
 mod pass;
 mod prefilter;
 mod query;
@@ -218,8 +219,8 @@ pub use index::{
 };
 pub use query::Query;
 pub use recall::{
-    Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount, recall,
-    recall_with,
+    DayCounts, Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount,
+    checkpoints_per_day, recall, recall_with,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};

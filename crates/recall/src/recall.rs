@@ -366,48 +366,13 @@ fn recall_inner(
     opts: &RecallOptions,
     cache: Option<&RecallCache>,
 ) -> Result<RecallResult, Error> {
-    check_window_options(opts)?;
-    // Listing the root first makes an unreadable store an error, not an empty answer.
-    let known = store.list_workspaces()?;
-    let state = if known.is_empty() {
-        if store.root().exists() {
-            StoreState::Empty
-        } else {
-            StoreState::Missing
-        }
-    } else {
-        StoreState::Populated
-    };
-    let in_place = if opts.goldfish_memories {
-        InPlace::read(store, &current_dir(opts.cwd.as_deref()))
-    } else {
-        InPlace::default()
-    };
-    let state = if state != StoreState::Populated && in_place.workspaces().next().is_some() {
-        StoreState::Populated
-    } else {
-        state
-    };
-    let now = opts.now.unwrap_or_else(|| store.now());
-    let window = TimeWindow::resolve(
-        now,
-        opts.days.unwrap_or(DEFAULT_DAYS),
-        opts.since.as_deref(),
-        opts.from.as_deref(),
-        opts.to.as_deref(),
-    )?;
-    let all = opts.workspace == Scope::All;
-    let workspaces = match &opts.workspace {
-        Scope::All => {
-            let mut all = known;
-            all.extend(in_place.workspaces().cloned());
-            all.sort();
-            all.dedup();
-            all
-        }
-        Scope::Current => vec![resolve_scope(None, opts.cwd.as_deref())?],
-        Scope::Named(name) => vec![resolve_scope(Some(name), opts.cwd.as_deref())?],
-    };
+    let Prepared {
+        state,
+        in_place,
+        window,
+        workspaces,
+        all,
+    } = prepare(store, opts)?;
     // A blank search is no search; text without a single content word is an error that says
     // so, never a silent "nothing matched".
     let query = match opts.search.as_deref().filter(|s| !s.trim().is_empty()) {
@@ -519,6 +484,95 @@ fn recall_inner(
     })
 }
 
+/// What every recall settles before reading: the store's state, the Goldfish 5–8 projects
+/// read in place, the window and the workspaces.
+struct Prepared {
+    state: StoreState,
+    in_place: InPlace,
+    window: TimeWindow,
+    workspaces: Vec<String>,
+    all: bool,
+}
+
+fn prepare(store: &Store, opts: &RecallOptions) -> Result<Prepared, Error> {
+    check_window_options(opts)?;
+    // Listing the root first makes an unreadable store an error, not an empty answer.
+    let known = store.list_workspaces()?;
+    let state = if known.is_empty() {
+        if store.root().exists() {
+            StoreState::Empty
+        } else {
+            StoreState::Missing
+        }
+    } else {
+        StoreState::Populated
+    };
+    let in_place = if opts.goldfish_memories {
+        InPlace::read(store, &current_dir(opts.cwd.as_deref()))
+    } else {
+        InPlace::default()
+    };
+    let state = if state != StoreState::Populated && in_place.workspaces().next().is_some() {
+        StoreState::Populated
+    } else {
+        state
+    };
+    let now = opts.now.unwrap_or_else(|| store.now());
+    let window = TimeWindow::resolve(
+        now,
+        opts.days.unwrap_or(DEFAULT_DAYS),
+        opts.since.as_deref(),
+        opts.from.as_deref(),
+        opts.to.as_deref(),
+    )?;
+    let workspaces = match &opts.workspace {
+        Scope::All => {
+            let mut all = known;
+            all.extend(in_place.workspaces().cloned());
+            all.sort();
+            all.dedup();
+            all
+        }
+        Scope::Current => vec![resolve_scope(None, opts.cwd.as_deref())?],
+        Scope::Named(name) => vec![resolve_scope(Some(name), opts.cwd.as_deref())?],
+    };
+    Ok(Prepared {
+        state,
+        in_place,
+        window,
+        workspaces,
+        all: opts.workspace == Scope::All,
+    })
+}
+
+/// How many checkpoints each workspace holds per UTC day of the window that `opts` describes
+/// (its scope, window and filter; its search, limit and index settings are not used), as
+/// the activity chart of the web view shows them. Reads one day file at a time: memory does
+/// not grow with the window.
+pub fn checkpoints_per_day(store: &Store, opts: &RecallOptions) -> Result<DayCounts, Error> {
+    let p = prepare(store, opts)?;
+    let (days, skipped) =
+        crate::newest::per_day(store, &p.workspaces, p.window, &p.in_place, &opts.filter)?;
+    Ok(DayCounts {
+        window: p.window,
+        days,
+        skipped,
+    })
+}
+
+/// What [`checkpoints_per_day`] counted.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct DayCounts {
+    /// The window that was read.
+    pub window: TimeWindow,
+    /// UTC day → workspace → checkpoints; days and workspaces in order, empty days left out.
+    pub days:
+        std::collections::BTreeMap<chrono::NaiveDate, std::collections::BTreeMap<String, usize>>,
+    /// Files or entries that could not be read and were skipped.
+    pub skipped: Vec<SkippedFile>,
+}
+
 /// What a recall shows: the checkpoints, their explanations, the total before the limit,
 /// per-workspace counts and the skipped files.
 type Shown = (
@@ -529,7 +583,8 @@ type Shown = (
     Vec<SkippedFile>,
 );
 
-/// Recall without the index: reads the window's day files, filters, then searches or sorts.
+/// Recall without the index: without a search, the newest checkpoints read one day file at a
+/// time; with one, the window's day files read, filtered and searched.
 fn read_and_search(
     store: &Store,
     opts: &RecallOptions,
@@ -539,6 +594,17 @@ fn read_and_search(
     query: Option<&Query>,
     search_opts: &SearchOptions,
 ) -> Result<Shown, Error> {
+    let Some(q) = query else {
+        let (shown, total, counts, skipped) = crate::newest::newest(
+            store,
+            workspaces,
+            window,
+            in_place,
+            &opts.filter,
+            opts.limit,
+        )?;
+        return Ok((shown, Vec::new(), total, counts, skipped));
+    };
     let (mut checkpoints, mut skipped) = read_all(store, workspaces, window)?;
     for ws in workspaces {
         in_place.add_checkpoints(ws, window, &mut checkpoints);
@@ -548,29 +614,19 @@ fn read_and_search(
         checkpoints.retain(|c| opts.filter.matches(c));
     }
     let mut explanations = Vec::new();
-    let ordered: Vec<Checkpoint> = match query {
-        Some(q) => {
-            let lengths = append_typed_text(&mut checkpoints);
-            let hits = search(q, &checkpoints, search_opts);
-            restore_descriptions(&mut checkpoints, &lengths);
-            let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
-            let mut ordered = Vec::with_capacity(hits.len());
-            for hit in hits {
-                if let Some(c) = slots.get_mut(hit.index).and_then(Option::take) {
-                    if let Some(e) = hit.explain.filter(|_| ordered.len() < opts.limit) {
-                        explanations.push(*e);
-                    }
-                    ordered.push(c);
-                }
+    let lengths = append_typed_text(&mut checkpoints);
+    let hits = search(q, &checkpoints, search_opts);
+    restore_descriptions(&mut checkpoints, &lengths);
+    let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
+    let mut ordered = Vec::with_capacity(hits.len());
+    for hit in hits {
+        if let Some(c) = slots.get_mut(hit.index).and_then(Option::take) {
+            if let Some(e) = hit.explain.filter(|_| ordered.len() < opts.limit) {
+                explanations.push(*e);
             }
-            ordered
+            ordered.push(c);
         }
-        None => {
-            // Newest first; equal timestamps keep a stable, workspace-then-file order.
-            checkpoints.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
-            checkpoints
-        }
-    };
+    }
     let total = ordered.len();
     let shown: Vec<Checkpoint> = ordered.iter().take(opts.limit).cloned().collect();
     let mut counts: Vec<WorkspaceCount> = Vec::new();

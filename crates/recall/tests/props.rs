@@ -146,3 +146,98 @@ proptest! {
         prop_assert!(text.chars().count() <= max, "{} > {}", text.chars().count(), max);
     }
 }
+
+/// Writes `cps` as day files, each in its own workspace's directory.
+fn write_workspaces(
+    dir: &std::path::Path,
+    cps: &[Checkpoint],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut days: BTreeMap<(String, NaiveDate), Vec<Checkpoint>> = BTreeMap::new();
+    for c in cps {
+        days.entry((c.workspace.clone(), c.timestamp.date_naive()))
+            .or_default()
+            .push(c.clone());
+    }
+    for ((ws, date), mut list) in days {
+        list.sort_by_key(|c| c.timestamp);
+        let cp_dir = dir.join(ws).join("checkpoints");
+        std::fs::create_dir_all(&cp_dir)?;
+        std::fs::write(
+            cp_dir.join(format!("{date}.md")),
+            format_day_file(date, &list),
+        )?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Without a search, recall reads one day file at a time and keeps only the newest
+    /// `limit`: the answer is exactly that of reading every workspace's window whole,
+    /// filtering, and sorting newest first (equal times in workspace order), and the day
+    /// counts are those of the same checkpoints.
+    #[test]
+    fn newest_first_equals_sorting_the_whole_window(
+        entries in prop::collection::vec((0usize..3, 0i64..40, any::<bool>()), 0..60),
+        limit in 0usize..25,
+        tagged_only in any::<bool>(),
+    ) {
+        let base = t("2025-10-13T00:00:00Z");
+        let names = ["alpha", "beta", "gamma"];
+        // Few distinct times (every 6 hours over ten days): many ties, across workspaces too.
+        let cps: Vec<Checkpoint> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, &(ws, slot, tagged))| {
+                let mut c = Checkpoint::new(
+                    format!("id-{i}"),
+                    base + TimeDelta::hours(6 * slot),
+                    names[ws],
+                    format!("entry {i}"),
+                );
+                if tagged {
+                    c.tags = vec!["kept".to_string()];
+                }
+                c
+            })
+            .collect();
+        let dir = tempfile::tempdir().expect("temp dir");
+        write_workspaces(dir.path(), &cps).expect("store written");
+        let store = Store::open(dir.path()).expect("store opens");
+
+        let mut o = RecallOptions::default();
+        o.workspace = "all".into();
+        o.from = Some("2025-10-14".into());
+        o.to = Some("2025-10-21".into());
+        o.limit = limit;
+        o.now = Some(base + TimeDelta::days(30));
+        o.use_index = false;
+        if tagged_only {
+            o.filter.tags = vec!["kept".to_string()];
+        }
+        let r = recall(&store, &o).expect("recall works");
+
+        let (from, to) = (r.window.from, r.window.to);
+        let mut expected: Vec<Checkpoint> = Vec::new();
+        let present: BTreeSet<&str> = cps.iter().map(|c| c.workspace.as_str()).collect();
+        for ws in present {
+            let range = store.checkpoints_between(ws, from, to).expect("reads");
+            expected.extend(range.checkpoints.into_iter().filter(|c| !tagged_only || c.tags.iter().any(|t| t == "kept")));
+        }
+        expected.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
+        prop_assert_eq!(r.total, expected.len());
+        let want: Vec<&str> = expected.iter().take(limit).map(|c| c.id.as_str()).collect();
+        let got: Vec<&str> = r.checkpoints.iter().map(|c| c.id.as_str()).collect();
+        prop_assert_eq!(got, want);
+        let shown_total: usize = r.workspaces.iter().map(|w| w.shown).sum();
+        prop_assert_eq!(shown_total, r.checkpoints.len());
+
+        let days = goldfish_recall::checkpoints_per_day(&store, &o).expect("counts");
+        let mut want_days: BTreeMap<NaiveDate, BTreeMap<String, usize>> = BTreeMap::new();
+        for c in &expected {
+            *want_days.entry(c.timestamp.date_naive()).or_default().entry(c.workspace.clone()).or_default() += 1;
+        }
+        prop_assert_eq!(days.days, want_days);
+    }
+}

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use chrono::{Datelike as _, Duration, NaiveDate, Weekday};
-use goldfish_recall::{RecallOptions, Scope};
+use goldfish_recall::{RecallOptions, Scope, checkpoints_per_day};
 use maud::{Markup, PreEscaped, html};
 use serde::Deserialize;
 
@@ -55,10 +55,11 @@ pub fn activity(app: &App, q: &ActivityQuery) -> Page {
     let mut o = RecallOptions::default();
     o.workspace = Scope::All;
     o.days = Some(days);
-    o.limit = usize::MAX;
     o.now = Some(now);
     o.cwd = app.cwd.clone();
-    let body = match app.recall(&store, &o) {
+    // Counted one day file at a time: the chart of a large store costs no more memory than
+    // that of a small one.
+    let body = match checkpoints_per_day(&store, &o) {
         Err(e) => problem(e.to_string()),
         Ok(r) => {
             let last = now.date_naive();
@@ -66,17 +67,11 @@ pub fn activity(app: &App, q: &ActivityQuery) -> Page {
             // (day, workspace) → count
             let mut counts: BTreeMap<NaiveDate, BTreeMap<&str, usize>> = BTreeMap::new();
             let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
-            for c in &r.checkpoints {
-                let d = c.timestamp.date_naive();
-                if d < first || d > last {
-                    continue;
+            for (d, per_ws) in r.days.range(first..=last) {
+                for (ws, n) in per_ws {
+                    *counts.entry(*d).or_default().entry(ws).or_default() += n;
+                    *totals.entry(ws).or_default() += n;
                 }
-                *counts
-                    .entry(d)
-                    .or_default()
-                    .entry(&c.workspace)
-                    .or_default() += 1;
-                *totals.entry(&c.workspace).or_default() += 1;
             }
             let colour: BTreeMap<&str, &str> = totals
                 .keys()
