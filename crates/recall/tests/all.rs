@@ -1,8 +1,10 @@
 //! The one integration-test binary of goldfish-recall.
 
+mod baseline;
 mod eval;
 mod format;
 mod index;
+mod locomo;
 mod nl_eval;
 mod props;
 mod seed;
