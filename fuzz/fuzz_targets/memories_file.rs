@@ -7,8 +7,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = goldfish_import::parse_brief_file(text);
-    let Ok((record, _)) = goldfish_import::parse_memory_file(text) else {
+    let _ = goldfish_memories::parse_brief_file(text);
+    let Ok((record, _)) = goldfish_memories::parse_memory_file(text) else {
         return;
     };
     assert!(!record.id.trim().is_empty(), "a checkpoint has an id");
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
         "the description is trimmed"
     );
     let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
-    let (again, _) = goldfish_import::parse_memory_file(&crlf)
+    let (again, _) = goldfish_memories::parse_memory_file(&crlf)
         .expect("the same file with CRLF line ends parses");
     assert_eq!(again, record, "CRLF and LF read the same");
 });

@@ -12,13 +12,12 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use goldfish_store::{
-    Checkpoint, Imported, MemoryType, Plan, PlanStatus, Redaction, Store, detect_workspace,
-    normalize_workspace, validate_plan_id,
+    Checkpoint, Imported, MemoryType, Plan, PlanStatus, Redaction, Store, normalize_workspace,
+    validate_plan_id,
 };
 
-use crate::error::{Error, ErrorKind};
-use crate::memories::{MemoriesDir, MemoryRecord, read_memories};
-use crate::registry::{read_registered, read_registry};
+use goldfish_memories::{Batch, Error, ErrorKind, PlanItem, clean_tags, one_line};
+
 use crate::tusk::{TuskJournal, read_tusk};
 
 /// How many checkpoints go to the store at once.
@@ -30,33 +29,6 @@ const IMPORT_CHUNK: usize = 256;
 pub struct ImportOptions {
     /// Map and count everything, write nothing.
     pub dry_run: bool,
-}
-
-/// A plan to import and whether its source marked it active.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct PlanItem {
-    /// The plan, as it will be written.
-    pub plan: Plan,
-    /// Whether the source marked it as its workspace's active plan.
-    pub active: bool,
-}
-
-/// Everything one source maps to, before anything is written.
-#[derive(Debug, Default)]
-#[non_exhaustive]
-pub struct Batch {
-    /// The source that was read.
-    pub source: PathBuf,
-    /// Checkpoints, each with its derived, stable id.
-    pub checkpoints: Vec<Checkpoint>,
-    /// Plans, each with its derived, stable id.
-    pub plans: Vec<PlanItem>,
-    /// What could not be read or mapped: records skipped, values left out (each with its
-    /// file and line, or table and rowid).
-    pub problems: Vec<Error>,
-    /// Values changed to fit goldfish and kept (a tag holding a comma becomes two tags).
-    pub adjusted: Vec<Error>,
 }
 
 /// Counts for one workspace of an import.
@@ -349,138 +321,6 @@ fn verify(
     }
 }
 
-// ----- Goldfish 5–8 `.memories/` -------------------------------------------------------------
-
-/// Maps a Goldfish 5–8 project (its directory or its `.memories/`), or a `registry.json`
-/// (every registered project), to a [`Batch`]. Never writes to the source.
-pub fn memories_batch(path: &Path) -> Result<Batch, Error> {
-    let mut batch = Batch {
-        source: path.to_path_buf(),
-        ..Batch::default()
-    };
-    if path.is_file() {
-        let registry = read_registry(path)?;
-        let (projects, problems) = read_registered(&registry);
-        batch.problems.extend(problems);
-        for (project, dir) in projects {
-            let ws = detect_workspace(&project.path);
-            map_memories(dir, &ws, &mut batch);
-        }
-    } else {
-        let dir = read_memories(path)?;
-        let project = if dir.dir.file_name().is_some_and(|n| n == ".memories") {
-            dir.dir.parent().unwrap_or(&dir.dir).to_path_buf()
-        } else {
-            dir.dir.clone()
-        };
-        // The workspace goldfish itself gives the project's directory, so that a recall run
-        // there finds what was imported (and a registry import names it the same way).
-        let ws = detect_workspace(&project);
-        map_memories(dir, &ws, &mut batch);
-    }
-    Ok(batch)
-}
-
-fn map_memories(dir: MemoriesDir, workspace: &str, batch: &mut Batch) {
-    batch.problems.extend(dir.problems);
-    // Goldfish ids are unique in practice; two files with one id are both kept, the later
-    // (in file order) with its file name added, so that neither is lost.
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut records = dir.checkpoints;
-    records.sort_by(|a, b| a.timestamp.cmp(&b.timestamp).then(a.path.cmp(&b.path)));
-    for r in records {
-        let n = seen.entry(r.id.clone()).or_insert(0);
-        *n += 1;
-        let id = if *n == 1 {
-            r.id.clone()
-        } else {
-            let stem = r
-                .path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            format!("{}-{stem}", r.id)
-        };
-        match memory_checkpoint(&r, id, workspace, &mut batch.problems, &mut batch.adjusted) {
-            Some(c) => batch.checkpoints.push(c),
-            None => continue,
-        }
-    }
-    for b in dir.briefs {
-        let id = match validate_plan_id(&b.id) {
-            Ok(id) => id,
-            Err(e) => {
-                batch.problems.push(Error::new(
-                    ErrorKind::Unmapped,
-                    &b.path,
-                    format!("brief {:?} skipped: {}", b.id, e.message()),
-                ));
-                continue;
-            }
-        };
-        let created = b.created.or(b.updated).unwrap_or(DateTime::UNIX_EPOCH);
-        let mut plan = Plan::new(id, one_line(&b.title), b.body.clone(), workspace, created);
-        plan.updated = b.updated.unwrap_or(created);
-        plan.status = b.status;
-        plan.tags = clean_tags(&b.tags, &b.path, &mut batch.adjusted);
-        plan.extra = b.extra.clone();
-        if b.id != plan.id {
-            plan.extra
-                .insert("origin".into(), serde_json::Value::String(b.id.clone()));
-        }
-        batch.plans.push(PlanItem {
-            plan,
-            active: b.active,
-        });
-    }
-}
-
-fn memory_checkpoint(
-    r: &MemoryRecord,
-    id: String,
-    workspace: &str,
-    problems: &mut Vec<Error>,
-    adjusted: &mut Vec<Error>,
-) -> Option<Checkpoint> {
-    if r.description.trim().is_empty() {
-        problems.push(Error::new(
-            ErrorKind::Unmapped,
-            &r.path,
-            format!("checkpoint {} has no description; skipped", r.id),
-        ));
-        return None;
-    }
-    let mut c = Checkpoint::new(id, r.timestamp, workspace, r.description.clone());
-    c.memory_type = r.memory_type.unwrap_or(MemoryType::Checkpoint);
-    c.structured = r.structured.clone();
-    c.tags = clean_tags(&r.tags, &r.path, adjusted);
-    if let Some(git) = &r.git {
-        c.branch = git.branch.clone();
-        c.commit = git.commit.clone();
-        c.files = git.files.clone();
-        if let Some(w) = &git.worktree {
-            c.extra.insert("Worktree".into(), w.clone());
-        }
-    }
-    if let Some(summary) = &r.summary {
-        c.extra.insert("Summary".into(), summary.clone());
-    }
-    c.actor = r.actor.clone().unwrap_or_default();
-    if let Some(brief) = &r.brief_id {
-        c.extra.insert("Brief".into(), brief.clone());
-    }
-    for (key, value) in &r.extra {
-        let text = match value {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        c.extra.insert(format!("x-{key}"), text);
-    }
-    c.extra
-        .insert("Origin".into(), format!("goldfish:{}", r.id));
-    Some(c)
-}
-
 // ----- Tusk -------------------------------------------------------------------------------
 
 /// Maps a Tusk `journal.db` to a [`Batch`]: checkpoints as checkpoints (`tusk-<id>`), plans
@@ -492,10 +332,7 @@ pub fn tusk_batch(path: &Path) -> Result<Batch, Error> {
 }
 
 fn map_tusk(journal: TuskJournal) -> Batch {
-    let mut batch = Batch {
-        source: journal.path.clone(),
-        ..Batch::default()
-    };
+    let mut batch = Batch::new(journal.path.clone());
     let names: HashMap<String, String> = journal
         .workspaces()
         .into_iter()
@@ -628,10 +465,7 @@ fn map_tusk(journal: TuskJournal) -> Batch {
             extra.insert("completed".to_string(), notes_time(&done).into());
         }
         plan.extra = extra;
-        batch.plans.push(PlanItem {
-            plan,
-            active: p.is_active,
-        });
+        batch.plans.push(PlanItem::new(plan, p.is_active));
     }
     batch
 }
@@ -650,10 +484,7 @@ pub fn v4_batch(dir: &Path) -> Result<Batch, Error> {
         ));
     }
     let source = Store::open(dir).map_err(|e| Error::store(dir, e))?;
-    let mut batch = Batch {
-        source: dir.to_path_buf(),
-        ..Batch::default()
-    };
+    let mut batch = Batch::new(dir.to_path_buf());
     let workspaces = source.list_workspaces().map_err(|e| Error::store(dir, e))?;
     let (from, to) = (DateTime::UNIX_EPOCH, DateTime::<Utc>::MAX_UTC);
     for ws in workspaces {
@@ -679,10 +510,7 @@ pub fn v4_batch(dir: &Path) -> Result<Batch, Error> {
                 }
                 for plan in list.plans {
                     let is_active = active.as_deref() == Some(plan.id.as_str());
-                    batch.plans.push(PlanItem {
-                        plan,
-                        active: is_active,
-                    });
+                    batch.plans.push(PlanItem::new(plan, is_active));
                 }
             }
             Err(e) => batch.problems.push(Error::store(dir, e)),
@@ -692,54 +520,6 @@ pub fn v4_batch(dir: &Path) -> Result<Batch, Error> {
 }
 
 // ----- helpers ----------------------------------------------------------------------------
-
-/// Tags as goldfish holds them (a set): a tag holding line breaks becomes one tag per line,
-/// a blank one is left out and a repeated one kept once, each reported in `adjusted`. A
-/// comma is part of its tag (`queue,broker` stays one tag; the day file escapes it).
-fn clean_tags(tags: &[String], path: &Path, adjusted: &mut Vec<Error>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for tag in tags {
-        let parts: Vec<&str> = tag
-            .split(['\n', '\r'])
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .collect();
-        if parts.len() > 1 {
-            adjusted.push(Error::new(
-                ErrorKind::Unmapped,
-                path,
-                format!("tag {tag:?} holds a line break; imported as the tags {parts:?}"),
-            ));
-        }
-        if parts.is_empty() {
-            adjusted.push(Error::new(
-                ErrorKind::Unmapped,
-                path,
-                format!("blank tag {tag:?} left out"),
-            ));
-        }
-        for part in parts {
-            if out.iter().any(|t| t == part) {
-                adjusted.push(Error::new(
-                    ErrorKind::Unmapped,
-                    path,
-                    format!("tag {part:?} given twice; kept once"),
-                ));
-            } else {
-                out.push(part.to_string());
-            }
-        }
-    }
-    out
-}
-
-fn one_line(text: &str) -> String {
-    text.split(['\n', '\r'])
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 fn ensure_blank_line(text: &mut String) {
     if text.is_empty() {
@@ -755,50 +535,4 @@ fn ensure_blank_line(text: &mut String) {
 
 fn notes_time(at: &DateTime<Utc>) -> String {
     at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-}
-
-// ----- Goldfish stores read in place ------------------------------------------------------
-
-/// A Goldfish 5–8 project whose `.memories/` is read in place, as a goldfish workspace.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct InPlaceProject {
-    /// The workspace it is shown as: the one goldfish detects for the project's directory
-    /// (so its memories and goldfish's own for that project are one workspace).
-    pub workspace: String,
-    /// The project directory (holding `.memories/`).
-    pub path: PathBuf,
-}
-
-/// The Goldfish projects to read in place: every project of `registry` (Goldfish's
-/// `registry.json`, which lives beside goldfish's own workspace directories when both use
-/// `~/.goldfish`) whose `.memories/` exists, and the nearest directory at or above `cwd`
-/// holding a `.memories/` directory. Nothing is written. A registry that cannot be read is
-/// reported, not fatal.
-pub fn in_place_projects(registry: &Path, cwd: &Path) -> (Vec<InPlaceProject>, Vec<Error>) {
-    let mut out: Vec<InPlaceProject> = Vec::new();
-    let mut problems = Vec::new();
-    let push = |path: PathBuf, out: &mut Vec<InPlaceProject>| {
-        if path.join(".memories").is_dir() && !out.iter().any(|p| p.path == path) {
-            out.push(InPlaceProject {
-                workspace: detect_workspace(&path),
-                path,
-            });
-        }
-    };
-    if registry.is_file() {
-        match read_registry(registry) {
-            Ok(r) => {
-                for p in r.projects {
-                    push(p.path, &mut out);
-                }
-            }
-            Err(e) => problems.push(e),
-        }
-    }
-    let absolute = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-    if let Some(dir) = absolute.ancestors().find(|d| d.join(".memories").is_dir()) {
-        push(dir.to_path_buf(), &mut out);
-    }
-    (out, problems)
 }

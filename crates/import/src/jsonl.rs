@@ -11,8 +11,8 @@ use goldfish_store::{Actor, Checkpoint, MemoryType, Plan, PlanStatus, Store, Str
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorKind};
-use crate::import::{Batch, PlanItem};
+use goldfish_memories::{Batch, PlanItem};
+use goldfish_memories::{Error, ErrorKind};
 
 /// One line of an export: a checkpoint or a plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -316,10 +316,7 @@ pub fn export_jsonl(
 /// Parses JSON Lines `text` (read from `path`) into a [`Batch`]: a line that is not JSON or
 /// not a record is reported with its line number and skipped; blank lines are ignored.
 pub fn parse_jsonl(text: &str, path: &Path) -> Batch {
-    let mut batch = Batch {
-        source: path.to_path_buf(),
-        ..Batch::default()
-    };
+    let mut batch = Batch::new(path.to_path_buf());
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -329,10 +326,7 @@ pub fn parse_jsonl(text: &str, path: &Path) -> Batch {
         match serde_json::from_str::<Record>(line) {
             Ok(Record::Checkpoint(c)) => batch.checkpoints.push(c.to_checkpoint()),
             Ok(Record::Plan(p)) => match p.to_plan() {
-                Ok(plan) => batch.plans.push(PlanItem {
-                    plan,
-                    active: p.active,
-                }),
+                Ok(plan) => batch.plans.push(PlanItem::new(plan, p.active)),
                 Err(e) => batch
                     .problems
                     .push(bad(format!("plan {}: {e}; skipped", p.id))),

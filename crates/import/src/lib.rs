@@ -1,6 +1,7 @@
 //! Readers for the stores people already have — Goldfish 5–8 project `.memories/`
-//! directories and their registry, Tusk's SQLite `journal.db`, a Goldfish v4 store — and the
-//! import of them into a goldfish store, plus JSON Lines export ([`export_jsonl`]) and import.
+//! directories and their registry (from `goldfish-memories`, re-exported here), Tusk's SQLite
+//! `journal.db`, a Goldfish v4 store — and the import of them into a goldfish store, plus JSON
+//! Lines export ([`export_jsonl`]) and import.
 //!
 //! Importing is two steps: a source is mapped to a [`Batch`] ([`memories_batch`],
 //! [`tusk_batch`], [`v4_batch`], [`jsonl_batch`]; nothing written), then [`apply`] writes it,
@@ -46,28 +47,23 @@
 #![forbid(unsafe_code)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
-mod error;
 mod import;
 mod jsonl;
-mod memories;
-mod registry;
 mod tusk;
-mod yaml;
 
-pub use error::{Error, ErrorKind};
+pub use goldfish_memories::{
+    Batch, Brief, Error, ErrorKind, GitInfo, InPlaceProject, MemoriesDir, MemoryRecord, ParseError,
+    PlanItem, RegisteredProject, Registry, Unmapped, in_place_projects, memories_batch,
+    parse_brief_file, parse_memory_file, parse_registry, read_memories, read_registered,
+    read_registry,
+};
 pub use goldfish_store::{MemoryType, PlanStatus, Redaction, Structured};
 pub use import::{
-    Batch, ImportOptions, ImportReport, InPlaceProject, PlanItem, RedactedRecord, WorkspaceImport,
-    apply, in_place_projects, memories_batch, tusk_batch, v4_batch,
+    ImportOptions, ImportReport, RedactedRecord, WorkspaceImport, apply, tusk_batch, v4_batch,
 };
 pub use jsonl::{
     CheckpointRecord, PlanRecord, Record, export_jsonl, export_schema, jsonl_batch, parse_jsonl,
 };
-pub use memories::{
-    Brief, GitInfo, MemoriesDir, MemoryRecord, ParseError, Unmapped, parse_brief_file,
-    parse_memory_file, read_memories,
-};
-pub use registry::{RegisteredProject, Registry, parse_registry, read_registered, read_registry};
 pub use tusk::{
     ProgressNote, SubTask, TuskCheckpoint, TuskJournal, TuskPlan, TuskWorkspace,
     parse_progress_notes, read_tusk,

@@ -20,7 +20,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, ErrorKind};
+use goldfish_memories::{Error, ErrorKind};
 
 /// One Tusk checkpoint row, every column.
 #[derive(Debug, Clone, PartialEq, Serialize)]

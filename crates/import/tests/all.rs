@@ -3,7 +3,6 @@
 mod goldfish_v7;
 mod import;
 mod malformed;
-mod props;
 mod tusk;
 mod unchanged;
 

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use goldfish_import::{PlanItem, in_place_projects, memories_batch};
+use goldfish_memories::{PlanItem, in_place_projects, memories_batch};
 use goldfish_store::{Checkpoint, Plan, PlanStatus, Store};
 
 use crate::recall::SkippedFile;
@@ -91,7 +91,7 @@ impl InPlace {
     }
 }
 
-fn skipped(e: &goldfish_import::Error) -> SkippedFile {
+fn skipped(e: &goldfish_memories::Error) -> SkippedFile {
     let mut message = e.message().to_string();
     if let Some((table, rowid)) = e.row() {
         message = format!("table {table}, rowid {rowid}: {message}");

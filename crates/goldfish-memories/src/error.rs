@@ -1,4 +1,4 @@
-//! The crate's one error type.
+//! The one error type of goldfish's readers (this crate's and `goldfish-import`'s).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -54,11 +54,8 @@ impl fmt::Display for Error {
 }
 
 impl Error {
-    pub(crate) fn new(
-        kind: ErrorKind,
-        path: impl Into<PathBuf>,
-        message: impl Into<String>,
-    ) -> Self {
+    /// An error of `kind` about `path`.
+    pub fn new(kind: ErrorKind, path: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Error {
             kind,
             path: path.into(),
@@ -69,32 +66,37 @@ impl Error {
         }
     }
 
-    pub(crate) fn io(path: impl Into<PathBuf>, what: &str, err: std::io::Error) -> Self {
+    /// An I/O error while doing `what` ("read this file") with `path`, keeping `err` as the source.
+    pub fn io(path: impl Into<PathBuf>, what: &str, err: std::io::Error) -> Self {
         let message = format!("cannot {what}: {err}");
         let mut e = Error::new(ErrorKind::Io, path, message);
         e.source = Some(Box::new(err));
         e
     }
 
-    pub(crate) fn store(path: impl Into<PathBuf>, err: goldfish_store::Error) -> Self {
+    /// The store refused or failed to write something read from `path`.
+    pub fn store(path: impl Into<PathBuf>, err: goldfish_store::Error) -> Self {
         let message = err.to_string();
         Error::new(ErrorKind::Store, path, message).with_source(err)
     }
 
-    pub(crate) fn at_line(mut self, line: Option<usize>) -> Self {
+    /// The same error at a 1-based line of its file.
+    #[must_use]
+    pub fn at_line(mut self, line: Option<usize>) -> Self {
         self.line = line;
         self
     }
 
-    pub(crate) fn at_row(mut self, table: &str, rowid: i64) -> Self {
+    /// The same error at a table and rowid of an SQLite database.
+    #[must_use]
+    pub fn at_row(mut self, table: &str, rowid: i64) -> Self {
         self.row = Some((table.to_string(), rowid));
         self
     }
 
-    pub(crate) fn with_source(
-        mut self,
-        source: impl std::error::Error + Send + Sync + 'static,
-    ) -> Self {
+    /// The same error with the underlying error it was caused by.
+    #[must_use]
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.source = Some(Box::new(source));
         self
     }

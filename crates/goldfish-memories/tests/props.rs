@@ -1,7 +1,7 @@
 //! Properties of the checkpoint-file parser: it never panics, and a well-formed file reads
 //! back the fields it was written with.
 
-use goldfish_import::{MemoryType, parse_brief_file, parse_memory_file};
+use goldfish_memories::{MemoryType, parse_brief_file, parse_memory_file};
 use proptest::prelude::*;
 use serde::Serialize;
 
