@@ -43,6 +43,9 @@ pub(crate) enum Command {
     Checkpoint(CheckpointArgs),
     /// Show recent checkpoints and the active plan (search, time windows, all workspaces).
     Recall(RecallArgs),
+    /// Show one checkpoint in full by its id (recall lists each hit's id): its whole
+    /// description, typed fields, git context and files.
+    Show(ShowArgs),
     /// One view across all workspaces: what was done lately and each active plan's progress.
     Standup(StandupArgs),
     /// Plans: save, get, list, activate, update, complete, archive.
@@ -93,6 +96,14 @@ pub(crate) enum Command {
     MergeDriver(MergeDriverArgs),
     /// Keep this project's memory in its repository, under `.goldfish/`.
     Init(InitArgs),
+}
+
+/// `goldfish show ID`.
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// The checkpoint's id, as recall lists it (`id: 20251013T093012345Z-3fa9c1`). Looked
+    /// for in the current workspace first, then in every other one.
+    pub(crate) id: String,
 }
 
 /// `goldfish sync [init|status]`.

@@ -149,6 +149,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Import(a) => commands::import(&ctx, a)?,
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,
         Command::Recall(a) => commands::recall(&ctx, a)?,
+        Command::Show(a) => commands::show(&ctx, &a)?,
         Command::Standup(a) => commands::standup(&ctx, a)?,
         Command::Plan(a) => commands::plan(&ctx, a)?,
         Command::Index(a) => commands::index(&ctx, a)?,

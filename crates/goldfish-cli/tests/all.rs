@@ -26,6 +26,7 @@ mod real_clients;
 mod recall;
 mod redaction;
 mod secrets;
+mod show;
 mod signals;
 mod sync;
 mod thin;

@@ -143,6 +143,7 @@ mod actor;
 mod checkpoint;
 mod dayfile;
 mod error;
+mod find;
 mod git;
 mod memory;
 mod plan;

@@ -15,7 +15,7 @@ mod transfer;
 pub(crate) use agent::{doctor, hook, setup};
 pub(crate) use index::run as index;
 pub(crate) use journal::run as journal;
-pub(crate) use memory::{checkpoint, recall, standup};
+pub(crate) use memory::{checkpoint, recall, show, standup};
 pub(crate) use notes::run as notes;
 pub(crate) use plan::run as plan;
 pub(crate) use serve::run as serve;
