@@ -80,7 +80,10 @@ pub(crate) enum Command {
     /// Print the man page (roff) on stdout, e.g. `goldfish man > ~/.local/share/man/man1/goldfish.1`.
     Man,
     // ----- agent integration (src/agent_cli.rs) -----
-    /// Hooks run by coding agents' clients (session-start).
+    /// What goldfish's hooks injected into each agent session lately, per hook (from the
+    /// store's small capped log).
+    Stats(StatsArgs),
+    /// Hooks run by coding agents' clients (session-start, prompt, file, pre-compact).
     #[command(subcommand)]
     Hook(crate::agent_cli::HookCommand),
     /// Register the goldfish MCP server in a client's user config (claude, codex, cursor).
@@ -96,6 +99,14 @@ pub(crate) enum Command {
     MergeDriver(MergeDriverArgs),
     /// Keep this project's memory in its repository, under `.goldfish/`.
     Init(InitArgs),
+}
+
+/// `goldfish stats`.
+#[derive(Debug, Args)]
+pub(crate) struct StatsArgs {
+    /// At most this many sessions, the most recently active first.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub(crate) sessions: usize,
 }
 
 /// `goldfish show ID`.

@@ -306,3 +306,108 @@ mod tests {
         assert_eq!(mode(&home.path().join(HOOKS_DIR).join("sessions")), 0o700);
     }
 }
+
+/// What one session was given, from the log: see [`summarize`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct SessionSummary {
+    /// The client's session id ("" for hooks run without one).
+    pub session: String,
+    /// The workspace of its last injection.
+    pub workspace: String,
+    /// Its first and last injection.
+    pub first: DateTime<Utc>,
+    /// Its last injection.
+    pub last: DateTime<Utc>,
+    /// Characters injected in all.
+    pub chars: usize,
+    /// Per hook, in [`HookKind`] order: how many injections and how many characters.
+    pub hooks: Vec<HookTotal>,
+}
+
+/// One hook's injections into one session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct HookTotal {
+    /// The hook.
+    pub hook: HookKind,
+    /// How many injections.
+    pub count: usize,
+    /// Their characters.
+    pub chars: usize,
+}
+
+/// The log's entries grouped by session, the most recently active first, at most `limit`
+/// sessions.
+pub fn summarize(entries: &[LogEntry], limit: usize) -> Vec<SessionSummary> {
+    let mut out: Vec<SessionSummary> = Vec::new();
+    for e in entries {
+        let i = match out.iter().position(|s| s.session == e.session) {
+            Some(i) => i,
+            None => {
+                out.push(SessionSummary {
+                    session: e.session.clone(),
+                    workspace: e.workspace.clone(),
+                    first: e.at,
+                    last: e.at,
+                    chars: 0,
+                    hooks: Vec::new(),
+                });
+                out.len() - 1
+            }
+        };
+        let s = &mut out[i];
+        s.workspace.clone_from(&e.workspace);
+        s.first = s.first.min(e.at);
+        s.last = s.last.max(e.at);
+        s.chars += e.chars;
+        match s.hooks.iter_mut().find(|h| h.hook == e.hook) {
+            Some(h) => {
+                h.count += 1;
+                h.chars += e.chars;
+            }
+            None => s.hooks.push(HookTotal {
+                hook: e.hook,
+                count: 1,
+                chars: e.chars,
+            }),
+        }
+    }
+    for s in &mut out {
+        s.hooks.sort_by_key(|h| h.hook);
+    }
+    out.sort_by(|a, b| b.last.cmp(&a.last));
+    out.truncate(limit);
+    out
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::*;
+
+    #[test]
+    fn sessions_are_grouped_newest_first() {
+        let t0 = Utc::now();
+        let e = |session: &str, hook, chars, secs| LogEntry {
+            at: t0 + chrono::Duration::seconds(secs),
+            session: String::from(session),
+            workspace: "ws".into(),
+            hook,
+            chars,
+            ids: vec![],
+        };
+        let log = [
+            e("a", HookKind::SessionStart, 900, 0),
+            e("b", HookKind::Prompt, 200, 1),
+            e("a", HookKind::Prompt, 300, 2),
+            e("a", HookKind::Prompt, 100, 3),
+        ];
+        let s = summarize(&log, 10);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].session, "a");
+        assert_eq!(s[0].chars, 1300);
+        assert_eq!(s[0].hooks[1].count, 2);
+        assert_eq!(s[0].hooks[1].chars, 400);
+        assert_eq!(summarize(&log, 1).len(), 1);
+    }
+}

@@ -33,7 +33,8 @@ pub use compact::pre_compact;
 pub use file::file_context;
 pub use input::{HookInput, InputError};
 pub use ledger::{
-    HOOKS_DIR, Ledger, LogEntry, MAX_LOG_BYTES, MAX_REMEMBERED, MAX_SESSIONS, SessionState,
+    HOOKS_DIR, HookTotal, Ledger, LogEntry, MAX_LOG_BYTES, MAX_REMEMBERED, MAX_SESSIONS,
+    SessionState, SessionSummary, summarize,
 };
 pub use prompt::{Confidence, MIN_COVERAGE, MIN_STRENGTH, prompt_context, prompt_terms};
 
