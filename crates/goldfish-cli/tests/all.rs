@@ -10,6 +10,7 @@ mod concurrency;
 mod errors;
 mod explain;
 mod faults;
+mod hooks;
 mod import;
 mod index;
 mod index_processes;
