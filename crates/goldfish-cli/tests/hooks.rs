@@ -18,26 +18,11 @@ fn shop() -> Result<Env, Box<dyn std::error::Error>> {
     Ok(env)
 }
 
-/// Runs `goldfish hook …` with `GOLDFISH_WORKSPACE=shop` and `input` on stdin; it must
-/// exit 0.
+/// Runs `goldfish --workspace shop hook …` with `input` on stdin; it must exit 0.
 fn hook(env: &Env, args: &[&str], input: &Value) -> Result<Out, Box<dyn std::error::Error>> {
-    use std::io::Write as _;
-    use std::process::Stdio;
-    let mut all = vec!["hook"];
+    let mut all = vec!["--workspace", "shop", "hook"];
     all.extend_from_slice(args);
-    let mut child = env
-        .cmd(&all)
-        .env("GOLDFISH_WORKSPACE", "shop")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    child
-        .stdin
-        .take()
-        .ok_or("no stdin")?
-        .write_all(input.to_string().as_bytes())?;
-    let out = Out(child.wait_with_output()?);
+    let out = env.run_stdin(&all, &input.to_string())?;
     out.success(&all)?;
     Ok(out)
 }

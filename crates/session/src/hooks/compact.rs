@@ -1,7 +1,7 @@
 //! `goldfish hook pre-compact`: before the context is compacted, the instruction to
 //! checkpoint what it holds, with what this session already saved.
 
-use chrono::{Duration, Utc};
+use chrono::{Duration, DurationRound as _, Utc};
 use goldfish_store::Store;
 
 use super::{HookKind, HookOptions, Injection, cut, record_injection, room, state_of};
@@ -18,9 +18,13 @@ pub fn pre_compact(store: &Store, opts: &HookOptions) -> Result<Injection, Error
     let state = state_of(opts)?;
     let room = room(opts, &state);
     let now = opts.now.unwrap_or_else(Utc::now);
+    // Checkpoint times are whole milliseconds: one saved in the millisecond the session
+    // started counts as the session's.
     let since = state
         .started
-        .unwrap_or(now - Duration::hours(FALLBACK_HOURS));
+        .unwrap_or(now - Duration::hours(FALLBACK_HOURS))
+        .duration_trunc(Duration::milliseconds(1))
+        .unwrap_or(now);
     // Saved by this session's actor within the last week, and anything saved since the
     // session started.
     let mut o = super::recall_options(opts);

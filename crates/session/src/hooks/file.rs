@@ -5,7 +5,7 @@ use std::path::Path;
 
 use goldfish_store::{MemoryType, Store};
 
-use super::{HookKind, HookOptions, Injection, entry_line, fill, record_injection, room, state_of};
+use super::{HookKind, HookOptions, Injection, entry_line, inject, room, state_of};
 use crate::Error;
 
 /// At most this many memories are considered per file (and as many for its directory).
@@ -71,12 +71,8 @@ pub fn file_context(
          directory; `goldfish show ID` opens one):\n",
         names.join(", ")
     );
-    let (text, ids, left_out) = fill(&head, &entries, room);
     // The files are remembered even when nothing was found: once per session per file.
-    let mut injection = record_injection(opts, HookKind::File, text, ids, &new_files)?;
-    injection.left_out = left_out;
-    injection.repeated = none.repeated;
-    Ok(injection)
+    inject(opts, none, &head, &entries, room, &new_files)
 }
 
 #[cfg(test)]

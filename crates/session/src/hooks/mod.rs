@@ -214,6 +214,28 @@ pub fn record_injection(
     })
 }
 
+/// Injects `head` and the `entries` (id, text) that fit in `room`, and records it with the
+/// `files` looked at; `none` (this hook's empty injection, with its repeated count) when
+/// nothing fits and no file is to be remembered.
+fn inject(
+    opts: &HookOptions,
+    mut none: Injection,
+    head: &str,
+    entries: &[(String, String)],
+    room: usize,
+    files: &[String],
+) -> Result<Injection, Error> {
+    let (text, ids, left_out) = fill(head, entries, room);
+    if ids.is_empty() && files.is_empty() {
+        none.left_out = left_out;
+        return Ok(none);
+    }
+    let mut injection = record_injection(opts, none.hook, text, ids, files)?;
+    injection.left_out = left_out;
+    injection.repeated = none.repeated;
+    Ok(injection)
+}
+
 /// Appends each entry that fits `room` characters after `head`; returns the text (empty
 /// when no entry fits), the ids shown and how many did not fit.
 fn fill(head: &str, entries: &[(String, String)], room: usize) -> (String, Vec<String>, usize) {

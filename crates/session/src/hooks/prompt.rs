@@ -3,7 +3,7 @@
 use goldfish_recall::{Explanation, Field, MatchKind};
 use goldfish_store::Store;
 
-use super::{HookKind, HookOptions, Injection, entry_line, fill, record_injection, room, state_of};
+use super::{HookKind, HookOptions, Injection, entry_line, inject, room, state_of};
 use crate::Error;
 
 // The two thresholds were chosen on the evaluation set in `tests/fixtures/` (30 memories,
@@ -138,15 +138,7 @@ pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result
     }
     let head = "goldfish memory matching this prompt (open one in full with `goldfish show ID`, \
                 or the recall tool with `id`):\n";
-    let (text, ids, left_out) = fill(head, &entries, room);
-    if ids.is_empty() {
-        none.left_out = left_out;
-        return Ok(none);
-    }
-    let mut injection = record_injection(opts, HookKind::Prompt, text, ids, &[])?;
-    injection.left_out = left_out;
-    injection.repeated = none.repeated;
-    Ok(injection)
+    inject(opts, none, head, &entries, room, &[])
 }
 
 #[cfg(test)]
