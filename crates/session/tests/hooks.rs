@@ -83,7 +83,7 @@ fn the_threshold_separates_matches_from_chit_chat() -> TestResult {
             o.limit = 6;
             if let Ok(r) = goldfish_recall::recall(&store, &o) {
                 for (c, e) in r.checkpoints.iter().zip(&r.explanations) {
-                    let k = Confidence::of(e);
+                    let k = Confidence::of(e, 30);
                     println!(
                         "    {} {} coverage {:.2} strength {:.2} strong {}/{}{}",
                         if expect.contains(&c.id) { "+" } else { "-" },

@@ -138,12 +138,13 @@ fn session_start(ctx: &Context, options: &HookOptions) -> anyhow::Result<Injecti
     } else {
         start.render(room)
     };
-    let ids = start.checkpoints.iter().map(|c| c.id.clone()).collect();
+    // Only titles: the checkpoints listed do not count as given, so a prompt or a file can
+    // still bring in one's decision or impact.
     Ok(hooks::record_injection(
         options,
         HookKind::SessionStart,
         text,
-        ids,
+        Vec::new(),
         &[],
     )?)
 }

@@ -8,16 +8,17 @@ use crate::Error;
 
 // The two thresholds were chosen on the evaluation set in `tests/fixtures/` (30 memories,
 // 17 prompts that should find one, 15 of chit-chat), written before any threshold: the
-// matches' lowest coverage is 0.49 and lowest strength 5.04; the best non-matches are at
-// coverage 0.41 with strength 5.55, coverage 0.47 with strength 3.96, and coverage 1.00
-// with strength 2.18 (one common word). Each threshold sits between the two.
+// matches' lowest coverage is 0.49 and lowest strength 1.66; the best non-matches are at
+// coverage 0.41 with strength 1.83, coverage 0.47 with strength 1.31, and coverage 1.00
+// with strength 0.72 (one common word). Each threshold sits between the two.
 
 /// A hit is injected only when its matched words cover at least this share of the
 /// prompt's weight ([`Explanation::coverage`]) …
 pub const MIN_COVERAGE: f32 = 0.45;
 
-/// … and its strong matches add up to at least this much evidence ([`Confidence::strength`]).
-pub const MIN_STRENGTH: f32 = 4.5;
+/// … and its strong matches add up to at least this much evidence ([`Confidence::strength`]:
+/// one and a half words found in that checkpoint alone).
+pub const MIN_STRENGTH: f32 = 1.5;
 
 /// How many hits are considered.
 const CANDIDATES: usize = 6;
@@ -57,8 +58,9 @@ pub struct Confidence {
     pub coverage: f32,
     /// The sum, over query words matched strongly — the word itself, another form of it or
     /// a part of it (not a typo or a synonym), in the title, body or tags (not only a file
-    /// path) — of the matched term's IDF times its similarity: rare words matched well
-    /// count most.
+    /// path) — of the matched term's IDF times its similarity, in units of the IDF of a word
+    /// that only one checkpoint holds: rare words matched well count most, and the measure
+    /// means the same in a store of 30 checkpoints and in one of 100,000.
     pub strength: f32,
     /// How many query words matched strongly.
     pub strong: usize,
@@ -67,8 +69,11 @@ pub struct Confidence {
 }
 
 impl Confidence {
-    /// Reads it off an explanation.
-    pub fn of(e: &Explanation) -> Confidence {
+    /// Reads it off an explanation of a search over `checkpoints` checkpoints.
+    pub fn of(e: &Explanation, checkpoints: usize) -> Confidence {
+        // Recall's IDF of a term found in one checkpoint of `checkpoints` (BM25's).
+        let n = checkpoints.max(1) as f32;
+        let unique = (1.0 + (n - 0.5) / 1.5).ln();
         let mut strength = 0.0;
         let mut strong = 0;
         for w in &e.words {
@@ -88,7 +93,7 @@ impl Confidence {
         }
         Confidence {
             coverage: e.coverage,
-            strength,
+            strength: strength / unique,
             strong,
             words: e.words.len(),
         }
@@ -125,9 +130,15 @@ pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result
         Err(e) if e.kind() == goldfish_recall::ErrorKind::NothingToSearch => return Ok(none),
         Err(e) => return Err(e.into()),
     };
+    // How many checkpoints the search weighed (the workspace's whole history): the recall
+    // just brought its index up to date.
+    let searched = goldfish_recall::index_status(store, &o.workspace, Some(&opts.cwd))
+        .map(|s| s.entries)
+        .unwrap_or(0)
+        .max(result.total);
     let mut entries = Vec::new();
     for (c, e) in result.checkpoints.iter().zip(&result.explanations) {
-        if !Confidence::of(e).clear() {
+        if !Confidence::of(e, searched).clear() {
             continue;
         }
         if state.injected.contains(&c.id) {
