@@ -36,8 +36,11 @@ fn eval_store() -> Result<(tempfile::TempDir, Store), Box<dyn std::error::Error>
     Ok((home, store))
 }
 
-/// The evaluation prompts: (prompt, the ids it may inject; empty for chit-chat).
-fn prompts() -> Result<Vec<(String, Vec<String>)>, Box<dyn std::error::Error>> {
+/// An evaluation prompt and the ids it may inject (none for chit-chat).
+type Labelled = (String, Vec<String>);
+
+/// The evaluation prompts.
+fn prompts() -> Result<Vec<Labelled>, Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(fixture("hook_prompts.jsonl"))?;
     let mut out = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

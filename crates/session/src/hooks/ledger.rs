@@ -376,7 +376,7 @@ pub fn summarize(entries: &[LogEntry], limit: usize) -> Vec<SessionSummary> {
     for s in &mut out {
         s.hooks.sort_by_key(|h| h.hook);
     }
-    out.sort_by(|a, b| b.last.cmp(&a.last));
+    out.sort_by_key(|s| std::cmp::Reverse(s.last));
     out.truncate(limit);
     out
 }
