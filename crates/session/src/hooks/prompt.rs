@@ -40,7 +40,8 @@ const CONVERSATIONAL: &[&str] = &[
 
 /// The words of `prompt` that are searched for: recall's query words (folded, without stop
 /// words or question framing, at most [`goldfish_recall::Query::MAX_TERMS`]) minus the
-/// [conversational](CONVERSATIONAL) ones. Empty when the prompt is only chit-chat.
+/// conversational ones ("thanks", "run", "tests", "again", "commit", …). Empty when the
+/// prompt is only chit-chat.
 pub fn prompt_terms(prompt: &str) -> Vec<String> {
     goldfish_recall::Query::parse(prompt)
         .terms()
