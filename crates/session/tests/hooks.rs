@@ -216,3 +216,35 @@ fn pre_compact_lists_what_the_session_saved() -> TestResult {
     assert_eq!(i.hook, HookKind::PreCompact);
     Ok(())
 }
+
+/// Hooks of one session running at once (a client runs a tool's hooks in parallel) never
+/// give the same checkpoint twice: the decision is taken under the session's lock.
+#[test]
+fn concurrent_hooks_of_a_session_give_a_memory_once() -> TestResult {
+    let (home, _store) = eval_store()?;
+    let o = options(home.path(), Some("parallel"));
+    let given: Vec<Vec<String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                let o = o.clone();
+                let home = home.path().to_path_buf();
+                scope.spawn(move || {
+                    let store = Store::open(&home).expect("store");
+                    prompt_context(&store, &o, "Why do we keep sessions in Redis?")
+                        .expect("prompt")
+                        .ids
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a thread"))
+            .collect()
+    });
+    let all: Vec<&String> = given.iter().flatten().collect();
+    assert_eq!(all, ["shop-01"], "{given:?}");
+    let state = Ledger::new(home.path()).session("parallel")?;
+    assert_eq!(state.injected, ["shop-01"]);
+    assert_eq!(Ledger::new(home.path()).log()?.len(), 1);
+    Ok(())
+}

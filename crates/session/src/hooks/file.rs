@@ -5,7 +5,7 @@ use std::path::Path;
 
 use goldfish_store::{MemoryType, Store};
 
-use super::{HookKind, HookOptions, Injection, entry_line, inject, room, state_of};
+use super::{HookKind, HookOptions, Injection, entry_line, inject, state_of};
 use crate::Error;
 
 /// At most this many memories are considered per file (and as many for its directory).
@@ -30,8 +30,7 @@ pub fn file_context(
     files: &[String],
 ) -> Result<Injection, Error> {
     let state = state_of(opts)?;
-    let mut none = Injection::empty(HookKind::File, &state, opts.session_budget);
-    let room = room(opts, &state);
+    let none = Injection::empty(HookKind::File, &state, opts.session_budget);
     let mut new_files: Vec<String> = Vec::new();
     for f in files {
         let rel = relative(f, &opts.cwd);
@@ -52,16 +51,11 @@ pub fn file_context(
             o.limit = CANDIDATES;
             let result = goldfish_recall::recall(store, &o)?;
             for c in &result.checkpoints {
-                if c.memory_type == MemoryType::Checkpoint
-                    || entries.iter().any(|(id, _)| *id == c.id)
+                if c.memory_type != MemoryType::Checkpoint
+                    && !entries.iter().any(|(id, _)| *id == c.id)
                 {
-                    continue;
+                    entries.push((c.id.clone(), entry_line(c)));
                 }
-                if state.injected.contains(&c.id) {
-                    none.repeated += 1;
-                    continue;
-                }
-                entries.push((c.id.clone(), entry_line(c)));
             }
         }
         names.push(format!("`{rel}`"));
@@ -72,7 +66,7 @@ pub fn file_context(
         names.join(", ")
     );
     // The files are remembered even when nothing was found: once per session per file.
-    inject(opts, none, &head, &entries, room, &new_files)
+    inject(opts, none, &head, &entries, &new_files)
 }
 
 #[cfg(test)]

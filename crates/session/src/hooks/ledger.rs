@@ -42,6 +42,25 @@ pub struct SessionState {
     pub chars: usize,
 }
 
+/// What one injection gives a session: see [`Ledger::update`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Grant {
+    /// The checkpoints given.
+    pub ids: Vec<String>,
+    /// The files looked at.
+    pub files: Vec<String>,
+    /// The characters given.
+    pub chars: usize,
+}
+
+impl Grant {
+    /// A grant of `ids`, `files` and `chars` characters.
+    pub fn new(ids: Vec<String>, files: Vec<String>, chars: usize) -> Grant {
+        Grant { ids, files, chars }
+    }
+}
+
 /// One injection, as the log keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -115,65 +134,80 @@ impl Ledger {
             }))
     }
 
-    /// Records an injection into `session` (its ids, the `files` looked at and its size) and
-    /// appends it to the log. Nothing is recorded in a session file for an empty session id.
-    pub fn record(
+    /// Decides an injection into `session` and records it, atomically: `decide` sees the
+    /// session's state as it is under the session file's lock (so two hooks of one session
+    /// running at once never both give the same checkpoint, nor both spend the same room)
+    /// and returns its result with what it gives ([`Grant`]), which is added to the state.
+    /// Returns the result and the state after. An empty session id is never recorded:
+    /// `decide` sees an empty state.
+    pub fn update<T>(
         &self,
         session: &str,
         now: DateTime<Utc>,
-        entry: &LogEntry,
-        files: &[String],
-    ) -> Result<(), notes_core::fs::FsError> {
-        if !session.is_empty() {
-            let path = self.session_path(session);
-            let created = update_locked(&path, &options(), |old| {
-                let mut state = old
-                    .and_then(|t| serde_json::from_str::<SessionState>(t).ok())
-                    .filter(|s| s.session == session)
-                    .unwrap_or_else(|| SessionState {
-                        session: session.to_string(),
-                        ..SessionState::default()
-                    });
-                let created = state.started.is_none();
-                state.started.get_or_insert(now);
-                for id in &entry.ids {
-                    if !state.injected.contains(id) {
-                        state.injected.push(id.clone());
-                    }
+        decide: impl FnOnce(&SessionState) -> (T, Grant),
+    ) -> Result<(T, SessionState), notes_core::fs::FsError> {
+        let fresh = || SessionState {
+            session: session.to_string(),
+            ..SessionState::default()
+        };
+        if session.is_empty() {
+            let mut state = fresh();
+            let (value, grant) = decide(&state);
+            state.chars += grant.chars;
+            return Ok((value, state));
+        }
+        let path = self.session_path(session);
+        let (value, state, created) = update_locked(&path, &options(), |old| {
+            let mut state = old
+                .and_then(|t| serde_json::from_str::<SessionState>(t).ok())
+                .filter(|s| s.session == session)
+                .unwrap_or_else(fresh);
+            let (value, grant) = decide(&state);
+            let created = state.started.is_none();
+            state.started.get_or_insert(now);
+            for id in grant.ids {
+                if !state.injected.contains(&id) {
+                    state.injected.push(id);
                 }
-                for f in files {
-                    if !state.files.contains(f) {
-                        state.files.push(f.clone());
-                    }
-                }
-                cap(&mut state.injected);
-                cap(&mut state.files);
-                state.chars += entry.chars;
-                let text = serde_json::to_string(&state).unwrap_or_default();
-                Ok::<_, notes_core::fs::FsError>(Update::Write(text, created))
-            })?;
-            if created {
-                self.prune_sessions();
             }
-        }
-        if entry.chars > 0 || !entry.ids.is_empty() {
-            let line = serde_json::to_string(entry).unwrap_or_default();
-            update_locked(&self.log_path(), &options(), |old| {
-                let mut text = old.unwrap_or_default().to_string();
-                if text.len() + line.len() + 1 > MAX_LOG_BYTES {
-                    // Keep the newest lines, within half the cap.
-                    let keep_from = text.len().saturating_sub(MAX_LOG_BYTES / 2);
-                    let start = text[keep_from..]
-                        .find('\n')
-                        .map_or(text.len(), |i| keep_from + i + 1);
-                    text.drain(..start);
+            for f in grant.files {
+                if !state.files.contains(&f) {
+                    state.files.push(f);
                 }
-                text.push_str(&line);
-                text.push('\n');
-                Ok::<_, notes_core::fs::FsError>(Update::Write(text, ()))
-            })?;
+            }
+            cap(&mut state.injected);
+            cap(&mut state.files);
+            state.chars += grant.chars;
+            let text = serde_json::to_string(&state).unwrap_or_default();
+            Ok::<_, notes_core::fs::FsError>(Update::Write(text, (value, state, created)))
+        })?;
+        if created {
+            self.prune_sessions();
         }
-        Ok(())
+        Ok((value, state))
+    }
+
+    /// Appends `entry` to the log (nothing for an injection of nothing), cutting the log
+    /// back to its newest half when it would pass [`MAX_LOG_BYTES`].
+    pub fn append(&self, entry: &LogEntry) -> Result<(), notes_core::fs::FsError> {
+        if entry.chars == 0 && entry.ids.is_empty() {
+            return Ok(());
+        }
+        let line = serde_json::to_string(entry).unwrap_or_default();
+        update_locked(&self.log_path(), &options(), |old| {
+            let mut text = old.unwrap_or_default().to_string();
+            if text.len() + line.len() + 1 > MAX_LOG_BYTES {
+                // Keep the newest lines, within half the cap.
+                let keep_from = text.len().saturating_sub(MAX_LOG_BYTES / 2);
+                let start = text[keep_from..]
+                    .find('\n')
+                    .map_or(text.len(), |i| keep_from + i + 1);
+                text.drain(..start);
+            }
+            text.push_str(&line);
+            text.push('\n');
+            Ok::<_, notes_core::fs::FsError>(Update::Write(text, ()))
+        })
     }
 
     /// The log's entries, oldest first; lines that cannot be read are left out.
@@ -217,6 +251,15 @@ fn cap(list: &mut Vec<String>) {
 mod tests {
     use super::*;
 
+    /// Records `entry` into its session as a hook does, and logs it.
+    fn record(ledger: &Ledger, session: &str, entry: &LogEntry, files: &[String]) {
+        let grant = Grant::new(entry.ids.clone(), files.to_vec(), entry.chars);
+        ledger
+            .update(session, entry.at, |_| ((), grant))
+            .expect("update");
+        ledger.append(entry).expect("append");
+    }
+
     fn entry(session: &str, ids: &[&str], chars: usize) -> LogEntry {
         LogEntry {
             at: Utc::now(),
@@ -232,18 +275,13 @@ mod tests {
     fn a_session_remembers_ids_files_and_characters() {
         let home = tempfile::tempdir().expect("temp dir");
         let ledger = Ledger::new(home.path());
-        let now = Utc::now();
-        ledger
-            .record("s/1", now, &entry("s/1", &["a", "b"], 100), &[])
-            .expect("record");
-        ledger
-            .record(
-                "s/1",
-                now,
-                &entry("s/1", &["b", "c"], 50),
-                &["src/x.rs".into()],
-            )
-            .expect("record");
+        record(&ledger, "s/1", &entry("s/1", &["a", "b"], 100), &[]);
+        record(
+            &ledger,
+            "s/1",
+            &entry("s/1", &["b", "c"], 50),
+            &["src/x.rs".into()],
+        );
         let s = ledger.session("s/1").expect("read");
         assert_eq!(s.injected, ["a", "b", "c"]);
         assert_eq!(s.files, ["src/x.rs"]);
@@ -258,9 +296,7 @@ mod tests {
         let ledger = Ledger::new(home.path());
         for i in 0..2_000 {
             let id = format!("checkpoint-{i:04}");
-            ledger
-                .record("one", Utc::now(), &entry("one", &[&id], 10), &[])
-                .expect("record");
+            record(&ledger, "one", &entry("one", &[&id], 10), &[]);
         }
         let size = std::fs::metadata(home.path().join(HOOKS_DIR).join("log.jsonl"))
             .expect("log")
@@ -279,9 +315,7 @@ mod tests {
         );
         for i in 0..MAX_SESSIONS + 5 {
             let id = format!("session-{i}");
-            ledger
-                .record(&id, Utc::now(), &entry(&id, &[], 0), &[])
-                .expect("record");
+            record(&ledger, &id, &entry(&id, &[], 0), &[]);
         }
         let kept = std::fs::read_dir(home.path().join(HOOKS_DIR).join("sessions"))
             .expect("dir")
@@ -297,9 +331,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt as _;
         let home = tempfile::tempdir().expect("temp dir");
         let ledger = Ledger::new(home.path());
-        ledger
-            .record("p", Utc::now(), &entry("p", &["x"], 5), &[])
-            .expect("record");
+        record(&ledger, "p", &entry("p", &["x"], 5), &[]);
         let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
         assert_eq!(mode(&home.path().join(HOOKS_DIR).join("log.jsonl")), 0o600);
         assert_eq!(mode(&ledger.session_path("p")), 0o600);

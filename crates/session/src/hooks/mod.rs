@@ -33,7 +33,7 @@ pub use compact::pre_compact;
 pub use file::file_context;
 pub use input::{HookInput, InputError};
 pub use ledger::{
-    HOOKS_DIR, HookTotal, Ledger, LogEntry, MAX_LOG_BYTES, MAX_REMEMBERED, MAX_SESSIONS,
+    Grant, HOOKS_DIR, HookTotal, Ledger, LogEntry, MAX_LOG_BYTES, MAX_REMEMBERED, MAX_SESSIONS,
     SessionState, SessionSummary, summarize,
 };
 pub use prompt::{Confidence, MIN_COVERAGE, MIN_STRENGTH, prompt_context, prompt_terms};
@@ -181,8 +181,7 @@ pub fn session_budget_left(opts: &HookOptions) -> Result<usize, Error> {
 
 /// Records that `hook` injected `text` (carrying the checkpoints `ids`, looking at `files`)
 /// into the session of `opts`, and returns the [`Injection`]. The session-start hook calls
-/// it with what it rendered within [`session_budget_left`]; the other hooks call it
-/// themselves.
+/// it with what it rendered within [`session_budget_left`].
 pub fn record_injection(
     opts: &HookOptions,
     hook: HookKind,
@@ -190,18 +189,10 @@ pub fn record_injection(
     ids: Vec<String>,
     files: &[String],
 ) -> Result<Injection, Error> {
-    let state = state_of(opts)?;
     let chars = text.chars().count();
-    let now = opts.now.unwrap_or_else(Utc::now);
-    let entry = LogEntry {
-        at: now,
-        session: opts.session.clone().unwrap_or_default(),
-        workspace: opts.workspace.clone(),
-        hook,
-        chars,
-        ids: ids.clone(),
-    };
-    Ledger::new(&opts.home).record(opts.session.as_deref().unwrap_or(""), now, &entry, files)?;
+    let grant = ledger::Grant::new(ids.clone(), files.to_vec(), chars);
+    let ((), state) = update(opts, |_| ((), grant))?;
+    log(opts, hook, chars, &ids)?;
     Ok(Injection {
         hook,
         text,
@@ -209,31 +200,69 @@ pub fn record_injection(
         ids,
         left_out: 0,
         repeated: 0,
-        session_chars: state.chars + chars,
+        session_chars: state.chars,
         session_budget: opts.session_budget,
     })
 }
 
-/// Injects `head` and the `entries` (id, text) that fit in `room`, and records it with the
-/// `files` looked at; `none` (this hook's empty injection, with its repeated count) when
-/// nothing fits and no file is to be remembered.
+/// [`Ledger::update`] for the session of `opts`.
+fn update<T>(
+    opts: &HookOptions,
+    decide: impl FnOnce(&SessionState) -> (T, ledger::Grant),
+) -> Result<(T, SessionState), Error> {
+    let now = opts.now.unwrap_or_else(Utc::now);
+    let session = opts.session.as_deref().unwrap_or("");
+    Ok(Ledger::new(&opts.home).update(session, now, decide)?)
+}
+
+/// Appends one injection to the log.
+fn log(opts: &HookOptions, hook: HookKind, chars: usize, ids: &[String]) -> Result<(), Error> {
+    let entry = LogEntry {
+        at: opts.now.unwrap_or_else(Utc::now),
+        session: opts.session.clone().unwrap_or_default(),
+        workspace: opts.workspace.clone(),
+        hook,
+        chars,
+        ids: ids.to_vec(),
+    };
+    Ok(Ledger::new(&opts.home).append(&entry)?)
+}
+
+/// Injects `head` and those of the `entries` (id, text) that the session was not given
+/// yet and that fit the room it has left, and records it with the `files` looked at: all
+/// decided under the session's lock, so hooks of one session running at once never give
+/// the same checkpoint twice. Returns `none` (this hook's empty injection) when there is no
+/// entry and no file to remember.
 fn inject(
     opts: &HookOptions,
     mut none: Injection,
     head: &str,
     entries: &[(String, String)],
-    room: usize,
     files: &[String],
 ) -> Result<Injection, Error> {
-    let (text, ids, left_out) = fill(head, entries, room);
-    if ids.is_empty() && files.is_empty() {
-        none.left_out = left_out;
+    if entries.is_empty() && files.is_empty() {
         return Ok(none);
     }
-    let mut injection = record_injection(opts, none.hook, text, ids, files)?;
-    injection.left_out = left_out;
-    injection.repeated = none.repeated;
-    Ok(injection)
+    let ((text, ids, left_out, repeated), state) = update(opts, |state| {
+        let fresh: Vec<(String, String)> = entries
+            .iter()
+            .filter(|(id, _)| !state.injected.contains(id))
+            .cloned()
+            .collect();
+        let repeated = entries.len() - fresh.len();
+        let (text, ids, left_out) = fill(head, &fresh, room(opts, state));
+        let grant = ledger::Grant::new(ids.clone(), files.to_vec(), text.chars().count());
+        ((text, ids, left_out, repeated), grant)
+    })?;
+    let chars = text.chars().count();
+    log(opts, none.hook, chars, &ids)?;
+    none.text = text;
+    none.chars = chars;
+    none.ids = ids;
+    none.left_out = left_out;
+    none.repeated = repeated;
+    none.session_chars = state.chars;
+    Ok(none)
 }
 
 /// Appends each entry that fits `room` characters after `head`; returns the text (empty

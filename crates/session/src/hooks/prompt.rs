@@ -115,7 +115,7 @@ impl Confidence {
 /// checkpoint.
 pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result<Injection, Error> {
     let state = state_of(opts)?;
-    let mut none = Injection::empty(HookKind::Prompt, &state, opts.session_budget);
+    let none = Injection::empty(HookKind::Prompt, &state, opts.session_budget);
     let terms = prompt_terms(prompt);
     let room = room(opts, &state);
     if terms.is_empty() || room == 0 {
@@ -137,20 +137,16 @@ pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result
         .map(|s| s.entries)
         .unwrap_or(0)
         .max(result.total);
-    let mut entries = Vec::new();
-    for (c, e) in result.checkpoints.iter().zip(&result.explanations) {
-        if !Confidence::of(e, searched).clear() {
-            continue;
-        }
-        if state.injected.contains(&c.id) {
-            none.repeated += 1;
-            continue;
-        }
-        entries.push((c.id.clone(), entry_line(c)));
-    }
+    let entries: Vec<(String, String)> = result
+        .checkpoints
+        .iter()
+        .zip(&result.explanations)
+        .filter(|(_, e)| Confidence::of(e, searched).clear())
+        .map(|(c, _)| (c.id.clone(), entry_line(c)))
+        .collect();
     let head = "goldfish memory matching this prompt (open one in full with `goldfish show ID`, \
                 or the recall tool with `id`):\n";
-    inject(opts, none, head, &entries, room, &[])
+    inject(opts, none, head, &entries, &[])
 }
 
 #[cfg(test)]
