@@ -75,7 +75,19 @@ fn run_hook(
     json: bool,
     cmd: HookCommand,
 ) -> anyhow::Result<String> {
-    let input = read_input()?;
+    let input = match read_input() {
+        Ok(input) => input,
+        // The session start needs nothing from its input but the session id: without it,
+        // the context still comes (counted against no session).
+        Err(e) if matches!(cmd, HookCommand::SessionStart(_)) => {
+            eprintln!(
+                "goldfish hook: session-start: {}; going on without a session id",
+                crate::error_message(&e)
+            );
+            HookInput::default()
+        }
+        Err(e) => return Err(e),
+    };
     let mut ctx = Context::new(home, workspace)?;
     // The agent's directory, as the client reports it, is where the workspace is found.
     if let Some(cwd) = input.cwd.clone().filter(|c| c.is_absolute()) {
