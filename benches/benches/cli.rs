@@ -9,6 +9,10 @@
 //! that the newest is an hour old), with an active plan, a journal and notes in the worktree.
 //! It runs at every session start of every agent. Target 20 ms.
 //!
+//! `hook/prompt_eval`, `hook/prompt_100k`: `goldfish hook prompt --client claude` with
+//! Claude Code's input on stdin, over the hooks' evaluation store and in a workspace of the
+//! 100,000-checkpoint store (see [`hook_prompts`]). Targets 15 and 50 ms.
+//!
 //! `web/*`: pages of `goldfish serve` over the same evaluation store (with an active plan),
 //! each a real HTTP request on a fresh connection to the running server, the whole answer
 //! read: the timeline's first and twentieth page, a search (ranked, with its explanations),
@@ -402,10 +406,82 @@ fn import_orders(c: &mut Criterion) {
     group.finish();
 }
 
+/// Runs `goldfish hook prompt --client claude` in `home` with Claude Code's input for
+/// `prompt` (no session id, so every run searches and injects afresh); returns stdout.
+fn hook_prompt(bin: &Path, home: &Path, workspace: &str, prompt: &str) -> String {
+    use std::io::Write as _;
+    let input = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit",
+        "cwd": home,
+        "prompt": prompt,
+    })
+    .to_string();
+    let mut child = goldfish(bin, home, &["hook", "prompt", "--client", "claude"])
+        .env("GOLDFISH_WORKSPACE", workspace)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn goldfish hook prompt");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write the hook input");
+    let out = child
+        .wait_with_output()
+        .expect("wait for goldfish hook prompt");
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "hook prompt failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `hook/prompt_eval`: `goldfish hook prompt` over the hooks' evaluation store (the 30
+/// memories of `crates/session/tests/fixtures/hook_store.jsonl`), a prompt that matches one
+/// decision. `hook/prompt_100k`: the same hook in one of the 100,000-checkpoint store's
+/// largest workspaces (about 1,200 checkpoints), a prompt that matches some of them. Targets 15
+/// and 50 ms: the hook runs before every prompt the user sends.
+fn hook_prompts(c: &mut Criterion) {
+    let bin = goldfish_binary();
+    let home = tempfile::tempdir().expect("temp dir");
+    let store = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates/session/tests/fixtures/hook_store.jsonl");
+    let store = store.to_str().expect("a UTF-8 path").to_string();
+    let out = goldfish(&bin, home.path(), &["import", "jsonl", &store])
+        .output()
+        .expect("spawn goldfish import");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let prompt = "Why do we keep sessions in Redis instead of Postgres?";
+    assert!(hook_prompt(&bin, home.path(), "shop", prompt).contains("shop-01"));
+    let (big, _) = cached_store(100_000, DEFAULT_SEED).expect("generate the 100k store");
+    let big_prompt = "the global gitignore bug with absolute paths is back";
+    // The index is built by the first search, outside the timed part; the prompt matches
+    // checkpoints of the corpus, so every run injects.
+    assert!(hook_prompt(&bin, &big, SAVES_WORKSPACE, big_prompt).contains("global gitignore"));
+
+    let mut group = c.benchmark_group("hook");
+    group.bench_function("prompt_eval", |b| {
+        b.iter(|| hook_prompt(&bin, home.path(), "shop", prompt).len());
+    });
+    group.bench_function("prompt_100k", |b| {
+        b.iter(|| hook_prompt(&bin, &big, SAVES_WORKSPACE, big_prompt).len());
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     recall_100,
     hook_session_start,
+    hook_prompts,
     serve_pages,
     recall_at_scale,
     import_orders

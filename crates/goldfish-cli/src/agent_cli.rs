@@ -24,6 +24,34 @@ pub(crate) enum HookCommand {
     /// Never fails a session: on any error it prints nothing on stdout, one line on stderr,
     /// and exits 0.
     SessionStart(SessionStartArgs),
+    /// Claude Code's and Codex's UserPromptSubmit, Cursor's beforeSubmitPrompt: the
+    /// checkpoints that clearly match the prompt (read as JSON on stdin), each once per
+    /// session. Chit-chat gets nothing. Never fails a prompt.
+    Prompt(InjectArgs),
+    /// Claude Code's PostToolUse for Read, Edit, Write and MultiEdit (Codex's for
+    /// apply_patch, Cursor's afterFileEdit): the decisions, incidents and learnings that name
+    /// the file or its directory, once per session per file. Never fails.
+    File(InjectArgs),
+    /// Claude Code's and Codex's PreCompact, Cursor's preCompact: the instruction to
+    /// checkpoint what the context holds before it is compacted, with the titles this session
+    /// already saved. Never fails.
+    PreCompact(InjectArgs),
+}
+
+/// `goldfish hook prompt|file|pre-compact`: the client's hook input is read on stdin.
+#[derive(Debug, Args)]
+pub(crate) struct InjectArgs {
+    /// The client running the hook: claude and codex print
+    /// `{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}` (plain text
+    /// for pre-compact, which Claude Code passes to the compaction as its instructions),
+    /// cursor its own field; none plain text. `--json` prints the injection with its size.
+    #[arg(long, value_enum)]
+    pub(crate) client: Option<AgentClient>,
+    /// At most this many characters in this injection (default 800 for prompt and file,
+    /// 1200 for pre-compact); the session's budget (settings.json `hooks.session_budget`,
+    /// default 6000) caps all injections of one session together.
+    #[arg(long, value_name = "CHARS")]
+    pub(crate) budget: Option<usize>,
 }
 
 /// `goldfish hook session-start`.

@@ -43,6 +43,9 @@ pub(crate) enum Command {
     Checkpoint(CheckpointArgs),
     /// Show recent checkpoints and the active plan (search, time windows, all workspaces).
     Recall(RecallArgs),
+    /// Show one checkpoint in full by its id (recall lists each hit's id): its whole
+    /// description, typed fields, git context and files.
+    Show(ShowArgs),
     /// One view across all workspaces: what was done lately and each active plan's progress.
     Standup(StandupArgs),
     /// Plans: save, get, list, activate, update, complete, archive.
@@ -77,7 +80,10 @@ pub(crate) enum Command {
     /// Print the man page (roff) on stdout, e.g. `goldfish man > ~/.local/share/man/man1/goldfish.1`.
     Man,
     // ----- agent integration (src/agent_cli.rs) -----
-    /// Hooks run by coding agents' clients (session-start).
+    /// What goldfish's hooks injected into each agent session lately, per hook (from the
+    /// store's small capped log).
+    Stats(StatsArgs),
+    /// Hooks run by coding agents' clients (session-start, prompt, file, pre-compact).
     #[command(subcommand)]
     Hook(crate::agent_cli::HookCommand),
     /// Register the goldfish MCP server in a client's user config (claude, codex, cursor).
@@ -93,6 +99,22 @@ pub(crate) enum Command {
     MergeDriver(MergeDriverArgs),
     /// Keep this project's memory in its repository, under `.goldfish/`.
     Init(InitArgs),
+}
+
+/// `goldfish stats`.
+#[derive(Debug, Args)]
+pub(crate) struct StatsArgs {
+    /// At most this many sessions, the most recently active first.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub(crate) sessions: usize,
+}
+
+/// `goldfish show ID`.
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// The checkpoint's id, as recall lists it (`id: 20251013T093012345Z-3fa9c1`). Looked
+    /// for in the current workspace first, then in every other one.
+    pub(crate) id: String,
 }
 
 /// `goldfish sync [init|status]`.

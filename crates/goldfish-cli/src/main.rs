@@ -126,7 +126,7 @@ fn run() -> anyhow::Result<ExitCode> {
         // git runs the merge driver: it needs no store, and its exit code is the answer.
         Command::MergeDriver(a) => return commands::merge_driver(a),
         // The hook runs before anything that could fail: it never fails a session.
-        Command::Hook(h) => return Ok(commands::hook(cli.home, cli.workspace, h)),
+        Command::Hook(h) => return Ok(commands::hook(cli.home, cli.workspace, cli.json, h)),
         Command::Setup(a) => {
             let report = commands::setup(a)?;
             print_report(&report, cli.json)?;
@@ -149,6 +149,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Import(a) => commands::import(&ctx, a)?,
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,
         Command::Recall(a) => commands::recall(&ctx, a)?,
+        Command::Show(a) => commands::show(&ctx, &a)?,
+        Command::Stats(a) => commands::stats(&ctx, &a)?,
         Command::Standup(a) => commands::standup(&ctx, a)?,
         Command::Plan(a) => commands::plan(&ctx, a)?,
         Command::Index(a) => commands::index(&ctx, a)?,

@@ -209,6 +209,10 @@ pub(crate) struct RecallParams {
     /// Only checkpoints naming this symbol ("rotate" matches "TokenStore::rotate").
     #[serde(default)]
     pub(crate) symbol: Option<String>,
+    /// Open one checkpoint in full by the id a recall listed (the other arguments are then
+    /// not used): its whole description, typed fields, commit and files.
+    #[serde(default)]
+    pub(crate) id: Option<String>,
 }
 
 // Input schemas state the bounds the server enforces (the store's validation), so that a
@@ -1052,7 +1056,10 @@ fn recall_options(
 
 /// The `recall` tool: compact markdown within recall's default character budget, and the
 /// same facts as structured content within the same budget.
-fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
+fn recall_tool(ctx: &Context, mut p: RecallParams) -> anyhow::Result<Reply> {
+    if let Some(id) = p.id.take() {
+        return show_reply(ctx, &id);
+    }
     let mut f = FormatOptions::default();
     f.full = p.full.unwrap_or(false);
     let (o, guess) = recall_options(ctx, p)?;
@@ -1062,6 +1069,36 @@ fn recall_tool(ctx: &Context, p: RecallParams) -> anyhow::Result<Reply> {
         eprintln!("goldfish mcp: {note}");
     }
     recall_reply(&result, f, guess.as_deref())
+}
+
+/// `recall` with an `id`: the whole record (the function `goldfish show` calls), as the
+/// text and as a recall's structured content holding that one checkpoint in full.
+fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
+    let preferred = ctx.workspace(None).ok();
+    let Some(c) = ctx
+        .open_store()?
+        .find_checkpoint(preferred.as_deref(), id)?
+    else {
+        anyhow::bail!(
+            "no checkpoint has the id `{}` in any workspace (recall lists each one's id)",
+            id.trim()
+        );
+    };
+    let at = format_utc(&c.timestamp);
+    let out = RecallOut {
+        scope: c.workspace.clone(),
+        window: [at.clone(), at],
+        search: None,
+        total: 1,
+        workspaces: Vec::new(),
+        active_plan: None,
+        checkpoints: vec![RecallCheckpoint::of(&c, true, true, None)],
+        not_shown: None,
+        skipped: None,
+        store: None,
+        workspace_note: None,
+    };
+    Reply::new(goldfish_recall::format_checkpoint(&c), &out)
 }
 
 /// A recall's text and structured content, showing the same checkpoints, each within

@@ -424,7 +424,7 @@ fn check_command_hooks(hooks: &Value, client: &str) -> Problems {
                 if h.get("type").and_then(Value::as_str) != Some("command") {
                     p.add(format!("{event}: hook type must be \"command\""));
                 }
-                let want = format!("goldfish hook session-start --client {client}");
+                let want = format!("goldfish hook {} --client {client}", hook_of(event));
                 if string(h, "command", true, &mut p).is_some_and(|c| c != want) {
                     p.add(format!("{event}: command must be {want:?}"));
                 }
@@ -438,10 +438,50 @@ fn check_command_hooks(hooks: &Value, client: &str) -> Problems {
             }
         }
     }
-    if !events.contains_key("SessionStart") {
-        p.add("hooks.SessionStart: required");
+    for required in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUse",
+        "PreCompact",
+    ] {
+        if !events.contains_key(required) {
+            p.add(format!("hooks.{required}: required"));
+        }
+    }
+    // The file hook runs after the tools that read or change a file.
+    let tools = if client == "claude" {
+        &["Read", "Edit", "Write", "MultiEdit"][..]
+    } else {
+        &["apply_patch"][..]
+    };
+    for group in events
+        .get("PostToolUse")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let matcher = group
+            .get("matcher")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let names: BTreeSet<&str> = matcher.split('|').collect();
+        for tool in tools {
+            if !names.contains(tool) {
+                p.add(format!("PostToolUse matcher: must include {tool}"));
+            }
+        }
     }
     p
+}
+
+/// The `goldfish hook` subcommand that serves a hook event (either client's spelling).
+fn hook_of(event: &str) -> &'static str {
+    match event {
+        "UserPromptSubmit" | "beforeSubmitPrompt" => "prompt",
+        "PostToolUse" | "afterFileEdit" => "file",
+        "PreCompact" | "preCompact" => "pre-compact",
+        _ => "session-start",
+    }
 }
 
 /// Cursor's hooks file: `{"version": 1, "hooks": {event: [{command}]}}`.
@@ -488,14 +528,21 @@ fn check_cursor_hooks(hooks: &Value) -> Problems {
                 event,
                 &mut p,
             );
-            let want = "goldfish hook session-start --client cursor";
+            let want = format!("goldfish hook {} --client cursor", hook_of(event));
             if string(e, "command", true, &mut p).is_some_and(|c| c != want) {
                 p.add(format!("{event}: command must be {want:?}"));
             }
         }
     }
-    if !events.contains_key("sessionStart") {
-        p.add("hooks.sessionStart: required");
+    for required in [
+        "sessionStart",
+        "beforeSubmitPrompt",
+        "afterFileEdit",
+        "preCompact",
+    ] {
+        if !events.contains_key(required) {
+            p.add(format!("hooks.{required}: required"));
+        }
     }
     p
 }

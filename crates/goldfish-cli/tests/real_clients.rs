@@ -535,6 +535,88 @@ fn claude_code_with_the_plugin_gets_the_hook_context_and_the_tools() -> TestResu
     check_session(&user, &run)
 }
 
+/// With the plugin, a prompt that matches a decision brings the decision into the request
+/// Claude Code sends (the prompt hook), and reading a file brings that file's incident into
+/// the request after the tool result, once: reading it again adds nothing.
+#[test]
+fn claude_code_with_the_plugin_gets_prompt_and_file_memories() -> TestResult {
+    let user = User::new(claude()?)?;
+    user.goldfish(&[
+        "checkpoint",
+        "Chose Redis for the session store\nPostgres-backed sessions were too slow.",
+        "--type",
+        "decision",
+        "--decision",
+        "Sessions live in Redis DECISION-MARKER-3307",
+        "--tags",
+        "sessions,redis",
+    ])?;
+    // The incident records the file: it is a changed file of the project's git status
+    // when it is saved.
+    let file = user.project.join("src/email/worker.rs");
+    std::fs::create_dir_all(file.parent().ok_or("parent")?)?;
+    std::fs::write(&file, "fn send() {}\n")?;
+    let add = Command::new("git")
+        .args(["add", "src/email/worker.rs"])
+        .current_dir(&user.project)
+        .output()?;
+    if !add.status.success() {
+        return Err(format!("git add: {}", String::from_utf8_lossy(&add.stderr)).into());
+    }
+    user.goldfish(&[
+        "checkpoint",
+        "Order confirmation emails went out twice",
+        "--type",
+        "incident",
+        "--impact",
+        "duplicate emails INCIDENT-MARKER-8812",
+    ])?;
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let repo = repo.canonicalize()?;
+    user.client_ok(&["plugin", "marketplace", "add", &repo.display().to_string()])?;
+    user.client_ok(&["plugin", "install", "goldfish@goldfish"])?;
+    let path = file.display().to_string();
+    let script = json!([
+        {"tool": "Read", "input": {"file_path": path}},
+        {"tool": "Read", "input": {"file_path": path}},
+        {"text": "All done."}
+    ]);
+    let run = user.claude_session(
+        &script,
+        "Why do we keep sessions in Redis instead of Postgres?",
+        "Read",
+    )?;
+    if !run.output.status.success() {
+        return Err(run.explain("the client failed"));
+    }
+    let turns = run.turns();
+    let first = turns.first().ok_or_else(|| run.explain("no turn"))?;
+    if !first["body"].to_string().contains("DECISION-MARKER-3307") {
+        return Err(run.explain("the first request does not carry the matching decision"));
+    }
+    let last = turns.last().ok_or_else(|| run.explain("no turn"))?;
+    let sent = last["body"].to_string();
+    let seen = sent.matches("INCIDENT-MARKER-8812").count();
+    if seen != 1 {
+        return Err(run.explain(&format!(
+            "after two reads of the file the last request carries its incident {seen} times, \
+             not once"
+        )));
+    }
+    if turns.len() < 3 {
+        return Err(run.explain("the client did not run both reads"));
+    }
+    let errors = run.goldfish_errors();
+    if !errors.is_empty() {
+        return Err(format!(
+            "the client logged goldfish at error level:\n{}",
+            errors.join("\n")
+        )
+        .into());
+    }
+    Ok(())
+}
+
 #[test]
 fn codex_after_setup_opens_the_users_store_and_reads_and_saves() -> TestResult {
     let user = User::new(npm_client("@openai/codex", CODEX_VERSION, "codex")?)?;

@@ -143,7 +143,9 @@ mod actor;
 mod checkpoint;
 mod dayfile;
 mod error;
+mod find;
 mod git;
+mod hook_settings;
 mod memory;
 mod plan;
 mod plan_action;
@@ -169,6 +171,7 @@ pub use git::{
 /// The redaction library the store runs before every write, re-exported so that callers
 /// name the same `Kind` and `Redactor`.
 pub use goldfish_redact;
+pub use hook_settings::hook_session_budget;
 pub use memory::{
     MAX_CONFIDENCE, MIN_CONFIDENCE, MemoryType, Structured, parse_confidence, validate_confidence,
 };

@@ -118,6 +118,8 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
         let n = c.files.len() + c.files_omitted;
         meta.push(format!("{n} file{}", if n == 1 { "" } else { "s" }));
     }
+    // Every hit carries its id: `goldfish show ID` (the `recall` tool's `id`) opens it.
+    meta.push(format!("id: {}", c.id));
     if !meta.is_empty() {
         let _ = write!(s, " — {}", meta.join(" · "));
     }
@@ -146,6 +148,13 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
         }
     }
     s
+}
+
+/// One checkpoint in full, as `goldfish show ID` and the `recall` tool's `id` return it:
+/// the full view's entry of [`format_recall`] (its workspace, time, title, tags, branch,
+/// commit and id, then the description's body, the typed fields, every file and who saved it).
+pub fn format_checkpoint(c: &Checkpoint) -> String {
+    entry(c, true, true)
 }
 
 /// `[decision] ` before the title of a typed memory; nothing for a plain checkpoint.

@@ -211,7 +211,8 @@ pub use engine::{FieldWeights, Hit, SearchOptions, search};
 pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use format::{
-    FormatOptions, format_recall, format_recall_counted, format_standup, plan_excerpt,
+    FormatOptions, format_checkpoint, format_recall, format_recall_counted, format_standup,
+    plan_excerpt,
 };
 pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,

@@ -29,6 +29,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod hooks;
+
 use std::path::{Path, PathBuf};
 
 use goldfish_journal::Journal;
@@ -57,6 +59,9 @@ pub enum Error {
     /// Recall refused its options or could not read the store.
     #[error(transparent)]
     Recall(#[from] goldfish_recall::Error),
+    /// The hooks' record of a session ([`hooks::Ledger`]) could not be read or written.
+    #[error(transparent)]
+    Ledger(#[from] notes_core::fs::FsError),
 }
 
 /// Where to look and how much to gather.

@@ -1,15 +1,12 @@
-//! `goldfish hook`, `goldfish setup` and `goldfish doctor`: the CLI's side of the agent
-//! integration. The session context comes from goldfish-session, the config edits and checks
-//! from goldfish-setup, the merge driver from goldfish-sync; this file renders and picks exit
-//! codes.
+//! `goldfish setup` and `goldfish doctor`: the CLI's side of the agent integration (the
+//! hooks are in `hook.rs`). The config edits and checks come from goldfish-setup, the merge
+//! driver from goldfish-sync; this file renders and picks exit codes.
 
-use std::io::Write as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::agent_cli::{AgentClient, DoctorArgs, HookCommand, SessionStartArgs, SetupArgs};
+use crate::agent_cli::{AgentClient, DoctorArgs, SetupArgs};
 use crate::context::Context;
 use crate::output::Report;
 
@@ -21,66 +18,6 @@ impl AgentClient {
             AgentClient::Cursor => goldfish_setup::Client::Cursor,
         }
     }
-}
-
-/// `goldfish hook …`: never fails. On any error (or panic) nothing reaches stdout, one line
-/// goes to stderr, and the exit code is 0, so a broken store never blocks a session.
-pub(crate) fn hook(home: Option<PathBuf>, workspace: Option<String>, cmd: HookCommand) -> ExitCode {
-    let HookCommand::SessionStart(args) = cmd;
-    let run = std::panic::catch_unwind(|| session_start_output(home, workspace, &args));
-    let output = match run {
-        Ok(Ok(output)) => output,
-        Ok(Err(e)) => {
-            eprintln!(
-                "goldfish hook: no session context ({}); `goldfish doctor` checks the installation",
-                crate::error_message(&e)
-            );
-            return ExitCode::SUCCESS;
-        }
-        Err(_) => {
-            eprintln!("goldfish hook: no session context (internal error; please report it)");
-            return ExitCode::SUCCESS;
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(output.as_bytes()).and_then(|()| out.flush())
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        eprintln!("goldfish hook: cannot write the session context: {e}");
-    }
-    ExitCode::SUCCESS
-}
-
-/// The session context in the shape `args.client` reads.
-fn session_start_output(
-    home: Option<PathBuf>,
-    workspace: Option<String>,
-    args: &SessionStartArgs,
-) -> anyhow::Result<String> {
-    let ctx = Context::new(home, workspace)?;
-    let mut options = goldfish_session::SessionOptions::new(&ctx.home, &ctx.cwd);
-    // Chosen as every command chooses it (`GOLDFISH_WORKSPACE` may be a project's path).
-    options.workspace = Some(ctx.workspace(None)?);
-    let start = goldfish_session::session_start(&options)?;
-    if let Some(summary) = start.skipped_summary() {
-        eprintln!("goldfish hook: {summary}");
-    }
-    let text = start.render(args.budget);
-    Ok(match args.client {
-        // Claude Code and Codex add `additionalContext` to the session's context (Codex
-        // validates a SessionStart hook's JSON against exactly this shape).
-        Some(AgentClient::Claude | AgentClient::Codex) => format!(
-            "{}\n",
-            json!({
-                "hookSpecificOutput": {
-                    "hookEventName": "SessionStart",
-                    "additionalContext": text,
-                }
-            })
-        ),
-        Some(AgentClient::Cursor) => format!("{}\n", json!({ "additional_context": text })),
-        None => text,
-    })
 }
 
 /// `goldfish setup`.

@@ -7,7 +7,7 @@ use goldfish_store::{CheckpointInput, Structured};
 use notes_core::time::format_utc;
 
 use crate::args::stdin_if_dash;
-use crate::cli::{CheckpointArgs, FilterArgs, RecallArgs, StandupArgs, TypedArgs};
+use crate::cli::{CheckpointArgs, FilterArgs, RecallArgs, ShowArgs, StandupArgs, TypedArgs};
 use crate::context::Context;
 use crate::output::Report;
 use crate::render::{checkpoint_json, echo, recall_json, redacted_json, redacted_line};
@@ -93,6 +93,26 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
         goldfish_recall::format_recall(&result, &f),
         recall_json(&result),
     ))
+}
+
+/// `goldfish show ID`: the whole record, looked for in the current workspace first.
+pub(crate) fn show(ctx: &Context, a: &ShowArgs) -> anyhow::Result<Report> {
+    // Outside a project there is no current workspace: every workspace is searched.
+    let preferred = ctx.workspace(None).ok();
+    match ctx
+        .open_store()?
+        .find_checkpoint(preferred.as_deref(), &a.id)?
+    {
+        Some(c) => Ok(Report::new(
+            goldfish_recall::format_checkpoint(&c),
+            checkpoint_json(&c),
+        )),
+        None => anyhow::bail!(
+            "no checkpoint has the id `{}` in any workspace of {} (`goldfish recall` lists ids)",
+            a.id.trim(),
+            ctx.home.display()
+        ),
+    }
 }
 
 /// `goldfish standup`.

@@ -2,6 +2,7 @@
 //! one library function for it, and render a [`Report`](crate::output::Report).
 
 mod agent;
+mod hook;
 mod index;
 mod journal;
 mod memory;
@@ -12,10 +13,11 @@ mod signal;
 mod sync;
 mod transfer;
 
-pub(crate) use agent::{doctor, hook, setup};
+pub(crate) use agent::{doctor, setup};
+pub(crate) use hook::{hook, stats};
 pub(crate) use index::run as index;
 pub(crate) use journal::run as journal;
-pub(crate) use memory::{checkpoint, recall, standup};
+pub(crate) use memory::{checkpoint, recall, show, standup};
 pub(crate) use notes::run as notes;
 pub(crate) use plan::run as plan;
 pub(crate) use serve::run as serve;
