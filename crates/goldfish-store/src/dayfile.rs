@@ -292,40 +292,38 @@ fn decode_list_v4(value: &str, separator: char) -> Vec<String> {
 }
 
 /// Characters kept as they are in an encoded id; everything else is `%XX` (UTF-8 bytes).
-fn id_char_is_plain(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "-_.:+@#/~=".contains(c)
-}
+/// What an id line escapes: everything but ASCII letters, digits and `-_.:+@#/~=` (so an id
+/// never holds a space or a `-->` that would end the comment).
+const ID_ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b':')
+    .remove(b'+')
+    .remove(b'@')
+    .remove(b'#')
+    .remove(b'/')
+    .remove(b'~')
+    .remove(b'=');
 
 fn encode_id(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    for c in id.chars() {
-        if id_char_is_plain(c) {
-            out.push(c);
-        } else {
-            let mut buf = [0u8; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{b:02X}"));
-            }
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(id, ID_ESCAPED).to_string()
 }
 
+/// The id of an id line; `None` when a `%` is not followed by two hex digits (the decoder
+/// would keep it as it is) or the bytes are not UTF-8.
 fn decode_id(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    let escapes_whole = text.match_indices('%').all(|(i, _)| {
+        text.get(i + 1..i + 3)
+            .is_some_and(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    });
+    if !escapes_whole {
+        return None;
     }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8()
+        .ok()
+        .map(std::borrow::Cow::into_owned)
 }
 
 /// A parsed `## HH:MM[:SS] - title` header.
@@ -704,26 +702,24 @@ fn unique_v4_id(checkpoint: &Checkpoint, seen: &mut HashMap<String, usize>) -> S
     }
 }
 
-/// FNV-1a, 64 bits: a hash whose output never changes between Rust versions (ids depend on it).
-pub(crate) struct Fnv64(u64);
+/// FNV-1a, 64 bits, over parts: a hash whose output never changes between Rust versions
+/// (ids depend on it). Each part is followed by a 0xff byte, so ("ab","c") and ("a","bc")
+/// differ.
+pub(crate) struct Fnv64(fnv::FnvHasher);
 
 impl Fnv64 {
     pub(crate) fn new() -> Self {
-        Fnv64(0xcbf2_9ce4_8422_2325)
+        Fnv64(fnv::FnvHasher::default())
     }
 
     pub(crate) fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        // Separate consecutive parts so ("ab","c") and ("a","bc") differ.
-        self.0 ^= 0xff;
-        self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        use std::hash::Hasher as _;
+        self.0.write(bytes);
+        self.0.write_u8(0xff);
     }
 
     pub(crate) fn finish(&self) -> u64 {
-        self.0
+        std::hash::Hasher::finish(&self.0)
     }
 }
 
@@ -1117,10 +1113,28 @@ mod tests {
     }
 
     #[test]
+    fn part_hash_is_fnv1a_with_separators() {
+        // Ids derived from it are read back from files: its output must never change.
+        let hash = |parts: &[&str]| {
+            let mut h = Fnv64::new();
+            for p in parts {
+                h.write(p.as_bytes());
+            }
+            h.finish()
+        };
+        assert_eq!(hash(&["ab", "c"]), 0x20ba_9b30_25a8_b421);
+        assert_eq!(hash(&["a", "bc"]), 0xa0a3_542c_19b9_00ab);
+    }
+
+    #[test]
     fn ids_encode_and_decode() {
         for id in ["plain-id_1.2", "with space", "100%", "ünï", "a-->b"] {
             assert_eq!(decode_id(&encode_id(id)).as_deref(), Some(id));
             assert!(!encode_id(id).contains(char::is_whitespace));
+        }
+        assert_eq!(encode_id("a b-->ü"), "a%20b--%3E%C3%BC");
+        for bad in ["a%zz", "a%4", "a%", "%FF"] {
+            assert_eq!(decode_id(bad), None, "{bad}");
         }
     }
 

@@ -88,12 +88,10 @@ pub struct Ledger {
 
 /// A file name for a session id: its FNV-1a hash, so any id (slashes, dots) is a safe name.
 fn session_file(session: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in session.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}.json")
+    use std::hash::Hasher as _;
+    let mut h = fnv::FnvHasher::default();
+    h.write(session.as_bytes());
+    format!("{:016x}.json", h.finish())
 }
 
 fn options() -> WriteOptions {
@@ -250,6 +248,13 @@ fn cap(list: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn session_file_names_are_fnv1a_and_never_change() {
+        // A changed name would forget what earlier hooks of a running session showed.
+        assert_eq!(session_file("session-1"), "1688595dcf49184d.json");
+        assert_ne!(session_file("a/b"), session_file("a.b"));
+    }
 
     /// Records `entry` into its session as a hook does, and logs it.
     fn record(ledger: &Ledger, session: &str, entry: &LogEntry, files: &[String]) {
