@@ -538,6 +538,8 @@ pub(crate) struct RecallCheckpoint {
     pub(crate) workspace: Option<String>,
     /// When (RFC 3339 UTC).
     pub(crate) timestamp: String,
+    /// How old it is, in words ("3 weeks ago"), counted from the time of the recall.
+    pub(crate) age: String,
     /// decision | incident | learning (left out for a plain checkpoint).
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub(crate) memory_type: Option<String>,
@@ -617,6 +619,7 @@ fn is_zero(n: &usize) -> bool {
 impl RecallCheckpoint {
     fn of(
         c: &goldfish_store::Checkpoint,
+        now: chrono::DateTime<chrono::Utc>,
         all: bool,
         full: bool,
         explain: Option<ExplainOut>,
@@ -631,6 +634,7 @@ impl RecallCheckpoint {
             id: c.id.clone(),
             workspace: all.then(|| c.workspace.clone()),
             timestamp: format_utc(&c.timestamp),
+            age: goldfish_store::age_text(now, c.timestamp),
             memory_type: (!plain).then(|| c.memory_type.as_str().to_string()),
             title: c.title().to_string(),
             tags: c.tags.clone(),
@@ -1084,6 +1088,7 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
             id.trim()
         );
     };
+    let now = ctx.open_store()?.now();
     let at = format_utc(&c.timestamp);
     let out = RecallOut {
         scope: c.workspace.clone(),
@@ -1092,13 +1097,13 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
         total: 1,
         workspaces: Vec::new(),
         active_plan: None,
-        checkpoints: vec![RecallCheckpoint::of(&c, true, true, None)],
+        checkpoints: vec![RecallCheckpoint::of(&c, now, true, true, None)],
         not_shown: None,
         skipped: None,
         store: None,
         workspace_note: None,
     };
-    Reply::new(goldfish_recall::format_checkpoint(&c), &out)
+    Reply::new(goldfish_recall::format_checkpoint(&c, now), &out)
 }
 
 /// A recall's text and structured content, showing the same checkpoints, each within
@@ -1178,7 +1183,7 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
             .enumerate()
             .map(|(i, c)| {
                 let explain = r.explanations.get(i).map(ExplainOut::of);
-                RecallCheckpoint::of(c, r.scope == "all", f.full, explain)
+                RecallCheckpoint::of(c, r.now, r.scope == "all", f.full, explain)
             })
             .collect(),
         not_shown: (over_limit + over_budget > 0 && !plan_only).then_some(NotShown {
@@ -1481,7 +1486,9 @@ pub(crate) fn file_uri_path(uri: &str) -> Option<std::path::PathBuf> {
     if !rest.starts_with('/') {
         return None;
     }
-    let path = percent_encoding::percent_decode_str(rest).decode_utf8().ok()?;
+    let path = percent_encoding::percent_decode_str(rest)
+        .decode_utf8()
+        .ok()?;
     Some(std::path::PathBuf::from(path.into_owned()))
 }
 

@@ -159,9 +159,11 @@ pub(crate) fn recall_json(r: &RecallResult) -> Value {
         "workspace": r.scope,
         "window": r.window,
         "search": r.search,
+        "now": format_utc(&r.now),
         "total": r.total,
         "checkpoints": r.checkpoints.iter().enumerate().map(|(i, c)| {
             let mut v = checkpoint_json(c);
+            v["age"] = json!(goldfish_store::age_text(r.now, c.timestamp));
             // With --explain, each checkpoint carries why it matched.
             if let (Some(e), Value::Object(map)) = (r.explanations.get(i), &mut v) {
                 map.insert("explain".into(), serde_json::to_value(e).unwrap_or(Value::Null));

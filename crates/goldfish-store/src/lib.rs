@@ -140,6 +140,7 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod actor;
+mod age;
 mod checkpoint;
 mod dayfile;
 mod error;
@@ -158,6 +159,7 @@ mod workspace;
 pub use chrono;
 
 pub use actor::{Actor, MAX_ACTOR_VALUE_CHARS};
+pub use age::age_text;
 pub use checkpoint::Checkpoint;
 pub use dayfile::{
     ParsedDay, Problem, format_checkpoint, format_day_file, format_day_header,

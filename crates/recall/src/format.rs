@@ -2,7 +2,8 @@
 
 use std::fmt::Write as _;
 
-use goldfish_store::{Checkpoint, MemoryType};
+use chrono::{DateTime, Utc};
+use goldfish_store::{Checkpoint, MemoryType, age_text};
 
 use crate::explain::format_explanation;
 use crate::recall::{RecallResult, StoreState};
@@ -89,7 +90,7 @@ fn window_text(w: &TimeWindow) -> String {
     )
 }
 
-fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
+fn entry(c: &Checkpoint, now: DateTime<Utc>, full: bool, show_workspace: bool) -> String {
     let mut s = String::new();
     let ws = if show_workspace {
         format!(" [{}]", c.workspace)
@@ -98,8 +99,9 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
     };
     let _ = write!(
         s,
-        "- **{}**{ws} {}{}",
+        "- **{}** ({}){ws} {}{}",
         c.timestamp.format("%Y-%m-%d %H:%M"),
+        age_text(now, c.timestamp),
         type_badge(c),
         c.title()
     );
@@ -152,9 +154,10 @@ fn entry(c: &Checkpoint, full: bool, show_workspace: bool) -> String {
 
 /// One checkpoint in full, as `goldfish show ID` and the `recall` tool's `id` return it:
 /// the full view's entry of [`format_recall`] (its workspace, time, title, tags, branch,
-/// commit and id, then the description's body, the typed fields, every file and who saved it).
-pub fn format_checkpoint(c: &Checkpoint) -> String {
-    entry(c, true, true)
+/// commit and id, then the description's body, the typed fields, every file and who saved it),
+/// its age counted at `now`.
+pub fn format_checkpoint(c: &Checkpoint, now: DateTime<Utc>) -> String {
+    entry(c, now, true, true)
 }
 
 /// `[decision] ` before the title of a typed memory; nothing for a plain checkpoint.
@@ -257,7 +260,7 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
     }
     let mut shown = 0;
     for (i, c) in result.checkpoints.iter().enumerate() {
-        let mut text = entry(c, opts.full, all);
+        let mut text = entry(c, result.now, opts.full, all);
         // With an explanation, the reasons follow their checkpoint, indented under it.
         if let Some(e) = result.explanations.get(i) {
             for line in format_explanation(e).lines() {

@@ -310,6 +310,9 @@ pub struct RecallResult {
     pub scope: String,
     /// The window that was read.
     pub window: TimeWindow,
+    /// The time the recall was made at ([`RecallOptions::now`], else the store's clock): what
+    /// each checkpoint's age is counted from.
+    pub now: DateTime<Utc>,
     /// The search text, if any.
     pub search: Option<String>,
     /// The checkpoints: by relevance with a search, else newest first; at most `limit`.
@@ -367,6 +370,7 @@ fn recall_inner(
     cache: Option<&RecallCache>,
 ) -> Result<RecallResult, Error> {
     let Prepared {
+        now,
         state,
         in_place,
         window,
@@ -470,6 +474,7 @@ fn recall_inner(
             workspaces[0].clone()
         },
         window,
+        now,
         search: opts.search.clone().filter(|s| !s.trim().is_empty()),
         checkpoints: shown,
         explanations,
@@ -487,6 +492,7 @@ fn recall_inner(
 /// What every recall settles before reading: the store's state, the Goldfish 5–8 projects
 /// read in place, the window and the workspaces.
 struct Prepared {
+    now: DateTime<Utc>,
     state: StoreState,
     in_place: InPlace,
     window: TimeWindow,
@@ -537,6 +543,7 @@ fn prepare(store: &Store, opts: &RecallOptions) -> Result<Prepared, Error> {
         Scope::Named(name) => vec![resolve_scope(Some(name), opts.cwd.as_deref())?],
     };
     Ok(Prepared {
+        now,
         state,
         in_place,
         window,

@@ -118,6 +118,8 @@ pub struct CheckpointLine {
     pub id: String,
     /// When, as `YYYY-MM-DD HH:MM` UTC.
     pub when: String,
+    /// How old it is at the session's start, in words (`3 weeks ago`).
+    pub age: String,
     /// Its title (the description's first line).
     pub title: String,
     /// Its tags.
@@ -239,6 +241,7 @@ pub fn session_start(options: &SessionOptions) -> Result<SessionStart, Error> {
         .map(|c| CheckpointLine {
             id: c.id.clone(),
             when: c.timestamp.format("%Y-%m-%d %H:%M").to_string(),
+            age: goldfish_store::age_text(result.now, c.timestamp),
             title: c.title().to_string(),
             tags: c.tags.clone(),
         })
@@ -474,7 +477,12 @@ impl SessionStart {
                 } else {
                     format!(" [{}]", c.tags.join(", "))
                 };
-                out.line(&format!("- {} {}{tags}", c.when, one_line(&c.title)));
+                out.line(&format!(
+                    "- {} ({}) {}{tags}",
+                    c.when,
+                    c.age,
+                    one_line(&c.title)
+                ));
             }
         }
         out.line("Use the goldfish `recall` tool for more; checkpoint as you work.");

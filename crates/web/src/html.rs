@@ -211,9 +211,14 @@ pub(crate) fn excerpt(c: &Checkpoint, max: usize) -> String {
     out
 }
 
-/// One checkpoint in a list: time, workspace, title, tags, git, files, a short excerpt;
+/// One checkpoint in a list: time, age at `now`, workspace, title, tags, git, files, a short excerpt;
 /// `extra` goes at the end (a search's explanation).
-pub(crate) fn checkpoint_row(c: &Checkpoint, with_date: bool, extra: Markup) -> Markup {
+pub(crate) fn checkpoint_row(
+    c: &Checkpoint,
+    now: chrono::DateTime<chrono::Utc>,
+    with_date: bool,
+    extra: Markup,
+) -> Markup {
     let when = if with_date {
         c.timestamp.format("%Y-%m-%d %H:%M").to_string()
     } else {
@@ -224,6 +229,7 @@ pub(crate) fn checkpoint_row(c: &Checkpoint, with_date: bool, extra: Markup) -> 
         li.cp {
             div.meta {
                 time datetime=(c.timestamp.to_rfc3339()) { (when) }
+                " " span.age { (goldfish_store::age_text(now, c.timestamp)) }
                 " "
                 a.ws href=(workspace_href(&c.workspace)) { (c.workspace) }
                 " "

@@ -170,7 +170,7 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
             ol.results start=(start.saturating_add(1)) {
                 @for (i, c) in shown.iter().enumerate() {
                     @let why = r.explanations.get(start.saturating_add(i)).map(format_explanation);
-                    (checkpoint_row(c, true, html! {
+                    (checkpoint_row(c, r.now, true, html! {
                         @if let Some(why) = why {
                             details.why { summary { "why this matched" } pre { (why) } }
                         }
@@ -180,7 +180,7 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
         } @else {
             @for (d, group) in by_day(shown) {
                 h2.day { time datetime=(d) { (d.format("%A %-d %B %Y")) } }
-                ul.day { @for c in group { (checkpoint_row(c, false, html! {})) } }
+                ul.day { @for c in group { (checkpoint_row(c, r.now, false, html! {})) } }
             }
         }
         @if pages > 1 {

@@ -99,12 +99,10 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
 pub(crate) fn show(ctx: &Context, a: &ShowArgs) -> anyhow::Result<Report> {
     // Outside a project there is no current workspace: every workspace is searched.
     let preferred = ctx.workspace(None).ok();
-    match ctx
-        .open_store()?
-        .find_checkpoint(preferred.as_deref(), &a.id)?
-    {
+    let store = ctx.open_store()?;
+    match store.find_checkpoint(preferred.as_deref(), &a.id)? {
         Some(c) => Ok(Report::new(
-            goldfish_recall::format_checkpoint(&c),
+            goldfish_recall::format_checkpoint(&c, store.now()),
             checkpoint_json(&c),
         )),
         None => anyhow::bail!(

@@ -54,7 +54,7 @@ pub fn file_context(
                 if c.memory_type != MemoryType::Checkpoint
                     && !entries.iter().any(|(id, _)| *id == c.id)
                 {
-                    entries.push((c.id.clone(), entry_line(c)));
+                    entries.push((c.id.clone(), entry_line(c, result.now)));
                 }
             }
         }

@@ -289,9 +289,9 @@ fn fill(head: &str, entries: &[(String, String)], room: usize) -> (String, Vec<S
     }
 }
 
-/// One checkpoint as a hook shows it: a line with its type, title, date and id, then its
-/// decision or impact (else its body's first line), cut to one line.
-fn entry_line(c: &Checkpoint) -> String {
+/// One checkpoint as a hook shows it: a line with its type, title, date, age at `now` and id,
+/// then its decision or impact (else its body's first line), cut to one line.
+fn entry_line(c: &Checkpoint, now: DateTime<Utc>) -> String {
     const DETAIL: usize = 180;
     let badge = if c.memory_type == goldfish_store::MemoryType::Checkpoint {
         String::new()
@@ -299,9 +299,10 @@ fn entry_line(c: &Checkpoint) -> String {
         format!("[{}] ", c.memory_type)
     };
     let mut s = format!(
-        "- {badge}{} ({}, id {})\n",
+        "- {badge}{} ({}, {}, id {})\n",
         cut(c.title(), DETAIL),
         c.timestamp.format("%Y-%m-%d"),
+        goldfish_store::age_text(now, c.timestamp),
         c.id
     );
     let detail = c

@@ -142,7 +142,7 @@ pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result
         .iter()
         .zip(&result.explanations)
         .filter(|(_, e)| Confidence::of(e, searched).clear())
-        .map(|(c, _)| (c.id.clone(), entry_line(c)))
+        .map(|(c, _)| (c.id.clone(), entry_line(c, result.now)))
         .collect();
     let head = "goldfish memory matching this prompt (open one in full with `goldfish show ID`, \
                 or the recall tool with `id`):\n";
