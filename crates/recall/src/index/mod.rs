@@ -38,14 +38,16 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 use goldfish_store::{Checkpoint, Store, parse_day_bytes};
 
-use crate::engine::{Hit, SearchOptions};
+use crate::engine::Hit;
 use crate::explain::Explanation;
-use crate::pass::{DocMatch, FIELDS, Pass, TermMatcher};
+use crate::fields::{FIELDS, checkpoint_tokens};
+use crate::matches::{DocMatch, Pass};
+use crate::options::SearchOptions;
+use crate::pass::TermMatcher;
 use crate::query::{Query, Word};
-use crate::recall::{SkippedFile, append_typed_text};
+use crate::recall::SkippedFile;
 use crate::scan::NONE;
 use crate::score::average_lengths;
-use crate::text::checkpoint_tokens;
 use crate::window::TimeWindow;
 
 pub(crate) use format::Corrupt;
@@ -297,8 +299,7 @@ fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Contents {
                 message: p.message,
             });
         }
-        let mut checkpoints = parsed.checkpoints;
-        append_typed_text(&mut checkpoints);
+        let checkpoints = parsed.checkpoints;
         for (ordinal, cp) in checkpoints.iter().enumerate() {
             let d = docs.len() as u32;
             let group = if dirs.len() > 1 {
