@@ -7,6 +7,7 @@
 
 use goldfish_store::{Checkpoint, MemoryType};
 
+use crate::options::FieldWeights;
 use crate::text::tokenize;
 
 /// A checkpoint's field, as the engine weighs it.
@@ -66,37 +67,9 @@ impl Field {
     }
 }
 
-/// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys, with
-/// the first line of a description (its title) above the rest, chosen on the evaluation sets.
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
-pub struct FieldWeights {
-    /// The first line of the description. Default 3.
-    pub title: f32,
-    /// The rest of the description (its body) and the typed text. Default 2.
-    pub description: f32,
-    /// Tags. Default 1.
-    pub tags: f32,
-    /// The git branch. Default 0.5.
-    pub branch: f32,
-    /// Changed file paths. Default 0.3.
-    pub files: f32,
-}
-
-impl Default for FieldWeights {
-    fn default() -> Self {
-        FieldWeights {
-            title: 3.0,
-            description: 2.0,
-            tags: 1.0,
-            branch: 0.5,
-            files: 0.3,
-        }
-    }
-}
-
 impl FieldWeights {
-    /// The weights in field order.
+    /// The weights in field order (a new field gets its member in [`FieldWeights`] and its
+    /// place here).
     pub(crate) fn by_field(&self) -> [f32; FIELDS] {
         [
             self.title,

@@ -189,7 +189,7 @@ mod error;
 mod explain;
 mod fields;
 mod format;
-mod index;
+pub mod index;
 mod inplace;
 mod lanes;
 mod lexicon;
@@ -213,7 +213,7 @@ mod window;
 pub use engine::{Hit, search};
 pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
-pub use fields::{Field, FieldWeights};
+pub use fields::Field;
 pub use format::{
     FormatOptions, format_recall, format_recall_counted, format_standup, plan_excerpt,
 };
@@ -221,7 +221,7 @@ pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,
     WorkspaceVerify, index_rebuild, index_status, index_verify, read_index_bytes,
 };
-pub use options::SearchOptions;
+pub use options::{FieldWeights, SearchOptions};
 pub use query::Query;
 pub use recall::{
     DayCounts, Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount,

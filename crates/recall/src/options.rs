@@ -1,8 +1,35 @@
-//! The search engine's tuning knobs, [`SearchOptions`]: a leaf that every step of a search
-//! reads (the query, the prefilter, the pass, the index and scoring) and that depends on
-//! nothing in the crate but the fields' weights.
+//! The search engine's tuning knobs, [`SearchOptions`] and its [`FieldWeights`]: a leaf that
+//! every step of a search reads (the query, the prefilter, the pass, the index and scoring)
+//! and that imports nothing of the crate. What each field holds is `fields`' business.
 
-use crate::fields::FieldWeights;
+/// How much a match in each field counts. The defaults are Goldfish v4's fuse.js keys, with
+/// the first line of a description (its title) above the rest, chosen on the evaluation sets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct FieldWeights {
+    /// The first line of the description. Default 3.
+    pub title: f32,
+    /// The rest of the description (its body) and the typed text. Default 2.
+    pub description: f32,
+    /// Tags. Default 1.
+    pub tags: f32,
+    /// The git branch. Default 0.5.
+    pub branch: f32,
+    /// Changed file paths. Default 0.3.
+    pub files: f32,
+}
+
+impl Default for FieldWeights {
+    fn default() -> Self {
+        FieldWeights {
+            title: 3.0,
+            description: 2.0,
+            tags: 1.0,
+            branch: 0.5,
+            files: 0.3,
+        }
+    }
+}
 
 /// Tuning knobs of [`search`](crate::search). The defaults were chosen on the evaluation set in
 /// `tests/fixtures/`; change them only with a measurement.
