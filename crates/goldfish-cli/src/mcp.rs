@@ -1481,7 +1481,9 @@ pub(crate) fn file_uri_path(uri: &str) -> Option<std::path::PathBuf> {
     if !rest.starts_with('/') {
         return None;
     }
-    let path = percent_encoding::percent_decode_str(rest).decode_utf8().ok()?;
+    let path = percent_encoding::percent_decode_str(rest)
+        .decode_utf8()
+        .ok()?;
     Some(std::path::PathBuf::from(path.into_owned()))
 }
 
