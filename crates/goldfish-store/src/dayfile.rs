@@ -291,7 +291,6 @@ fn decode_list_v4(value: &str, separator: char) -> Vec<String> {
         .collect()
 }
 
-/// Characters kept as they are in an encoded id; everything else is `%XX` (UTF-8 bytes).
 /// What an id line escapes: everything but ASCII letters, digits and `-_.:+@#/~=` (so an id
 /// never holds a space or a `-->` that would end the comment).
 const ID_ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
