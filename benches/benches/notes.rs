@@ -1,14 +1,14 @@
-//! Benches for notes-core: parse + format of a full GOBLIN_NOTES.md (target 100 µs) and a
+//! Benches for goldfish-notes: parse + format of a full GOBLIN_NOTES.md (target 100 µs) and a
 //! `NotesManager::update` with fsync (target 10 ms).
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use notes_core::{Notes, NotesManager, Stage};
+use goldfish_notes::{Notes, NotesManager, Stage};
 
 /// A full notes file: every list at its limit, folded summaries, multi-line context and a
 /// hand-added section.
 fn full_notes() -> String {
-    let t = notes_core::time::parse_utc("2024-01-15T10:30:00Z").expect("valid timestamp");
+    let t = goldfish_core::time::parse_utc("2024-01-15T10:30:00Z").expect("valid timestamp");
     let mut n = Notes::new(
         "ENG-123",
         Stage::Build,

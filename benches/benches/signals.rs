@@ -10,11 +10,11 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use goldfish_core::fs::WriteOptions;
 use goldfish_signals::{
-    BuildComplete, CancelHandle, PipelineRunner, PipelineStage, RunEvent, RunnerOptions, Signal,
-    SignalDir, SignalKind,
+    BuildComplete, CancelHandle, PipelineRunner, RunEvent, RunnerOptions, Signal, SignalDir,
+    SignalKind, Stage,
 };
-use notes_core::fs::WriteOptions;
 
 fn build_complete() -> Signal {
     let mut body = BuildComplete::default();
@@ -41,10 +41,10 @@ fn emit_fsync(c: &mut Criterion) {
 /// start with the instant it happened.
 struct Driver {
     worktree: PathBuf,
-    started: Receiver<(PipelineStage, Instant)>,
+    started: Receiver<(Stage, Instant)>,
     cancel: Receiver<CancelHandle>,
     thread: JoinHandle<()>,
-    stage: PipelineStage,
+    stage: Stage,
 }
 
 impl Driver {
@@ -65,7 +65,7 @@ impl Driver {
                         }
                     })
                     .expect("run");
-                if end.stage() != PipelineStage::Done {
+                if end.stage() != Stage::Done {
                     return;
                 }
             }
@@ -75,13 +75,13 @@ impl Driver {
             started,
             cancel,
             thread,
-            stage: PipelineStage::Scope,
+            stage: Stage::Scope,
         };
-        driver.wait_for(PipelineStage::Scope);
+        driver.wait_for(Stage::Scope);
         driver
     }
 
-    fn wait_for(&mut self, stage: PipelineStage) -> Instant {
+    fn wait_for(&mut self, stage: Stage) -> Instant {
         loop {
             let (got, at) = self.started.recv().expect("runner alive");
             self.stage = got;
@@ -95,15 +95,15 @@ impl Driver {
     /// phase of its poll), emits the forward signal of the current stage, and returns the
     /// detection latency.
     fn step(&mut self, dir: &SignalDir, pause: Duration) -> Duration {
-        if self.stage == PipelineStage::Done {
-            self.wait_for(PipelineStage::Scope);
+        if self.stage == Stage::Done {
+            self.wait_for(Stage::Scope);
         }
         std::thread::sleep(pause);
         let (kind, next) = match self.stage {
-            PipelineStage::Scope => (SignalKind::ScopeComplete, PipelineStage::Build),
-            PipelineStage::Build => (SignalKind::BuildComplete, PipelineStage::Review),
-            PipelineStage::Review => (SignalKind::ReviewApproved, PipelineStage::Test),
-            _ => (SignalKind::TestPassed, PipelineStage::Done),
+            Stage::Scope => (SignalKind::ScopeComplete, Stage::Build),
+            Stage::Build => (SignalKind::BuildComplete, Stage::Review),
+            Stage::Review => (SignalKind::ReviewApproved, Stage::Test),
+            _ => (SignalKind::TestPassed, Stage::Done),
         };
         let signal = if kind == SignalKind::BuildComplete {
             build_complete()

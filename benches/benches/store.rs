@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use chrono::{TimeDelta, TimeZone, Utc};
 use criterion::{Criterion, criterion_group, criterion_main};
+use goldfish_core::time::ManualClock;
 use goldfish_store::{CheckpointInput, Store, detect_workspace};
-use notes_core::time::ManualClock;
 
 fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")

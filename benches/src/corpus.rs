@@ -34,7 +34,7 @@ pub fn checkpoints(text: &str) -> Vec<Checkpoint> {
                     })
                     .unwrap_or_default()
             };
-            let ts = notes_core::time::parse_utc(&s("timestamp"))
+            let ts = goldfish_core::time::parse_utc(&s("timestamp"))
                 .unwrap_or_else(|e| panic!("corpus line {}: bad timestamp: {e}", index + 1));
             let mut c = Checkpoint::new(s("id"), ts, s("workspace"), s("description"));
             c.tags = list("tags");

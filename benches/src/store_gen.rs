@@ -396,8 +396,8 @@ mod tests {
         let mut ids = std::collections::BTreeSet::new();
         let mut bytes = 0;
         for ws in &workspaces {
-            let from = notes_core::time::parse_utc("2000-01-01T00:00:00Z").expect("date");
-            let to = notes_core::time::parse_utc("2100-01-01T00:00:00Z").expect("date");
+            let from = goldfish_core::time::parse_utc("2000-01-01T00:00:00Z").expect("date");
+            let to = goldfish_core::time::parse_utc("2100-01-01T00:00:00Z").expect("date");
             let got = store.checkpoints_between(ws, from, to).expect("read");
             assert!(got.skipped.is_empty(), "{ws}: {:?}", got.skipped);
             for c in got.checkpoints {

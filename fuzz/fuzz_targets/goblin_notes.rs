@@ -2,7 +2,7 @@
 //! is stable (parse → format → parse → format gives the same text and an equal value).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use notes_core::Notes;
+use goldfish_notes::Notes;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     // The first line is the query; the rest are checkpoint descriptions, tags and paths.
     let mut lines = text.split('\n');
     let query_text = lines.next().unwrap_or("");
-    let t = notes_core::time::parse_utc("2025-10-13T09:00:00Z").expect("valid timestamp");
+    let t = goldfish_core::time::parse_utc("2025-10-13T09:00:00Z").expect("valid timestamp");
     let mut cps = Vec::new();
     for (i, line) in lines.enumerate().take(64) {
         let mut c = Checkpoint::new(i.to_string(), t, "fuzz", line.replace('|', "\n"));

@@ -2,7 +2,7 @@
 //! into parts that join back byte for byte, tile the text in order, and survive a body splice.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use notes_core::Document;
+use goldfish_core::Document;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -429,7 +429,7 @@ pub(crate) enum NotesCommand {
         #[arg(long, default_value = "")]
         note: String,
     },
-    /// Set the stage (SCOPE, BUILD, REVIEW, TEST, DONE, FAILED).
+    /// Set the stage (SCOPE, BUILD, REVIEW, TEST, DONE, FAILED, CANCELLED).
     Stage {
         /// The stage.
         stage: String,

@@ -34,7 +34,7 @@ impl Context {
         let home = match home.filter(|h| !h.as_os_str().is_empty()) {
             Some(h) if h.is_relative() => cwd.join(h),
             Some(h) => h,
-            None => notes_core::fs::goldfish_home()
+            None => goldfish_core::fs::goldfish_home()
                 .context("cannot find the home directory: set GOLDFISH_HOME or pass --home DIR")?,
         };
         // An exported-but-empty GOLDFISH_WORKSPACE means "not set"; an explicitly empty

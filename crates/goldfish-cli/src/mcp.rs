@@ -38,11 +38,11 @@ use serde::{Deserialize, Serialize};
 
 use std::fmt::Write as _;
 
+use goldfish_core::time::format_utc;
 use goldfish_recall::{FormatOptions, RecallOptions, StandupOptions};
 use goldfish_store::{
     CheckpointInput, PlanAction as StoreAction, PlanInput, PlanOutcome, PlanStatus, PlanUpdate,
 };
-use notes_core::time::format_utc;
 
 use crate::args::{opt_bool, opt_string_list, opt_uint, string_list, text_list};
 use crate::context::Context;

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
+use goldfish_core::time::format_utc;
 use goldfish_recall::RecallResult;
 use goldfish_store::{Checkpoint, Plan, PlanList, Redaction, redaction_summary};
-use notes_core::time::format_utc;
 use serde_json::{Value, json};
 
 /// The most characters of user text (a title, a description's first line) a reply echoes.

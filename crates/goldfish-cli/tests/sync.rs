@@ -187,7 +187,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         for entry in entries.flatten() {
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name == ".git" || notes_core::fs::is_lock_file_name(&name) {
+            if name == ".git" || goldfish_core::fs::is_lock_file_name(&name) {
                 continue;
             }
             if path.is_dir() {

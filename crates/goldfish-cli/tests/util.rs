@@ -163,7 +163,7 @@ pub(crate) fn corpus() -> Result<Vec<goldfish_store::Checkpoint>, Box<dyn std::e
                 })
                 .unwrap_or_default()
         };
-        let ts = notes_core::time::parse_utc(&s("timestamp")).map_err(|e| at(&e))?;
+        let ts = goldfish_core::time::parse_utc(&s("timestamp")).map_err(|e| at(&e))?;
         let mut c = goldfish_store::Checkpoint::new(s("id"), ts, s("workspace"), s("description"));
         c.tags = list("tags");
         c.files = list("files");

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Timelike, Utc};
-use notes_core::time::{format_utc, parse_utc};
+use goldfish_core::time::{format_utc, parse_utc};
 
 use crate::actor::ACTOR_KEYS;
 use crate::checkpoint::Checkpoint;
@@ -291,7 +291,6 @@ fn decode_list_v4(value: &str, separator: char) -> Vec<String> {
         .collect()
 }
 
-/// Characters kept as they are in an encoded id; everything else is `%XX` (UTF-8 bytes).
 /// What an id line escapes: everything but ASCII letters, digits and `-_.:+@#/~=` (so an id
 /// never holds a space or a `-->` that would end the comment).
 const ID_ESCAPED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
@@ -379,7 +378,7 @@ fn parse_meta(line: &str) -> Result<(String, DateTime<Utc>), String> {
         .get("at")
         .ok_or("the checkpoint's `at:` timestamp is missing")?;
     let at = parse_utc(at).map_err(|e| e.to_string())?;
-    Ok((id, notes_core::time::truncate_millis(at)))
+    Ok((id, goldfish_core::time::truncate_millis(at)))
 }
 
 fn is_meta_line(line: &str) -> bool {

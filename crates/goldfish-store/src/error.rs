@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use notes_core::fs::FsError;
+use goldfish_core::fs::FsError;
 
 /// What kind of failure an [`Error`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,7 +176,7 @@ mod tests {
     #[test]
     fn fs_permission_maps_to_permission_denied() {
         let fs = FsError::new(
-            notes_core::fs::FsOp::Lock,
+            goldfish_core::fs::FsOp::Lock,
             "/store/x",
             std::io::Error::from(std::io::ErrorKind::PermissionDenied),
         );

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use notes_core::fs::read_utf8_opt;
+use goldfish_core::fs::read_utf8_opt;
 
 use crate::error::Error;
 use crate::redaction::SETTINGS_FILE;

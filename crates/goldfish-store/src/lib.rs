@@ -121,7 +121,7 @@
 //! # Guarantees
 //!
 //! - **Atomic**: every file is replaced through a temporary file, `fsync` and rename
-//!   (`notes_core::fs`), so readers (which never lock) see the old or the new file, never a
+//!   (`goldfish_core::fs`), so readers (which never lock) see the old or the new file, never a
 //!   torn one, even when a writer is killed. Temp files a killed writer leaves are never read
 //!   as data and are removed by the next write in their directory.
 //! - **Durable**: a save returns after the file and its directory are fsynced.

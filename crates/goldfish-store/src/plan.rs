@@ -15,7 +15,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
-use notes_core::time::{format_utc, parse_utc, truncate_millis};
+use goldfish_core::time::{format_utc, parse_utc, truncate_millis};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;

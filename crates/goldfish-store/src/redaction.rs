@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use goldfish_core::fs::read_utf8_opt;
 use goldfish_redact::{Config, Finding, Kind, Redactor};
-use notes_core::fs::read_utf8_opt;
 
 use crate::checkpoint::Checkpoint;
 use crate::error::Error;

@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use notes_core::fs::{
+use goldfish_core::fs::{
     FsError, Update, WriteOptions, is_lock_file_name, is_temp_file_name, lock_exclusive,
     read_utf8_opt, update_locked, write_atomic,
 };
-use notes_core::time::{SharedClock, now_millis, system_clock};
+use goldfish_core::time::{SharedClock, now_millis, system_clock};
 
 use crate::actor::Actor;
 use crate::checkpoint::Checkpoint;
@@ -34,7 +34,7 @@ use crate::workspace::{
 };
 
 /// Environment variable naming the store's root directory.
-pub const HOME_ENV: &str = notes_core::fs::GOLDFISH_HOME_ENV;
+pub const HOME_ENV: &str = goldfish_core::fs::GOLDFISH_HOME_ENV;
 
 /// The directory, at the top of a repository's work tree, that holds the memory kept in the
 /// repository: `{repo}/.goldfish/{workspace}/…`, laid out like the home store.
@@ -282,7 +282,7 @@ impl Store {
 
     /// The store at `$GOLDFISH_HOME`, else `~/.goldfish` (from `$HOME`).
     pub fn from_env() -> Result<Store, Error> {
-        let root = notes_core::fs::goldfish_home().ok_or_else(|| {
+        let root = goldfish_core::fs::goldfish_home().ok_or_else(|| {
             Error::invalid(
                 "cannot find the goldfish store: set GOLDFISH_HOME (or HOME) to a directory",
             )
@@ -468,7 +468,7 @@ impl Store {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => {
                 return Err(
-                    FsError::new(notes_core::fs::FsOp::ListDir, &self.inner.root, e).into(),
+                    FsError::new(goldfish_core::fs::FsOp::ListDir, &self.inner.root, e).into(),
                 );
             }
         };
@@ -667,7 +667,7 @@ impl Store {
                 .map(|&i| {
                     let mut entry = checkpoints[i].clone();
                     entry.workspace = workspace.clone();
-                    entry.timestamp = notes_core::time::truncate_millis(entry.timestamp);
+                    entry.timestamp = goldfish_core::time::truncate_millis(entry.timestamp);
                     let redacted = redact_checkpoint(redactor, &mut entry);
                     (entry, redacted)
                 })
@@ -840,7 +840,7 @@ impl Store {
         let _lock = lock_exclusive(path, options)?;
         let mut bytes = match fs::read(path) {
             Ok(b) => b,
-            Err(e) => return Err(FsError::new(notes_core::fs::FsOp::Read, path, e).into()),
+            Err(e) => return Err(FsError::new(goldfish_core::fs::FsOp::Read, path, e).into()),
         };
         let parsed = parse_day_bytes(&bytes, workspace, date);
         checkpoint.id = unique_id(&checkpoint.timestamp, &parsed);
@@ -1171,7 +1171,7 @@ fn list_plans_in(
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(FsError::new(notes_core::fs::FsOp::ListDir, dir, e).into()),
+        Err(e) => return Err(FsError::new(goldfish_core::fs::FsOp::ListDir, dir, e).into()),
     };
     let mut here = Vec::new();
     for entry in entries.flatten() {

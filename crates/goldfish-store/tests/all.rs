@@ -18,8 +18,8 @@ use std::process::Command;
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
+use goldfish_core::time::ManualClock;
 use goldfish_store::Store;
-use notes_core::time::ManualClock;
 
 /// The result type of every test.
 pub type TestResult = Result<(), Box<dyn std::error::Error>>;

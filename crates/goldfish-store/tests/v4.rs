@@ -139,7 +139,7 @@ fn v4_structure_lookalikes_read_as_v4_meant() -> TestResult {
         assert_eq!(cp.branch.as_deref(), want["branch"].as_str(), "{title}");
         assert_eq!(cp.commit.as_deref(), want["commit"].as_str(), "{title}");
         assert_eq!(
-            Some(notes_core::time::format_utc(&cp.timestamp).as_str()),
+            Some(goldfish_core::time::format_utc(&cp.timestamp).as_str()),
             want["time"].as_str(),
             "{title}"
         );

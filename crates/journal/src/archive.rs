@@ -5,11 +5,11 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use notes_core::fs::{
+use goldfish_core::fs::{
     FsError, FsOp, Update, WriteOptions, create_dir_all, is_temp_file_name, lock_exclusive,
     read_utf8_opt, update_locked, write_atomic,
 };
-use notes_core::time::format_utc;
+use goldfish_core::time::format_utc;
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -48,13 +48,13 @@ struct Pattern<'a> {
 /// to `~/.goldfish`.
 pub fn default_archive_root() -> Result<PathBuf> {
     archive_root_from(
-        std::env::var_os(notes_core::fs::GOLDFISH_HOME_ENV),
+        std::env::var_os(goldfish_core::fs::GOLDFISH_HOME_ENV),
         std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")),
     )
 }
 
 fn archive_root_from(goldfish_home: Option<OsString>, home: Option<OsString>) -> Result<PathBuf> {
-    notes_core::fs::goldfish_home_from(goldfish_home, home)
+    goldfish_core::fs::goldfish_home_from(goldfish_home, home)
         .map(|base| base.join("self-improving"))
         .ok_or_else(|| {
             Error::new(

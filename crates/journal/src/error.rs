@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use notes_core::fs::FsError;
+use goldfish_core::fs::FsError;
 
 use crate::mutation::MutationCode;
 

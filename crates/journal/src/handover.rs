@@ -6,7 +6,7 @@ use std::fmt;
 use std::io::{self, BufRead};
 use std::path::Path;
 
-use notes_core::fs::{FsError, FsOp};
+use goldfish_core::fs::{FsError, FsOp};
 use serde::Serialize;
 
 use crate::error::{Error, Result};

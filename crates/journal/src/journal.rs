@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use goldfish_core::fs::{FsError, FsOp, Update, WriteOptions, read_utf8_opt, update_locked};
+use goldfish_core::time::{SharedClock, system_clock};
 use goldfish_redact::Redactor;
-use notes_core::fs::{FsError, FsOp, Update, WriteOptions, read_utf8_opt, update_locked};
-use notes_core::time::{SharedClock, system_clock};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::format::{
@@ -58,7 +58,7 @@ impl<'a> From<Option<&'a str>> for Approach<'a> {
 /// One worktree's `JOURNAL.md`, shared by every agent working there.
 ///
 /// Every write is a read–modify–atomic-replace under an exclusive lock on the sidecar
-/// `.JOURNAL.md.lock` ([`notes_core::fs::update_locked`]): any number of threads and
+/// `.JOURNAL.md.lock` ([`goldfish_core::fs::update_locked`]): any number of threads and
 /// processes may write at once, no entry is lost or interleaved, and the mutation-protocol
 /// check and the append happen under the same lock. Nothing is cached: every call reads the
 /// file, so hand edits and other agents' entries are always seen.
@@ -199,7 +199,7 @@ impl Journal {
     }
 
     /// Uses `clock` for session timestamps and archive dates (tests use a
-    /// [`ManualClock`](notes_core::time::ManualClock)).
+    /// [`ManualClock`](goldfish_core::time::ManualClock)).
     pub fn with_clock(mut self, clock: SharedClock) -> Self {
         self.clock = clock;
         self

@@ -5,8 +5,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use chrono::TimeDelta;
+use goldfish_core::time::ManualClock;
 use goldfish_journal::{Approach, Journal, LogKind, MutationCode};
-use notes_core::time::ManualClock;
 
 use crate::util::{TestResult, clock, journal};
 

@@ -4,8 +4,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use chrono::{TimeZone, Utc};
+use goldfish_core::time::ManualClock;
 use goldfish_journal::Journal;
-use notes_core::time::ManualClock;
 
 pub(crate) type TestResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 

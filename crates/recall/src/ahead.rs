@@ -149,7 +149,7 @@ mod tests {
     /// value (empty ones included) without a panic.
     #[test]
     fn ask_is_safe_at_every_index() {
-        let t = notes_core::time::parse_utc("2026-01-01T00:00:00Z").expect("a timestamp");
+        let t = goldfish_core::time::parse_utc("2026-01-01T00:00:00Z").expect("a timestamp");
         let mut cps = Vec::new();
         for i in 0..40 {
             let mut cp = Checkpoint::new(format!("c{i}"), t, "ws", "x".repeat(i * 7));

@@ -352,7 +352,7 @@ mod tests {
             files in proptest::collection::vec("([a-zA-Z0-9]{0,10}|[./_ -]|[é]){0,6}", 0..5),
             offset in 0usize..70,
         ) {
-            let t = notes_core::time::parse_utc("2026-01-01T00:00:00Z").unwrap();
+            let t = goldfish_core::time::parse_utc("2026-01-01T00:00:00Z").unwrap();
             let mut cp = Checkpoint::new("x", t, "ws", format!("{}{description}", "a ".repeat(offset)));
             cp.tags = tags;
             cp.branch = branch;

@@ -170,7 +170,7 @@ pub(crate) fn eval_corpus(n: usize) -> Vec<Checkpoint> {
                     })
                     .unwrap_or_default()
             };
-            let ts = notes_core::time::parse_utc(&s("timestamp")).unwrap();
+            let ts = goldfish_core::time::parse_utc(&s("timestamp")).unwrap();
             let mut c = Checkpoint::new(s("id"), ts, s("workspace"), s("description"));
             c.tags = list("tags");
             c.files = list("files");
@@ -263,7 +263,7 @@ mod tests {
             let word = |(w, edits): &(usize, Vec<(u8, usize, u8)>)| {
                 String::from_utf8_lossy(&mutate(WORDS[w % WORDS.len()].as_bytes(), edits)).into_owned()
             };
-            let t = notes_core::time::parse_utc("2026-01-01T00:00:00Z").unwrap();
+            let t = goldfish_core::time::parse_utc("2026-01-01T00:00:00Z").unwrap();
             let cps: Vec<Checkpoint> = docs
                 .iter()
                 .enumerate()

@@ -54,8 +54,8 @@ impl TimeWindow {
                 arg,
                 format!(
                     "the window starts ({}) after it ends ({}): give a `{arg}` before `to`",
-                    notes_core::time::format_utc(&start),
-                    notes_core::time::format_utc(&end)
+                    goldfish_core::time::format_utc(&start),
+                    goldfish_core::time::format_utc(&end)
                 ),
             ));
         }
@@ -100,7 +100,7 @@ pub fn parse_bound(text: &str, bound: Bound) -> Result<DateTime<Utc>, Error> {
         };
         return Ok(date.and_time(time).and_utc());
     }
-    let t = notes_core::time::parse_utc(s).map_err(|_| {
+    let t = goldfish_core::time::parse_utc(s).map_err(|_| {
         Error::argument(
             arg,
             format!(
@@ -196,7 +196,7 @@ mod tests {
     }
 
     fn t(s: &str) -> DateTime<Utc> {
-        notes_core::time::parse_utc(s).unwrap()
+        goldfish_core::time::parse_utc(s).unwrap()
     }
 
     #[test]
@@ -258,7 +258,7 @@ mod tests {
         ];
         for (input, bound, want) in cases {
             let got = parse_bound(input, bound).unwrap();
-            assert_eq!(notes_core::time::format_utc(&got), want, "{input}");
+            assert_eq!(goldfish_core::time::format_utc(&got), want, "{input}");
         }
         let e = parse_bound("13/10/2025", Bound::To).unwrap_err();
         assert_eq!(e.argument_name(), Some("to"));

@@ -193,7 +193,7 @@ const WORDS: &[&str] = &[
 ];
 
 fn random_checkpoints(rng: &mut Rng, n: usize) -> Vec<Checkpoint> {
-    let base = notes_core::time::parse_utc("2026-03-01T00:00:00Z").expect("valid");
+    let base = goldfish_core::time::parse_utc("2026-03-01T00:00:00Z").expect("valid");
     (0..n)
         .map(|i| {
             let words = |rng: &mut Rng, k: usize| -> String {

@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
+use goldfish_core::time::format_utc;
 use goldfish_recall::{
     FormatOptions, Query, RecallOptions, SearchOptions, format_recall, recall, search,
 };
 use goldfish_store::{Checkpoint, Store, format_day_file};
-use notes_core::time::format_utc;
 use proptest::prelude::*;
 
 use crate::util::t;

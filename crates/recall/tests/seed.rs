@@ -1,8 +1,8 @@
 //! Goldfish v4's own recall tests (from its fuse.js days), translated test by test.
 
+use goldfish_core::time::format_utc;
 use goldfish_recall::{RecallOptions, recall};
 use goldfish_store::PlanInput;
-use notes_core::time::format_utc;
 
 use crate::util::{TestResult, TestStore, t};
 

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use goldfish_core::time::{ManualClock, parse_utc};
 use goldfish_store::{Checkpoint, CheckpointInput, Store};
-use notes_core::time::{ManualClock, parse_utc};
 
 pub(crate) type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -24,7 +24,7 @@ impl TestStore {
     }
 
     pub(crate) fn now(&self) -> DateTime<Utc> {
-        use notes_core::time::Clock;
+        use goldfish_core::time::Clock;
         self.clock.now()
     }
 

@@ -4,7 +4,7 @@
 //!
 //! [`session_start`] only reads. It gathers from the store (through goldfish-recall, so the
 //! window, ordering and workspace detection are recall's), from `JOURNAL.md` (goldfish-journal's
-//! status) and from `.goblin/GOBLIN_NOTES.md` (notes-core). [`SessionStart::render`] turns the
+//! status) and from `.goblin/GOBLIN_NOTES.md` (goldfish-notes). [`SessionStart::render`] turns the
 //! result into compact markdown within a budget.
 //!
 //! A store that cannot be read is an [`Error`]; a journal or notes file that cannot be read is
@@ -34,9 +34,9 @@ pub mod hooks;
 use std::path::{Path, PathBuf};
 
 use goldfish_journal::Journal;
+use goldfish_notes::NotesManager;
 use goldfish_recall::{RecallOptions, Scope};
 use goldfish_store::Store;
-use notes_core::NotesManager;
 use serde::Serialize;
 
 /// The default character budget of [`SessionStart::render`]: small enough to sit in an
@@ -61,7 +61,7 @@ pub enum Error {
     Recall(#[from] goldfish_recall::Error),
     /// The hooks' record of a session ([`hooks::Ledger`]) could not be read or written.
     #[error(transparent)]
-    Ledger(#[from] notes_core::fs::FsError),
+    Ledger(#[from] goldfish_core::fs::FsError),
 }
 
 /// Where to look and how much to gather.

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 
 use chrono::{TimeDelta, Utc};
+use goldfish_core::time::{ManualClock, SharedClock};
 use goldfish_journal::Journal;
+use goldfish_notes::{NotesManager, Stage};
 use goldfish_session::{SessionOptions, session_start};
 use goldfish_store::{CheckpointInput, PlanInput, Store};
-use notes_core::time::{ManualClock, SharedClock};
-use notes_core::{NotesManager, Stage};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 

@@ -5,7 +5,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use notes_core::fs::{WriteOptions, read_utf8_opt, write_atomic};
+use goldfish_core::fs::{WriteOptions, read_utf8_opt, write_atomic};
 
 use crate::client::{Client, Env, Format};
 use crate::error::{Error, ErrorKind};

@@ -151,7 +151,7 @@ impl Env {
             home: std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")),
             claude_config_dir: std::env::var_os("CLAUDE_CONFIG_DIR"),
             codex_home: std::env::var_os("CODEX_HOME"),
-            goldfish_home: std::env::var_os(notes_core::fs::GOLDFISH_HOME_ENV),
+            goldfish_home: std::env::var_os(goldfish_core::fs::GOLDFISH_HOME_ENV),
             path: std::env::var_os("PATH"),
         }
     }

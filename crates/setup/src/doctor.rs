@@ -126,7 +126,7 @@ fn check_binary(env: &Env) -> Finding {
 
 fn check_store(env: &Env) -> Finding {
     let Some(store) =
-        notes_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())
+        goldfish_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())
     else {
         return Finding::new(
             "store",
@@ -190,7 +190,7 @@ fn check_store(env: &Env) -> Finding {
 /// needed doing (no store, not a directory, already private, or not Unix).
 pub fn fix_store_permissions(env: &Env) -> Result<Option<String>, crate::Error> {
     let Some(store) =
-        notes_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())
+        goldfish_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())
     else {
         return Ok(None);
     };
@@ -280,7 +280,7 @@ fn check_client(client: Client, env: &Env) -> Finding {
         Err(e) => return Finding::new(name, Status::Warn, e.to_string()),
     };
     let shown = path.display();
-    let text = match notes_core::fs::read_utf8_opt(&path) {
+    let text = match goldfish_core::fs::read_utf8_opt(&path) {
         Ok(Some(text)) => text,
         Ok(None) => {
             return Finding::new(
@@ -351,9 +351,9 @@ fn check_claude_permissions(env: &Env) -> Option<Finding> {
     let registered = Client::Claude
         .config_path(env)
         .ok()
-        .and_then(|p| notes_core::fs::read_utf8_opt(&p).ok().flatten())
+        .and_then(|p| goldfish_core::fs::read_utf8_opt(&p).ok().flatten())
         .is_some_and(|t| matches!(registration(Client::Claude, &t), Ok(Some(_))));
-    let text = match notes_core::fs::read_utf8_opt(&path) {
+    let text = match goldfish_core::fs::read_utf8_opt(&path) {
         Ok(Some(text)) => text,
         Ok(None) if !registered => return None,
         Ok(None) => String::new(),
@@ -399,11 +399,11 @@ fn check_claude_permissions(env: &Env) -> Option<Finding> {
 /// without the user's environment (so the default store), while Claude Code and Cursor pass
 /// theirs on.
 fn other_store(client: Client, server: &Server, env: &Env) -> Option<(PathBuf, PathBuf)> {
-    let cli = notes_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())?;
+    let cli = goldfish_core::fs::goldfish_home_from(env.goldfish_home.clone(), env.home.clone())?;
     let opens = match server.goldfish_home() {
         Some(home) => PathBuf::from(home),
         None if client == Client::Codex => {
-            notes_core::fs::goldfish_home_from(None, env.home.clone())?
+            goldfish_core::fs::goldfish_home_from(None, env.home.clone())?
         }
         None => return None,
     };

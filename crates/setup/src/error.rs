@@ -127,8 +127,8 @@ impl std::error::Error for Error {
     }
 }
 
-impl From<notes_core::fs::FsError> for Error {
-    fn from(e: notes_core::fs::FsError) -> Self {
+impl From<goldfish_core::fs::FsError> for Error {
+    fn from(e: goldfish_core::fs::FsError) -> Self {
         let line = e.line();
         Error {
             kind: ErrorKind::Io,

@@ -56,7 +56,7 @@ impl Server {
     /// The store the server opens: its `GOLDFISH_HOME` when it sets one.
     pub fn goldfish_home(&self) -> Option<&str> {
         self.env
-            .get(notes_core::fs::GOLDFISH_HOME_ENV)
+            .get(goldfish_core::fs::GOLDFISH_HOME_ENV)
             .map(String::as_str)
             .filter(|h| !h.is_empty())
     }

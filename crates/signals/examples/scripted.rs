@@ -8,25 +8,25 @@
 use std::time::Duration;
 
 use goldfish_signals::{
-    BuildComplete, PipelineRunner, PipelineStage, ReviewApproved, ReviewChangesRequested,
-    ReviewIssue, RunEvent, RunnerOptions, ScopeComplete, Signal, SignalDir, SignalKind, TestPassed,
+    BuildComplete, PipelineRunner, ReviewApproved, ReviewChangesRequested, ReviewIssue, RunEvent,
+    RunnerOptions, ScopeComplete, Signal, SignalDir, SignalKind, Stage, TestPassed,
 };
 
 /// What the scripted agent of `stage` emits on its `round`-th visit to that stage.
-fn scripted(stage: PipelineStage, round: u32) -> Option<Signal> {
+fn scripted(stage: Stage, round: u32) -> Option<Signal> {
     let now = Some(chrono::Utc::now());
     Some(match stage {
-        PipelineStage::Scope => {
+        Stage::Scope => {
             let mut b = ScopeComplete::default();
             (b.completed_at, b.scope_result_hash) = (now, Some("abc123".into()));
             Signal::from(b)
         }
-        PipelineStage::Build => {
+        Stage::Build => {
             let mut b = BuildComplete::default();
             (b.completed_at, b.commits, b.files_changed) = (now, Some(round.into()), Some(3));
             Signal::from(b)
         }
-        PipelineStage::Review if round == 1 => {
+        Stage::Review if round == 1 => {
             let mut issue = ReviewIssue::default();
             issue.issue_type = Some("critical".into());
             issue.file = Some("db.py".into());
@@ -37,12 +37,12 @@ fn scripted(stage: PipelineStage, round: u32) -> Option<Signal> {
             b.summary = Some("1 critical issue requires a fix".into());
             Signal::from(b)
         }
-        PipelineStage::Review => {
+        Stage::Review => {
             let mut b = ReviewApproved::default();
             (b.completed_at, b.critical_issues) = (now, Some(0));
             Signal::from(b)
         }
-        PipelineStage::Test => {
+        Stage::Test => {
             let mut b = TestPassed::default();
             (b.completed_at, b.qa_steps_total, b.qa_steps_passed) = (now, Some(5), Some(5));
             Signal::from(b)

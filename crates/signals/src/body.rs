@@ -28,7 +28,7 @@ mod utc_opt {
     ) -> Result<Option<DateTime<Utc>>, D::Error> {
         let text: Option<String> = Option::deserialize(d)?;
         text.map(|t| {
-            notes_core::time::parse_utc(&t).map_err(|_| {
+            goldfish_core::time::parse_utc(&t).map_err(|_| {
                 serde::de::Error::custom(format!(
                     "completed_at {t:?} is not an RFC 3339 timestamp such as \
                      2024-01-15T10:30:00Z"

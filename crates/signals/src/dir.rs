@@ -5,8 +5,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use notes_core::fs::{FsError, FsOp, WriteOptions, write_atomic};
-use notes_core::time::{SharedClock, now_millis, system_clock};
+use goldfish_core::fs::{FsError, FsOp, WriteOptions, write_atomic};
+use goldfish_core::time::{SharedClock, now_millis, system_clock};
 
 use crate::{Error, ErrorKind, Signal, SignalKind};
 

@@ -3,9 +3,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use notes_core::fs::FsError;
+use goldfish_core::fs::FsError;
 
-use crate::{PipelineStage, SignalKind};
+use crate::{SignalKind, Stage};
 
 /// What went wrong; part of [`Error`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,14 +22,14 @@ pub enum ErrorKind {
     /// A signal that does not fit the pipeline's current stage; nothing was changed.
     UnexpectedSignal {
         /// The stage the pipeline is at.
-        stage: PipelineStage,
+        stage: Stage,
         /// The signal that was offered.
         signal: SignalKind,
     },
     /// The pipeline has already ended (DONE, FAILED or CANCELLED); nothing was changed.
     Finished {
         /// The final stage.
-        stage: PipelineStage,
+        stage: Stage,
     },
     /// `pipeline.json` cannot be read as a pipeline state. It is left untouched.
     InvalidState,
@@ -38,7 +38,7 @@ pub enum ErrorKind {
     /// A pipeline that has not ended already exists, so a new one was not started.
     AlreadyActive {
         /// The stage the existing pipeline is at.
-        stage: PipelineStage,
+        stage: Stage,
     },
     /// `GOBLIN_NOTES.md` exists but its `Stage:` could not be updated.
     Notes,
@@ -237,7 +237,7 @@ impl fmt::Display for Error {
                      before starting a new one"
                 )
             }
-            // notes-core's message already names the file and line.
+            // goldfish-notes' message already names the file and line.
             ErrorKind::Notes => write!(
                 f,
                 "the Stage of GOBLIN_NOTES.md was not updated: {}; the pipeline itself moved on",
@@ -271,7 +271,7 @@ mod tests {
         .at(1, 12);
         let unexpected = Error::new(
             ErrorKind::UnexpectedSignal {
-                stage: PipelineStage::Scope,
+                stage: Stage::Scope,
                 signal: SignalKind::TestPassed,
             },
             "expected scope-complete",

@@ -24,31 +24,31 @@
 //!
 //! ```
 //! use goldfish_signals::{
-//!     BuildComplete, PipelineRunner, PipelineStage, RunnerOptions, Signal, SignalDir, SignalKind,
+//!     BuildComplete, PipelineRunner, Stage, RunnerOptions, Signal, SignalDir, SignalKind,
 //! };
 //!
 //! # fn main() -> Result<(), goldfish_signals::Error> {
 //! # let tmp = tempfile::tempdir().expect("temp dir");
 //! # let worktree = tmp.path();
 //! let mut runner = PipelineRunner::open(worktree, RunnerOptions::default())?;
-//! assert_eq!(runner.stage(), PipelineStage::Scope);
+//! assert_eq!(runner.stage(), Stage::Scope);
 //!
 //! // Agents (any process) emit signals; emit is atomic.
 //! let signals = SignalDir::new(worktree);
 //! signals.emit(&Signal::parse(SignalKind::ScopeComplete, r#"{"scope_result_hash": "abc"}"#)?)?;
 //! runner.scan_once()?;
-//! assert_eq!(runner.stage(), PipelineStage::Build);
+//! assert_eq!(runner.stage(), Stage::Build);
 //!
 //! let mut body = BuildComplete::default();
 //! body.commits = Some(5);
 //! signals.emit(&Signal::from(body))?;
 //! let report = runner.scan_once()?;
-//! assert_eq!(report.transition.map(|t| t.to), Some(PipelineStage::Review));
+//! assert_eq!(report.transition.map(|t| t.to), Some(Stage::Review));
 //!
 //! // Another process sees the persisted state, and a restarted runner resumes from it.
 //! drop(runner);
 //! let status = PipelineRunner::status(worktree)?.expect("persisted");
-//! assert_eq!(status.stage(), PipelineStage::Review);
+//! assert_eq!(status.stage(), Stage::Review);
 //! # Ok(())
 //! # }
 //! ```
@@ -92,10 +92,10 @@ pub use body::{
 };
 pub use dir::{GOBLIN_DIR, PresentSignal, SignalDir};
 pub use error::{Error, ErrorKind};
+/// The pipeline's stage: the same type as GOBLIN_NOTES.md's `Stage:`.
+pub use goldfish_notes::{ParseStageError, Stage};
 pub use kind::{ParseSignalKindError, SignalKind};
-pub use pipeline::{
-    DEFAULT_MAX_RETRIES, ParsePipelineStageError, Pipeline, PipelineStage, Transition, next_stage,
-};
+pub use pipeline::{DEFAULT_MAX_RETRIES, Pipeline, Transition, expected_signals, next_stage};
 pub use runner::{
     CANCEL_FILE, CancelHandle, CancelOutcome, PipelineRunner, PipelineView, RunEvent,
     RunnerOptions, STATE_FILE, ScanReport, StageStart,

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use notes_core::time::SharedClock;
-use notes_core::{NotesManager, Stage};
+use goldfish_core::time::SharedClock;
+use goldfish_notes::{NotesManager, Stage};
 
 use crate::{Error, ErrorKind};
 

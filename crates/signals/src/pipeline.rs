@@ -1,131 +1,23 @@
 //! The pure pipeline state machine: stages, the transition table, retries and history.
 
-use std::fmt;
-use std::str::FromStr;
-
 use chrono::{DateTime, Utc};
-use notes_core::Stage;
+use goldfish_notes::Stage;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::{Error, ErrorKind, Signal, SignalKind};
 
-/// A stage of the pipeline: [`Stage`]'s five working stages and FAILED, plus CANCELLED.
-///
-/// Displayed, parsed and serialised as the upper-case word (`REVIEW`). Maps onto
-/// [`notes_core::Stage`] with [`to_stage`](PipelineStage::to_stage) wherever `Stage` has a
-/// counterpart (everything but CANCELLED).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum PipelineStage {
-    /// Working out what to build; ends with `scope-complete`.
-    Scope,
-    /// Writing the code; ends with `build-complete`.
-    Build,
-    /// Reviewing; ends with `review-approved` or `review-changes-requested`.
-    Review,
-    /// Testing; ends with `test-passed` or `test-failed`.
-    Test,
-    /// Finished successfully (terminal).
-    Done,
-    /// Gave up after too many retries (terminal).
-    Failed,
-    /// Stopped on request (terminal).
-    Cancelled,
-}
-
-impl PipelineStage {
-    /// Every stage, working stages first in pipeline order.
-    pub const ALL: [PipelineStage; 7] = [
-        PipelineStage::Scope,
-        PipelineStage::Build,
-        PipelineStage::Review,
-        PipelineStage::Test,
-        PipelineStage::Done,
-        PipelineStage::Failed,
-        PipelineStage::Cancelled,
-    ];
-
-    /// The upper-case word used in files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PipelineStage::Scope => "SCOPE",
-            PipelineStage::Build => "BUILD",
-            PipelineStage::Review => "REVIEW",
-            PipelineStage::Test => "TEST",
-            PipelineStage::Done => "DONE",
-            PipelineStage::Failed => "FAILED",
-            PipelineStage::Cancelled => "CANCELLED",
-        }
-    }
-
-    /// True for DONE, FAILED and CANCELLED, after which nothing moves.
-    pub fn is_terminal(self) -> bool {
-        matches!(
-            self,
-            PipelineStage::Done | PipelineStage::Failed | PipelineStage::Cancelled
-        )
-    }
-
-    /// The [`Stage`] written to `GOBLIN_NOTES.md`; `None` for CANCELLED, which `Stage` lacks
-    /// (the notes keep the stage the pipeline was cancelled in).
-    pub fn to_stage(self) -> Option<Stage> {
-        match self {
-            PipelineStage::Scope => Some(Stage::Scope),
-            PipelineStage::Build => Some(Stage::Build),
-            PipelineStage::Review => Some(Stage::Review),
-            PipelineStage::Test => Some(Stage::Test),
-            PipelineStage::Done => Some(Stage::Done),
-            PipelineStage::Failed => Some(Stage::Failed),
-            PipelineStage::Cancelled => None,
-        }
-    }
-
-    /// The pipeline stage for a notes [`Stage`] (`None` for stages added to `Stage` later).
-    pub fn from_stage(stage: Stage) -> Option<PipelineStage> {
-        PipelineStage::ALL
-            .into_iter()
-            .find(|s| s.to_stage() == Some(stage))
-    }
-
-    /// The signals that end this stage (empty for terminal stages).
-    pub fn expected_signals(self) -> &'static [SignalKind] {
-        match self {
-            PipelineStage::Scope => &[SignalKind::ScopeComplete],
-            PipelineStage::Build => &[SignalKind::BuildComplete],
-            PipelineStage::Review => &[
-                SignalKind::ReviewApproved,
-                SignalKind::ReviewChangesRequested,
-            ],
-            PipelineStage::Test => &[SignalKind::TestPassed, SignalKind::TestFailed],
-            PipelineStage::Done | PipelineStage::Failed | PipelineStage::Cancelled => &[],
-        }
-    }
-}
-
-impl fmt::Display for PipelineStage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A word that is not a pipeline stage.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown pipeline stage {0:?}: expected one of SCOPE, BUILD, REVIEW, TEST, DONE, FAILED, \
-     CANCELLED"
-)]
-pub struct ParsePipelineStageError(pub String);
-
-impl FromStr for PipelineStage {
-    type Err = ParsePipelineStageError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let word = s.trim();
-        PipelineStage::ALL
-            .into_iter()
-            .find(|st| st.as_str().eq_ignore_ascii_case(word))
-            .ok_or_else(|| ParsePipelineStageError(word.to_string()))
+/// The signals that end `stage` (empty for the terminal stages).
+pub fn expected_signals(stage: Stage) -> &'static [SignalKind] {
+    match stage {
+        Stage::Scope => &[SignalKind::ScopeComplete],
+        Stage::Build => &[SignalKind::BuildComplete],
+        Stage::Review => &[
+            SignalKind::ReviewApproved,
+            SignalKind::ReviewChangesRequested,
+        ],
+        Stage::Test => &[SignalKind::TestPassed, SignalKind::TestFailed],
+        Stage::Done | Stage::Failed | Stage::Cancelled => &[],
     }
 }
 
@@ -140,9 +32,9 @@ impl FromStr for PipelineStage {
 /// | REVIEW | `review-changes-requested` | BUILD  | yes   |
 /// | TEST   | `test-passed`              | DONE   | no    |
 /// | TEST   | `test-failed`              | REVIEW | yes   |
-pub fn next_stage(stage: PipelineStage, signal: SignalKind) -> Option<(PipelineStage, bool)> {
-    use PipelineStage as P;
+pub fn next_stage(stage: Stage, signal: SignalKind) -> Option<(Stage, bool)> {
     use SignalKind as K;
+    use Stage as P;
     match (stage, signal) {
         (P::Scope, K::ScopeComplete) => Some((P::Build, false)),
         (P::Build, K::BuildComplete) => Some((P::Review, false)),
@@ -162,9 +54,9 @@ pub const DEFAULT_MAX_RETRIES: u32 = 3;
 #[non_exhaustive]
 pub struct Transition {
     /// The stage left.
-    pub from: PipelineStage,
+    pub from: Stage,
     /// The stage entered.
-    pub to: PipelineStage,
+    pub to: Stage,
     /// The signal that caused it, with its body; `None` for a cancel.
     pub signal: Option<Signal>,
     /// When it happened (UTC).
@@ -181,8 +73,8 @@ pub struct Transition {
 /// `Transition` as stored in `pipeline.json`: the signal's kind and body as separate fields.
 #[derive(Serialize, Deserialize)]
 struct TransitionRecord {
-    from: PipelineStage,
-    to: PipelineStage,
+    from: Stage,
+    to: Stage,
     signal: Option<SignalKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     body: Option<Value>,
@@ -230,18 +122,18 @@ impl<'de> Deserialize<'de> for Transition {
     }
 }
 
-/// Timestamps in `pipeline.json`: [`notes_core::time::format_utc`] (milliseconds and `Z`).
+/// Timestamps in `pipeline.json`: [`goldfish_core::time::format_utc`] (milliseconds and `Z`).
 mod utc_millis {
     use chrono::{DateTime, Utc};
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub(super) fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&notes_core::time::format_utc(t))
+        s.serialize_str(&goldfish_core::time::format_utc(t))
     }
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
         let text = String::deserialize(d)?;
-        notes_core::time::parse_utc(&text).map_err(serde::de::Error::custom)
+        goldfish_core::time::parse_utc(&text).map_err(serde::de::Error::custom)
     }
 }
 
@@ -252,7 +144,7 @@ const STATE_VERSION: u32 = 1;
 #[derive(Serialize, Deserialize)]
 struct PipelineRecord {
     version: u32,
-    stage: PipelineStage,
+    stage: Stage,
     retries: u32,
     max_retries: u32,
     #[serde(with = "utc_millis")]
@@ -277,21 +169,21 @@ struct PipelineRecord {
 /// # Example
 ///
 /// ```
-/// use goldfish_signals::{Pipeline, PipelineStage, Signal, SignalKind};
+/// use goldfish_signals::{Pipeline, Stage, Signal, SignalKind};
 ///
 /// # fn main() -> Result<(), goldfish_signals::Error> {
 /// let now = chrono::Utc::now();
 /// let mut p = Pipeline::new(3, now);
 /// p.apply(Signal::empty(SignalKind::ScopeComplete), now)?;
-/// assert_eq!(p.stage(), PipelineStage::Build);
+/// assert_eq!(p.stage(), Stage::Build);
 /// assert!(p.apply(Signal::empty(SignalKind::TestPassed), now).is_err());
-/// assert_eq!(p.stage(), PipelineStage::Build, "a signal that does not fit changes nothing");
+/// assert_eq!(p.stage(), Stage::Build, "a signal that does not fit changes nothing");
 /// # Ok(())
 /// # }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pipeline {
-    stage: PipelineStage,
+    stage: Stage,
     retries: u32,
     max_retries: u32,
     started_at: DateTime<Utc>,
@@ -313,7 +205,7 @@ impl Pipeline {
     /// A pipeline at SCOPE with no retries, started at `at`.
     pub fn new(max_retries: u32, at: DateTime<Utc>) -> Pipeline {
         Pipeline {
-            stage: PipelineStage::Scope,
+            stage: Stage::Scope,
             retries: 0,
             max_retries,
             started_at: at,
@@ -324,7 +216,7 @@ impl Pipeline {
     }
 
     /// The current stage.
-    pub fn stage(&self) -> PipelineStage {
+    pub fn stage(&self) -> Stage {
         self.stage
     }
 
@@ -369,19 +261,17 @@ impl Pipeline {
     ///
     /// [`ErrorKind::Finished`] when the pipeline has ended, [`ErrorKind::UnexpectedSignal`]
     /// when the signal does not fit the current stage.
-    pub fn check(&self, signal: SignalKind) -> Result<PipelineStage, Error> {
+    pub fn check(&self, signal: SignalKind) -> Result<Stage, Error> {
         self.plan(signal).map(|(to, _, _)| to)
     }
 
     /// (next stage, retry?, reason) for `signal`, or the error.
-    fn plan(&self, signal: SignalKind) -> Result<(PipelineStage, bool, Option<String>), Error> {
+    fn plan(&self, signal: SignalKind) -> Result<(Stage, bool, Option<String>), Error> {
         if self.stage.is_terminal() {
             return Err(Error::new(ErrorKind::Finished { stage: self.stage }, ""));
         }
         let Some((to, retry)) = next_stage(self.stage, signal) else {
-            let expected: Vec<&str> = self
-                .stage
-                .expected_signals()
+            let expected: Vec<&str> = expected_signals(self.stage)
                 .iter()
                 .map(|k| k.file_name())
                 .collect();
@@ -400,9 +290,9 @@ impl Pipeline {
                 self.retries.saturating_add(1),
                 self.max_retries
             );
-            return Ok((PipelineStage::Failed, true, Some(reason)));
+            return Ok((Stage::Failed, true, Some(reason)));
         }
-        let reason = (to == PipelineStage::Done).then(|| format!("all stages complete ({signal})"));
+        let reason = (to == Stage::Done).then(|| format!("all stages complete ({signal})"));
         Ok((to, retry, reason))
     }
 
@@ -415,7 +305,7 @@ impl Pipeline {
     /// when the signal does not fit the current stage. Either way nothing changes.
     pub fn apply(&mut self, signal: Signal, at: DateTime<Utc>) -> Result<Transition, Error> {
         let (to, retry, reason) = self.plan(signal.kind())?;
-        if retry && to != PipelineStage::Failed {
+        if retry && to != Stage::Failed {
             self.retries += 1;
         }
         let transition = Transition {
@@ -443,7 +333,7 @@ impl Pipeline {
         let reason = Some(format!("cancelled: {reason}"));
         let transition = Transition {
             from: self.stage,
-            to: PipelineStage::Cancelled,
+            to: Stage::Cancelled,
             signal: None,
             at,
             retry: false,
@@ -533,27 +423,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stages_map_onto_notes_stage() {
-        for st in PipelineStage::ALL {
-            assert_eq!(st.as_str().parse::<PipelineStage>().unwrap(), st);
-            match st.to_stage() {
-                Some(notes) => {
-                    assert_eq!(notes.as_str(), st.as_str());
-                    assert_eq!(PipelineStage::from_stage(notes), Some(st));
-                }
-                None => assert_eq!(st, PipelineStage::Cancelled),
-            }
-            assert_eq!(st.is_terminal(), st.expected_signals().is_empty());
+    fn only_terminal_stages_expect_no_signal() {
+        for st in Stage::ALL {
+            assert_eq!(st.is_terminal(), expected_signals(st).is_empty(), "{st}");
         }
     }
 
     #[test]
     fn expected_signals_agree_with_table() {
-        for st in PipelineStage::ALL {
+        for st in Stage::ALL {
             for kind in SignalKind::ALL {
                 assert_eq!(
                     next_stage(st, kind).is_some(),
-                    st.expected_signals().contains(&kind),
+                    expected_signals(st).contains(&kind),
                     "{st} {kind}"
                 );
             }
@@ -562,7 +444,7 @@ mod tests {
 
     #[test]
     fn state_round_trips_and_rejects_bad_invariants() {
-        let t = notes_core::time::parse_utc("2024-01-15T10:30:00Z").unwrap();
+        let t = goldfish_core::time::parse_utc("2024-01-15T10:30:00Z").unwrap();
         let mut p = Pipeline::new(3, t);
         p.apply(Signal::empty(SignalKind::ScopeComplete), t)
             .unwrap();

@@ -8,14 +8,14 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use notes_core::fs::{
+use goldfish_core::fs::{
     FileLock, FsError, FsOp, WriteOptions, create_dir_all, try_lock_exclusive, write_atomic,
 };
-use notes_core::time::{SharedClock, now_millis, system_clock};
+use goldfish_core::time::{SharedClock, now_millis, system_clock};
 
 use crate::dir::GOBLIN_DIR;
-use crate::pipeline::DEFAULT_MAX_RETRIES;
-use crate::{Error, ErrorKind, Pipeline, PipelineStage, Signal, SignalDir, SignalKind, Transition};
+use crate::pipeline::{DEFAULT_MAX_RETRIES, expected_signals};
+use crate::{Error, ErrorKind, Pipeline, Signal, SignalDir, SignalKind, Stage, Transition};
 
 /// The file in `.goblin/` that holds the pipeline state.
 pub const STATE_FILE: &str = "pipeline.json";
@@ -96,7 +96,7 @@ pub struct ScanReport {
 #[non_exhaustive]
 pub struct StageStart {
     /// The stage that started (terminal stages included, so a caller can report the end).
-    pub stage: PipelineStage,
+    pub stage: Stage,
     /// Retries so far.
     pub retries: u32,
     /// The transition that started it; `None` when the runner begins with the current stage.
@@ -138,7 +138,7 @@ pub enum CancelOutcome {
     /// No runner held the pipeline, so it was cancelled directly; this is its final state.
     Cancelled(Pipeline),
     /// The pipeline had already ended at this stage; nothing was changed.
-    AlreadyEnded(PipelineStage),
+    AlreadyEnded(Stage),
     /// The worktree has no pipeline.
     NoPipeline,
 }
@@ -202,7 +202,7 @@ impl CancelHandle {
 ///   (invalid JSON, half written) is reported in [`ScanReport::problems`], left in place, and
 ///   blocks its stage until it is fixed; it is re-read at every scan.
 /// - `GOBLIN_NOTES.md` — when it exists, its `Stage:` line follows the pipeline, written
-///   through [`notes_core::NotesManager::update`] under the notes' own lock (CANCELLED, which
+///   through [`goldfish_notes::NotesManager::update`] under the notes' own lock (CANCELLED, which
 ///   the notes format lacks, leaves it unchanged). A missing notes file is not an error and is
 ///   not created; a notes file that cannot be updated (say, a `Stage:` a person mistyped) is
 ///   reported in [`ScanReport::problems`] as [`ErrorKind::Notes`] and left untouched, and the
@@ -286,7 +286,7 @@ fn lock_or_fail(worktree: &Path) -> Result<FileLock, Error> {
 
 fn read_state(worktree: &Path) -> Result<Option<Pipeline>, Error> {
     let path = state_path(worktree);
-    match notes_core::fs::read_utf8_opt(&path)? {
+    match goldfish_core::fs::read_utf8_opt(&path)? {
         None => Ok(None),
         Some(text) => Pipeline::from_json(&text)
             .map(Some)
@@ -521,9 +521,7 @@ impl PipelineRunner {
         let pending = if pipeline.is_terminal() {
             Vec::new()
         } else {
-            pipeline
-                .stage()
-                .expected_signals()
+            expected_signals(pipeline.stage())
                 .iter()
                 .filter_map(|&kind| dir.read_entry(kind))
                 .collect()
@@ -583,7 +581,7 @@ impl PipelineRunner {
     }
 
     /// The current stage.
-    pub fn stage(&self) -> PipelineStage {
+    pub fn stage(&self) -> Stage {
         self.pipeline.stage()
     }
 
@@ -651,7 +649,7 @@ impl PipelineRunner {
         let mut candidates: Vec<(Option<SystemTime>, Signal)> = Vec::new();
         let mut blocked = false;
         let settle = self.options.empty_signal_settle;
-        for &kind in self.pipeline.stage().expected_signals() {
+        for &kind in expected_signals(self.pipeline.stage()) {
             let Some(entry) = self.dir.read_entry(kind) else {
                 self.settling.remove(&kind);
                 continue;
@@ -705,7 +703,7 @@ impl PipelineRunner {
         let transition = next.apply(signal, now_millis(self.options.clock.as_ref()))?;
         if !transition.to.is_terminal() {
             let cutoff = stale_cutoff(trigger_modified, stage_began);
-            for &early in transition.to.expected_signals() {
+            for &early in expected_signals(transition.to) {
                 let path = self.dir.signal_path(early);
                 if is_stale(modified_time(&path), cutoff) && self.dir.clear(early)? {
                     report.removed.push(early);
@@ -715,8 +713,10 @@ impl PipelineRunner {
         persist(&self.worktree, &next)?;
         self.pipeline = next;
         self.settling.clear();
-        if let Some(stage) = transition.to.to_stage()
-            && let Err(e) = crate::notes::update_stage(&self.worktree, stage, &self.options.clock)
+        // The notes keep the stage a pipeline was cancelled in.
+        if transition.to != Stage::Cancelled
+            && let Err(e) =
+                crate::notes::update_stage(&self.worktree, transition.to, &self.options.clock)
         {
             report.problems.push(e);
         }

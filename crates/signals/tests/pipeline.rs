@@ -1,14 +1,14 @@
 //! The pure state machine: every transition of the table, every invalid one, the retry limit.
 
-use goldfish_signals::{BuildComplete, Pipeline, PipelineStage, Signal, SignalKind, next_stage};
+use goldfish_signals::{BuildComplete, Pipeline, Signal, SignalKind, Stage, next_stage};
 
 use crate::util::{TestResult, utc};
 
-use PipelineStage as P;
 use SignalKind as K;
+use Stage as P;
 
 /// A pipeline at `stage`, reached by the shortest path from SCOPE.
-fn at(stage: PipelineStage) -> Pipeline {
+fn at(stage: Stage) -> Pipeline {
     let t = utc("2024-01-15T10:00:00Z");
     let mut p = Pipeline::new(3, t);
     let path: &[SignalKind] = match stage {
@@ -48,7 +48,7 @@ fn at(stage: PipelineStage) -> Pipeline {
     p
 }
 
-const TABLE: [(PipelineStage, SignalKind, PipelineStage, bool); 6] = [
+const TABLE: [(Stage, SignalKind, Stage, bool); 6] = [
     (P::Scope, K::ScopeComplete, P::Build, false),
     (P::Build, K::BuildComplete, P::Review, false),
     (P::Review, K::ReviewApproved, P::Test, false),
@@ -96,7 +96,7 @@ fn every_valid_transition() -> TestResult {
 #[test]
 fn every_invalid_transition_is_an_error_and_changes_nothing() {
     let mut checked = 0;
-    for stage in PipelineStage::ALL {
+    for stage in Stage::ALL {
         for kind in SignalKind::ALL {
             if TABLE
                 .iter()

@@ -1,6 +1,6 @@
 //! Property tests: any sequence of signals (and cancels) keeps the machine valid.
 
-use goldfish_signals::{Pipeline, PipelineStage, Signal, SignalKind, next_stage};
+use goldfish_signals::{Pipeline, Signal, SignalKind, Stage, next_stage};
 use proptest::prelude::*;
 
 use crate::util::utc;
@@ -26,7 +26,7 @@ proptest! {
         let t = utc("2024-01-15T10:00:00Z");
         let mut p = Pipeline::new(max, t);
         // A reference model: (stage, retries).
-        let mut model = (PipelineStage::Scope, 0u32);
+        let mut model = (Stage::Scope, 0u32);
         for op in ops {
             let before = p.clone();
             let result = match op {
@@ -35,10 +35,10 @@ proptest! {
             };
             let expected = match op {
                 _ if model.0.is_terminal() => None,
-                Op::Cancel => Some((PipelineStage::Cancelled, model.1)),
+                Op::Cancel => Some((Stage::Cancelled, model.1)),
                 Op::Signal(kind) => next_stage(model.0, kind).map(|(to, retry)| {
                     match (retry, model.1 >= max) {
-                        (true, true) => (PipelineStage::Failed, model.1),
+                        (true, true) => (Stage::Failed, model.1),
                         (true, false) => (to, model.1 + 1),
                         (false, _) => (to, model.1),
                     }
@@ -56,7 +56,7 @@ proptest! {
             prop_assert_eq!((p.stage(), p.retries()), model);
             prop_assert!(p.retries() <= p.max_retries());
             prop_assert_eq!(p.reason().is_some(), p.is_terminal());
-            let counted = p.history().iter().filter(|t| t.retry && t.to != PipelineStage::Failed);
+            let counted = p.history().iter().filter(|t| t.retry && t.to != Stage::Failed);
             prop_assert_eq!(counted.count() as u32, p.retries());
         }
         prop_assert_eq!(Pipeline::from_json(&p.to_json()).ok(), Some(p));

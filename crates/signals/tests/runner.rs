@@ -11,8 +11,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
 use goldfish_signals::{
-    CANCEL_FILE, CancelHandle, CancelOutcome, Error, Pipeline, PipelineRunner, PipelineStage,
-    RunEvent, RunnerOptions, Signal, SignalBody, SignalDir, SignalKind, StageStart,
+    CANCEL_FILE, CancelHandle, CancelOutcome, Error, Pipeline, PipelineRunner, RunEvent,
+    RunnerOptions, Signal, SignalBody, SignalDir, SignalKind, Stage, StageStart,
 };
 
 use crate::util::{CHILD_ENV, TestResult, WORKTREE_ENV, run_child, spawn_child, wait_for};
@@ -47,7 +47,7 @@ fn signal_files(worktree: &Path) -> Vec<String> {
     names
 }
 
-fn stage_of(worktree: &Path) -> Option<(PipelineStage, u32)> {
+fn stage_of(worktree: &Path) -> Option<(Stage, u32)> {
     PipelineRunner::status(worktree)
         .ok()
         .flatten()
@@ -114,7 +114,7 @@ impl Running {
     /// Waits for the stage `stage` to start; returns it and the scans seen before it.
     fn until_stage(
         &self,
-        stage: PipelineStage,
+        stage: Stage,
     ) -> Result<(StageStart, Vec<Seen>), Box<dyn std::error::Error>> {
         let mut before = Vec::new();
         loop {
@@ -174,14 +174,14 @@ fn signal_from_another_process_is_picked_up_within_one_poll() -> TestResult {
     let run = run_in_thread(tmp.path(), options(100, false))?;
     assert!(!run.events_active);
     match run.next()? {
-        Seen::Stage(s) => assert_eq!((s.stage, s.resumed), (PipelineStage::Scope, false)),
+        Seen::Stage(s) => assert_eq!((s.stage, s.resumed), (Stage::Scope, false)),
         other => return Err(format!("expected SCOPE to start first, got {other:?}").into()),
     }
     run_child(CHILD_TEST, "emit:scope-complete", tmp.path())?;
     // Scans completed when the emitting process had exited. The scan after it may have been
     // under way already; the one after that (one poll interval later) must see the signal.
     let done_before = run.scans.load(Ordering::SeqCst);
-    let (start, seen) = run.until_stage(PipelineStage::Build)?;
+    let (start, seen) = run.until_stage(Stage::Build)?;
     let detected = seen
         .iter()
         .filter_map(|s| match s {
@@ -207,7 +207,7 @@ fn signal_from_another_process_is_picked_up_within_one_poll() -> TestResult {
 
     run.cancel.cancel("test over");
     let end = run.finish()?;
-    assert_eq!(end.stage(), PipelineStage::Cancelled);
+    assert_eq!(end.stage(), Stage::Cancelled);
     assert_eq!(end.reason(), Some("cancelled: test over"));
     Ok(())
 }
@@ -229,18 +229,15 @@ fn events_pick_up_a_signal_long_before_the_poll() -> TestResult {
         (run.scans.load(Ordering::SeqCst) >= 1).then_some(())
     })?;
     run_child(CHILD_TEST, "emit:scope-complete", tmp.path())?;
-    let (start, _) = run.until_stage(PipelineStage::Build)?;
+    let (start, _) = run.until_stage(Stage::Build)?;
     assert_eq!(start.retries, 0);
     // A cancel from another thread also wakes it at once.
     run.cancel.cancel("from another thread");
     let end = run.finish()?;
-    assert_eq!(
-        (end.stage(), end.history().len()),
-        (PipelineStage::Cancelled, 2)
-    );
+    assert_eq!((end.stage(), end.history().len()), (Stage::Cancelled, 2));
     assert_eq!(
         stage_of(tmp.path()),
-        Some((PipelineStage::Cancelled, 0)),
+        Some((Stage::Cancelled, 0)),
         "persisted"
     );
     Ok(())
@@ -253,9 +250,9 @@ fn killed_runner_resumes_with_same_stage_and_retries() -> TestResult {
     let dir = SignalDir::new(wt);
     let mut child = spawn_child(CHILD_TEST, "runner", wt)?;
     let steps = [
-        (SignalKind::ScopeComplete, PipelineStage::Build, 0),
-        (SignalKind::BuildComplete, PipelineStage::Review, 0),
-        (SignalKind::ReviewChangesRequested, PipelineStage::Build, 1),
+        (SignalKind::ScopeComplete, Stage::Build, 0),
+        (SignalKind::BuildComplete, Stage::Review, 0),
+        (SignalKind::ReviewChangesRequested, Stage::Build, 1),
     ];
     wait_for("the child runner", || stage_of(wt))?;
     for (kind, stage, retries) in steps {
@@ -272,15 +269,15 @@ fn killed_runner_resumes_with_same_stage_and_retries() -> TestResult {
     let mut runner = PipelineRunner::open(wt, options(20, false))?;
     assert_eq!(
         (runner.stage(), runner.pipeline().retries()),
-        (PipelineStage::Build, 1)
+        (Stage::Build, 1)
     );
     assert_eq!(runner.pipeline().history().len(), 3);
     for (kind, stage) in [
-        (SignalKind::BuildComplete, PipelineStage::Review),
-        (SignalKind::ReviewApproved, PipelineStage::Test),
-        (SignalKind::TestFailed, PipelineStage::Review),
-        (SignalKind::ReviewApproved, PipelineStage::Test),
-        (SignalKind::TestPassed, PipelineStage::Done),
+        (SignalKind::BuildComplete, Stage::Review),
+        (SignalKind::ReviewApproved, Stage::Test),
+        (SignalKind::TestFailed, Stage::Review),
+        (SignalKind::ReviewApproved, Stage::Test),
+        (SignalKind::TestPassed, Stage::Done),
     ] {
         dir.emit(&signal(kind))?;
         let report = runner.scan_once()?;
@@ -301,22 +298,22 @@ fn cancel_from_another_process_stops_and_cleans_up() -> TestResult {
     dir.emit(&signal(SignalKind::ScopeComplete))?;
     // Polling only, so the cancel file is found by a scan, not an event.
     let run = run_in_thread(wt, options(50, false))?;
-    run.until_stage(PipelineStage::Build)?;
+    run.until_stage(Stage::Build)?;
     fs::write(dir.signal_path(SignalKind::BuildComplete), "{\"commits\": ")?; // stuck
     fs::write(dir.signal_path(SignalKind::TestPassed), "")?; // stray
     run_child(CHILD_TEST, "cancel:operator said stop", wt)?;
-    let (start, _) = run.until_stage(PipelineStage::Cancelled)?;
+    let (start, _) = run.until_stage(Stage::Cancelled)?;
     assert_eq!(
         start.transition.and_then(|t| t.reason).as_deref(),
         Some("cancelled: operator said stop")
     );
     let end = run.finish()?;
-    assert_eq!(end.stage(), PipelineStage::Cancelled);
+    assert_eq!(end.stage(), Stage::Cancelled);
     assert!(
         signal_files(wt).is_empty(),
         "signals and the cancel file are removed"
     );
-    assert_eq!(stage_of(wt), Some((PipelineStage::Cancelled, 0)));
+    assert_eq!(stage_of(wt), Some((Stage::Cancelled, 0)));
     Ok(())
 }
 
@@ -335,12 +332,12 @@ fn cancel_without_a_runner_is_done_directly() -> TestResult {
     };
     assert_eq!(
         (p.stage(), p.reason()),
-        (PipelineStage::Cancelled, Some("cancelled: not needed"))
+        (Stage::Cancelled, Some("cancelled: not needed"))
     );
     assert!(signal_files(wt).is_empty());
     assert_eq!(
         PipelineRunner::request_cancel(wt, "again")?,
-        CancelOutcome::AlreadyEnded(PipelineStage::Cancelled)
+        CancelOutcome::AlreadyEnded(Stage::Cancelled)
     );
     Ok(())
 }
@@ -365,7 +362,7 @@ fn half_written_signal_is_reported_then_acted_on_when_complete() -> TestResult {
             (problem.path(), problem.line()),
             (Some(path.as_path()), Some(1))
         );
-        assert_eq!(runner.stage(), PipelineStage::Build);
+        assert_eq!(runner.stage(), Stage::Build);
         assert_eq!(fs::read_to_string(&path)?, "{\"commits\":", "left in place");
     }
     fs::OpenOptions::new()
@@ -388,9 +385,9 @@ fn half_written_signal_from_another_process() -> TestResult {
     let wt = tmp.path();
     SignalDir::new(wt).emit(&signal(SignalKind::ScopeComplete))?;
     let run = run_in_thread(wt, options(50, true))?;
-    run.until_stage(PipelineStage::Build)?;
+    run.until_stage(Stage::Build)?;
     run_child(CHILD_TEST, "half", wt)?;
-    let (start, seen) = run.until_stage(PipelineStage::Review)?;
+    let (start, seen) = run.until_stage(Stage::Review)?;
     let reported = seen.iter().any(|s| {
         matches!(s, Seen::Scan { problems, .. } if problems.iter().any(|p| p.contains("build-complete")))
     });
@@ -443,7 +440,7 @@ fn empty_signal_counts_only_once_settled() -> TestResult {
     std::thread::sleep(Duration::from_millis(60));
     assert_eq!(
         runner.scan_once()?.transition.map(|t| t.to),
-        Some(PipelineStage::Test)
+        Some(Stage::Test)
     );
     Ok(())
 }
@@ -467,14 +464,14 @@ fn one_runner_per_worktree_and_start_rules() -> TestResult {
     handle.cancel("restart");
     assert_eq!(
         runner.scan_once()?.transition.map(|t| t.to),
-        Some(PipelineStage::Cancelled)
+        Some(Stage::Cancelled)
     );
     drop(runner);
     fs::write(wt.join(".goblin").join(CANCEL_FILE), "stale")?;
     let runner = PipelineRunner::start(wt, options(20, false))?;
     assert_eq!(
         (runner.stage(), runner.pipeline().history().len()),
-        (PipelineStage::Scope, 0)
+        (Stage::Scope, 0)
     );
     assert!(
         !wt.join(".goblin").join(CANCEL_FILE).exists(),
@@ -518,7 +515,7 @@ fn clean_up_of_stale_and_leftover_signals() -> TestResult {
     assert!(runner.scan_once()?.transition.is_none());
     dir.emit(&signal(SignalKind::ScopeComplete))?;
     let report = runner.scan_once()?;
-    assert_eq!(report.transition.map(|t| t.to), Some(PipelineStage::Build));
+    assert_eq!(report.transition.map(|t| t.to), Some(Stage::Build));
     assert_eq!(
         report.removed,
         [SignalKind::BuildComplete, SignalKind::ScopeComplete]
@@ -529,7 +526,7 @@ fn clean_up_of_stale_and_leftover_signals() -> TestResult {
     // A runner killed after committing a transition but before removing its signal.
     dir.emit(&signal(SignalKind::ScopeComplete))?;
     let runner = PipelineRunner::open(wt, options(20, false))?;
-    assert_eq!(runner.stage(), PipelineStage::Build);
+    assert_eq!(runner.stage(), Stage::Build);
     assert_eq!(
         signal_files(wt),
         ["test-passed"],
@@ -558,7 +555,7 @@ fn early_signals_of_the_next_stage_are_kept_and_consumed() -> TestResult {
     dir.emit(&signal(SignalKind::ScopeComplete))?;
     dir.emit(&signal(SignalKind::BuildComplete))?;
     let report = runner.scan_once()?;
-    assert_eq!(report.transition.map(|t| t.to), Some(PipelineStage::Build));
+    assert_eq!(report.transition.map(|t| t.to), Some(Stage::Build));
     assert_eq!(report.removed, [SignalKind::ScopeComplete]);
     assert_eq!(
         signal_files(wt),
@@ -566,7 +563,7 @@ fn early_signals_of_the_next_stage_are_kept_and_consumed() -> TestResult {
         "the early signal is kept"
     );
     let report = runner.scan_once()?;
-    assert_eq!(report.transition.map(|t| t.to), Some(PipelineStage::Review));
+    assert_eq!(report.transition.map(|t| t.to), Some(Stage::Review));
     assert_eq!(report.removed, [SignalKind::BuildComplete], "consumed");
     assert!(signal_files(wt).is_empty());
     runner.cancel_handle().cancel("next case");
@@ -583,20 +580,15 @@ fn early_signals_of_the_next_stage_are_kept_and_consumed() -> TestResult {
     let end = runner.run_until_terminal(|event| {
         if let RunEvent::StageStarted(start) = event {
             stages.push(start.stage);
-            if start.stage == PipelineStage::Review {
+            if start.stage == Stage::Review {
                 cancel.cancel("reached REVIEW");
             }
         }
     })?;
-    assert_eq!(end.stage(), PipelineStage::Cancelled);
+    assert_eq!(end.stage(), Stage::Cancelled);
     assert_eq!(
         stages,
-        [
-            PipelineStage::Scope,
-            PipelineStage::Build,
-            PipelineStage::Review,
-            PipelineStage::Cancelled
-        ]
+        [Stage::Scope, Stage::Build, Stage::Review, Stage::Cancelled]
     );
     assert!(signal_files(wt).is_empty(), "all signals gone on cancel");
     Ok(())
@@ -614,18 +606,18 @@ fn leftovers_from_an_earlier_round_are_removed() -> TestResult {
         dir.emit(&signal(kind))?;
         runner.scan_once()?;
     }
-    assert_eq!(runner.stage(), PipelineStage::Review);
+    assert_eq!(runner.stage(), Stage::Review);
     let approved = dir.emit(&signal(SignalKind::ReviewApproved))?;
     let changes = dir.emit(&signal(SignalKind::ReviewChangesRequested))?;
     // Both written before BUILD starts again; the older (changes requested) wins.
     set_age(&changes, Duration::from_secs(10))?;
     set_age(&approved, Duration::from_secs(5))?;
     let t = runner.scan_once()?.transition.expect("changes requested");
-    assert_eq!((t.to, t.retry), (PipelineStage::Build, true));
+    assert_eq!((t.to, t.retry), (Stage::Build, true));
     assert_eq!(signal_files(wt), ["review-approved"], "not BUILD's signal");
     dir.emit(&signal(SignalKind::BuildComplete))?;
     let report = runner.scan_once()?;
-    assert_eq!(report.transition.map(|t| t.to), Some(PipelineStage::Review));
+    assert_eq!(report.transition.map(|t| t.to), Some(Stage::Review));
     assert_eq!(
         report.removed,
         [SignalKind::ReviewApproved, SignalKind::BuildComplete],
@@ -652,14 +644,14 @@ fn with_two_answers_the_older_file_wins() -> TestResult {
         .open(&approved)?
         .set_modified(SystemTime::now() - Duration::from_secs(10))?;
     let t = runner.scan_once()?.transition.expect("one of them");
-    assert_eq!((t.to, t.retry), (PipelineStage::Test, false));
+    assert_eq!((t.to, t.retry), (Stage::Test, false));
     Ok(())
 }
 
 #[test]
 fn notes_stage_follows_the_pipeline_when_the_file_exists() -> TestResult {
-    use notes_core::time::ManualClock;
-    use notes_core::{NotesManager, Stage};
+    use goldfish_core::time::ManualClock;
+    use goldfish_notes::{NotesManager, Stage};
 
     let t = crate::util::utc("2024-01-15T10:30:00Z");
     let mut opts = options(20, false);
@@ -704,7 +696,7 @@ fn notes_stage_follows_the_pipeline_when_the_file_exists() -> TestResult {
 fn unreadable_notes_are_a_problem_not_a_stop() -> TestResult {
     let tmp = tempfile::tempdir()?;
     let wt = tmp.path();
-    let notes = notes_core::NotesManager::path(wt);
+    let notes = goldfish_notes::NotesManager::path(wt);
     fs::create_dir_all(notes.parent().expect("has a parent"))?;
     let text = "# GOBLIN_NOTES\n\nIssue: X\nStage: SHIPPING\n";
     fs::write(&notes, text)?;
@@ -713,7 +705,7 @@ fn unreadable_notes_are_a_problem_not_a_stop() -> TestResult {
     let report = runner.scan_once()?;
     assert_eq!(
         report.transition.map(|t| t.to),
-        Some(PipelineStage::Build),
+        Some(Stage::Build),
         "the pipeline moves"
     );
     assert_eq!(report.problems.len(), 1);
@@ -756,11 +748,7 @@ fn a_deadline_returns_the_pipeline_unfinished() -> TestResult {
             scans += 1;
         }
     })?;
-    assert_eq!(
-        p.stage(),
-        PipelineStage::Build,
-        "the signal present was applied"
-    );
+    assert_eq!(p.stage(), Stage::Build, "the signal present was applied");
     assert!(!p.is_terminal());
     assert!(scans >= 1);
     Ok(())
@@ -777,7 +765,7 @@ fn inspect_only_reads_and_advance_applies() -> TestResult {
     let files_before = signal_files(dir.path());
 
     let view = PipelineRunner::inspect(dir.path())?.ok_or("a pipeline")?;
-    assert_eq!(view.pipeline.stage(), PipelineStage::Scope);
+    assert_eq!(view.pipeline.stage(), Stage::Scope);
     let pending: Vec<SignalKind> = view.pending.iter().map(|p| p.kind).collect();
     assert_eq!(pending, [SignalKind::ScopeComplete]);
     assert_eq!(fs::read(&state)?, before, "inspect wrote the state");
@@ -786,7 +774,7 @@ fn inspect_only_reads_and_advance_applies() -> TestResult {
     signals.emit(&signal(SignalKind::BuildComplete))?;
     let mut runner = PipelineRunner::open(dir.path(), options(20, false))?;
     let reports = runner.advance()?;
-    assert_eq!(runner.stage(), PipelineStage::Review);
+    assert_eq!(runner.stage(), Stage::Review);
     assert_eq!(
         reports.len(),
         3,
@@ -813,7 +801,7 @@ fn pipeline_serialises_as_its_state_file() -> TestResult {
 
 #[test]
 fn emit_stamped_uses_the_directorys_clock() -> TestResult {
-    use notes_core::time::ManualClock;
+    use goldfish_core::time::ManualClock;
     let dir = tempfile::tempdir()?;
     let t = chrono::DateTime::parse_from_rfc3339("2031-02-03T04:05:06.789Z")?.to_utc();
     let signals = SignalDir::new(dir.path()).with_clock(Arc::new(ManualClock::new(t)));

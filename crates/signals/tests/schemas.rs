@@ -116,7 +116,7 @@ fn validate(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
     }
     if schema.get("format").and_then(Value::as_str) == Some("date-time")
         && let Some(text) = value.as_str()
-        && notes_core::time::parse_utc(text).is_err()
+        && goldfish_core::time::parse_utc(text).is_err()
     {
         return fail(&format!("{text:?} is not a date-time"));
     }

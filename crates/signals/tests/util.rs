@@ -14,7 +14,7 @@ pub(crate) const CHILD_ENV: &str = "GOLDFISH_SIGNALS_CHILD";
 pub(crate) const WORKTREE_ENV: &str = "GOLDFISH_SIGNALS_WORKTREE";
 
 pub(crate) fn utc(text: &str) -> DateTime<Utc> {
-    notes_core::time::parse_utc(text).expect("test timestamps are valid")
+    goldfish_core::time::parse_utc(text).expect("test timestamps are valid")
 }
 
 pub(crate) fn fixture_dir() -> PathBuf {

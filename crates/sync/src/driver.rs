@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
-use notes_core::fs::{WriteOptions, write_atomic};
+use goldfish_core::fs::{WriteOptions, write_atomic};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::git::Git;

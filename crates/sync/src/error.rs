@@ -127,8 +127,8 @@ impl Error {
     }
 }
 
-impl From<notes_core::fs::FsError> for Error {
-    fn from(e: notes_core::fs::FsError) -> Self {
+impl From<goldfish_core::fs::FsError> for Error {
+    fn from(e: goldfish_core::fs::FsError) -> Self {
         let path = e.path().to_path_buf();
         Error::new(ErrorKind::Io, e.to_string())
             .with_source(e)

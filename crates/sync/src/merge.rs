@@ -202,8 +202,8 @@ pub fn merge_file(
             // GOBLIN_NOTES.md has a structure of its own: never make a readable one unreadable.
             let notes = path.ends_with("GOBLIN_NOTES.md");
             if notes
-                && notes_core::Notes::parse(&ours).is_ok()
-                && notes_core::Notes::parse(&merged).is_err()
+                && goldfish_notes::Notes::parse(&ours).is_ok()
+                && goldfish_notes::Notes::parse(&merged).is_err()
             {
                 return Err(unmergeable(format!(
                     "the union of both versions of {path} would not read as notes"

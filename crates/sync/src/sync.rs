@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use notes_core::fs::{FileLock, WriteOptions, create_dir_all, lock_exclusive, write_atomic};
+use goldfish_core::fs::{FileLock, WriteOptions, create_dir_all, lock_exclusive, write_atomic};
 
 use crate::driver::MERGE_THEIRS_ENV;
 use crate::error::{Error, ErrorKind, Result};
@@ -623,7 +623,7 @@ fn commit_local(git: &Git) -> Result<usize> {
         staged.len(),
         if staged.len() == 1 { "" } else { "s" },
         host_name(),
-        notes_core::time::format_utc(&chrono::Utc::now()),
+        goldfish_core::time::format_utc(&chrono::Utc::now()),
     );
     let args = [
         "-c",

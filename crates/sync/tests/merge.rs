@@ -306,7 +306,7 @@ fn serde_json_value(s: &str) -> serde_json::Value {
 
 #[test]
 fn goblin_notes_changed_on_both_sides_still_read() -> TestResult {
-    use notes_core::{Notes, Stage};
+    use goldfish_notes::{Notes, Stage};
     let mut base = Notes::new("#7", Stage::Build, "Ship sync", at("2025-10-13T09:00:00Z"));
     base.add_completed_step("Wrote the driver");
     let mut ours = base.clone();

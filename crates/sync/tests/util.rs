@@ -86,7 +86,7 @@ pub(crate) fn at(text: &str) -> DateTime<Utc> {
 }
 
 pub(crate) fn store_at(root: &Path, now: &str) -> TestResult<Store> {
-    let clock = Arc::new(notes_core::time::ManualClock::new(at(now)));
+    let clock = Arc::new(goldfish_core::time::ManualClock::new(at(now)));
     Ok(Store::open(root)?.with_clock(clock))
 }
 
@@ -100,7 +100,7 @@ pub(crate) fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         for entry in entries.flatten() {
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name == ".git" || notes_core::fs::is_lock_file_name(&name) {
+            if name == ".git" || goldfish_core::fs::is_lock_file_name(&name) {
                 continue;
             }
             if path.is_dir() {

@@ -193,7 +193,7 @@ pub fn worktree(app: &App, n: usize) -> Page {
         Err(e) => problem(e.to_string()),
     };
 
-    let notes_path = notes_core::NotesManager::path(wt);
+    let notes_path = goldfish_notes::NotesManager::path(wt);
     let notes = match read_text(&notes_path) {
         Ok(Some(text)) => html! {
             p.muted { code { (notes_path.display()) } }
@@ -210,8 +210,7 @@ pub fn worktree(app: &App, n: usize) -> Page {
             let missing: Vec<&str> = if p.is_terminal() {
                 Vec::new()
             } else {
-                p.stage()
-                    .expected_signals()
+                goldfish_signals::expected_signals(p.stage())
                     .iter()
                     .filter(|k| !view.pending.iter().any(|s| s.kind == **k))
                     .map(|k| k.file_name())

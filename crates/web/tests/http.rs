@@ -587,10 +587,10 @@ fn journals_notes_and_pipeline() -> TestResult {
         root.join("patterns.jsonl"),
         "{\"ts\":\"2026-03-01T10:00:00Z\",\"task\":\"auth\",\"code\":\"M2\",\"failed_on\":\"cookies\",\"switching_to\":\"headers\",\"rationale\":\"jar\",\"outcome\":\"success\"}\nnot json\n",
     )?;
-    notes_core::NotesManager::init(
+    goldfish_notes::NotesManager::init(
         wt.path(),
         "AUTH-1",
-        notes_core::Stage::Build,
+        goldfish_notes::Stage::Build,
         "Tokens in headers",
     )?;
     drop(goldfish_signals::PipelineRunner::start(

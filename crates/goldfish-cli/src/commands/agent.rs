@@ -36,7 +36,7 @@ pub(crate) fn setup(args: SetupArgs) -> anyhow::Result<Report> {
     // this goldfish uses is recorded in the server's entry.
     let mut server = server;
     if let Some(home) =
-        std::env::var_os(notes_core::fs::GOLDFISH_HOME_ENV).filter(|h| !h.is_empty())
+        std::env::var_os(goldfish_core::fs::GOLDFISH_HOME_ENV).filter(|h| !h.is_empty())
     {
         let home = std::path::absolute(&home).map_err(|e| {
             anyhow::anyhow!(
@@ -45,7 +45,7 @@ pub(crate) fn setup(args: SetupArgs) -> anyhow::Result<Report> {
             )
         })?;
         server.env.insert(
-            notes_core::fs::GOLDFISH_HOME_ENV.to_string(),
+            goldfish_core::fs::GOLDFISH_HOME_ENV.to_string(),
             home.to_string_lossy().into_owned(),
         );
     }

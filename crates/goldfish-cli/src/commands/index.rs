@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::process::ExitCode;
 
+use goldfish_core::time::format_utc;
 use goldfish_recall::{IndexState, IndexStatus, IndexVerify, Scope};
-use notes_core::time::format_utc;
 
 use crate::cli::IndexCommand;
 use crate::context::Context;

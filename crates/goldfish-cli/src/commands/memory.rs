@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
+use goldfish_core::time::format_utc;
 use goldfish_recall::{Filter, FormatOptions, RecallOptions, StandupOptions};
 use goldfish_store::{CheckpointInput, Structured};
-use notes_core::time::format_utc;
 
 use crate::args::stdin_if_dash;
 use crate::cli::{CheckpointArgs, FilterArgs, RecallArgs, ShowArgs, StandupArgs, TypedArgs};

@@ -1,10 +1,10 @@
-//! `goldfish notes …`, over `notes_core::NotesManager`.
+//! `goldfish notes …`, over `goldfish_notes::NotesManager`.
 
 use std::path::Path;
 
 use anyhow::bail;
-use notes_core::time::format_utc;
-use notes_core::{Notes, NotesManager, Stage};
+use goldfish_core::time::format_utc;
+use goldfish_notes::{Notes, NotesManager, Stage};
 use serde_json::{Value, json};
 
 use crate::cli::{NotesArgs, NotesCommand};
@@ -35,7 +35,7 @@ fn stage_of(s: &str) -> anyhow::Result<Stage> {
 pub(crate) fn run(ctx: &Context, a: NotesArgs) -> anyhow::Result<Report> {
     let wt = ctx.worktree(a.worktree.as_deref());
     let init = matches!(a.command, NotesCommand::Init { .. });
-    run_in(&wt, a.command).map_err(|e| match e.downcast_ref::<notes_core::Error>() {
+    run_in(&wt, a.command).map_err(|e| match e.downcast_ref::<goldfish_notes::Error>() {
         Some(n) if n.is_not_found() && !init => anyhow::anyhow!(
             "no notes in {}: create them with `goldfish notes init ISSUE`",
             wt.display()

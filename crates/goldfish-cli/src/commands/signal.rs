@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
+use goldfish_core::time::format_utc;
 use goldfish_signals::{
-    CancelOutcome, Pipeline, PipelineRunner, PipelineStage, PresentSignal, RunEvent, RunnerOptions,
-    ScanReport, Signal, SignalDir, SignalKind,
+    CancelOutcome, Pipeline, PipelineRunner, PresentSignal, RunEvent, RunnerOptions, ScanReport,
+    Signal, SignalDir, SignalKind, Stage,
 };
-use notes_core::time::format_utc;
 use serde_json::{Map, Value, json};
 
 use crate::args::stdin_if_dash;
@@ -153,9 +153,7 @@ fn waiting_text(p: &Pipeline, pending: &[PresentSignal]) -> String {
     if p.is_terminal() {
         return String::new();
     }
-    let missing: Vec<&str> = p
-        .stage()
-        .expected_signals()
+    let missing: Vec<&str> = goldfish_signals::expected_signals(p.stage())
         .iter()
         .filter(|k| !pending.iter().any(|s| s.kind == **k))
         .map(|k| k.file_name())
@@ -365,9 +363,9 @@ fn watch(
         })?
         .clone();
     let code = match p.stage() {
-        PipelineStage::Done => watch_exit::DONE,
-        PipelineStage::Failed => watch_exit::FAILED,
-        PipelineStage::Cancelled => watch_exit::CANCELLED,
+        Stage::Done => watch_exit::DONE,
+        Stage::Failed => watch_exit::FAILED,
+        Stage::Cancelled => watch_exit::CANCELLED,
         _ => watch_exit::TIMEOUT,
     };
     let mut text = pipeline_text(&p);

@@ -28,7 +28,7 @@ pub fn pre_compact(store: &Store, opts: &HookOptions) -> Result<Injection, Error
     // Saved by this session's actor within the last week, and anything saved since the
     // session started.
     let mut o = super::recall_options(opts);
-    o.from = Some(notes_core::time::format_utc(
+    o.from = Some(goldfish_core::time::format_utc(
         &since.min(now - Duration::days(7)),
     ));
     o.limit = 200;

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use notes_core::fs::{Update, WriteOptions, update_locked};
+use goldfish_core::fs::{Update, WriteOptions, update_locked};
 use serde::{Deserialize, Serialize};
 
 use super::HookKind;
@@ -120,9 +120,9 @@ impl Ledger {
 
     /// What `session` has been given so far (empty for a session not seen yet, or whose
     /// file cannot be read as one: it is rewritten by the next record).
-    pub fn session(&self, session: &str) -> Result<SessionState, notes_core::fs::FsError> {
+    pub fn session(&self, session: &str) -> Result<SessionState, goldfish_core::fs::FsError> {
         let path = self.session_path(session);
-        let text = notes_core::fs::read_utf8_opt(&path)?;
+        let text = goldfish_core::fs::read_utf8_opt(&path)?;
         Ok(text
             .and_then(|t| serde_json::from_str::<SessionState>(&t).ok())
             .filter(|s| s.session == session)
@@ -143,7 +143,7 @@ impl Ledger {
         session: &str,
         now: DateTime<Utc>,
         decide: impl FnOnce(&SessionState) -> (T, Grant),
-    ) -> Result<(T, SessionState), notes_core::fs::FsError> {
+    ) -> Result<(T, SessionState), goldfish_core::fs::FsError> {
         let fresh = || SessionState {
             session: session.to_string(),
             ..SessionState::default()
@@ -177,7 +177,7 @@ impl Ledger {
             cap(&mut state.files);
             state.chars += grant.chars;
             let text = serde_json::to_string(&state).unwrap_or_default();
-            Ok::<_, notes_core::fs::FsError>(Update::Write(text, (value, state, created)))
+            Ok::<_, goldfish_core::fs::FsError>(Update::Write(text, (value, state, created)))
         })?;
         if created {
             self.prune_sessions();
@@ -187,7 +187,7 @@ impl Ledger {
 
     /// Appends `entry` to the log (nothing for an injection of nothing), cutting the log
     /// back to its newest half when it would pass [`MAX_LOG_BYTES`].
-    pub fn append(&self, entry: &LogEntry) -> Result<(), notes_core::fs::FsError> {
+    pub fn append(&self, entry: &LogEntry) -> Result<(), goldfish_core::fs::FsError> {
         if entry.chars == 0 && entry.ids.is_empty() {
             return Ok(());
         }
@@ -204,13 +204,13 @@ impl Ledger {
             }
             text.push_str(&line);
             text.push('\n');
-            Ok::<_, notes_core::fs::FsError>(Update::Write(text, ()))
+            Ok::<_, goldfish_core::fs::FsError>(Update::Write(text, ()))
         })
     }
 
     /// The log's entries, oldest first; lines that cannot be read are left out.
-    pub fn log(&self) -> Result<Vec<LogEntry>, notes_core::fs::FsError> {
-        let text = notes_core::fs::read_utf8_opt(&self.log_path())?.unwrap_or_default();
+    pub fn log(&self) -> Result<Vec<LogEntry>, goldfish_core::fs::FsError> {
+        let text = goldfish_core::fs::read_utf8_opt(&self.log_path())?.unwrap_or_default();
         Ok(text
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
@@ -233,7 +233,7 @@ impl Ledger {
         files.sort();
         for (_, path) in &files[..files.len() - MAX_SESSIONS] {
             let _ = std::fs::remove_file(path);
-            let _ = std::fs::remove_file(notes_core::fs::lock_path_for(path));
+            let _ = std::fs::remove_file(goldfish_core::fs::lock_path_for(path));
         }
     }
 }

@@ -27,9 +27,9 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 
 use crate::error::Error;
-use crate::section::Document;
 use crate::stage::Stage;
-use crate::time::{format_utc, parse_utc};
+use goldfish_core::Document;
+use goldfish_core::time::{format_utc, parse_utc};
 
 /// The placeholder written in an empty list section.
 const NONE_YET: &str = "(None yet)";
@@ -132,10 +132,10 @@ impl fmt::Display for ParseWarning {
 /// # Example
 ///
 /// ```
-/// use notes_core::{Notes, Stage};
+/// use goldfish_notes::{Notes, Stage};
 ///
-/// # fn main() -> Result<(), notes_core::Error> {
-/// let now = notes_core::time::parse_utc("2024-01-15T10:00:00Z").expect("valid time");
+/// # fn main() -> Result<(), goldfish_notes::Error> {
+/// let now = goldfish_core::time::parse_utc("2024-01-15T10:00:00Z").expect("valid time");
 /// let mut notes = Notes::new("ENG-123", Stage::Build, "Implement auth", now);
 /// notes.add_completed_step("Created auth module");
 /// notes.add_decision("Using JWT", "Stateless auth");

@@ -323,7 +323,7 @@ pub fn sync_dir(dir: &Path) -> Result<(), FsError> {
 ///
 /// ```
 /// use std::io::Write;
-/// use notes_core::fs::{AtomicFile, WriteOptions};
+/// use goldfish_core::fs::{AtomicFile, WriteOptions};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = tempfile::tempdir()?;

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::fs::FsError;
+use goldfish_core::fs::FsError;
 
 /// What kind of problem an [`Error`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,7 +160,7 @@ impl fmt::Display for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fs::FsOp;
+    use goldfish_core::fs::FsOp;
     use std::io;
 
     #[test]

@@ -1,7 +1,7 @@
 //! The original format's examples and a hand-edited file: parse to the expected values, format back byte
 //! for byte.
 
-use notes_core::{Decision, FileChange, Notes, NotesManager, Stage, Step, StepStatus};
+use goldfish_notes::{Decision, FileChange, Notes, NotesManager, Stage, Step, StepStatus};
 
 use crate::{TestResult, clock_at, fixture, read_fixture};
 
@@ -35,7 +35,7 @@ fn seed_build_example() -> TestResult {
     assert_eq!(notes.stage, Stage::Build);
     assert_eq!(
         notes.last_updated,
-        notes_core::time::parse_utc("2024-01-15T10:30:00Z")?
+        goldfish_core::time::parse_utc("2024-01-15T10:30:00Z")?
     );
     assert_eq!(
         notes.current_objective,
@@ -92,7 +92,7 @@ fn seed_initial_example() -> TestResult {
         "ENG-123",
         Stage::Build,
         "Implement user authentication based on scope plan",
-        notes_core::time::parse_utc("2024-01-15T10:00:00Z")?,
+        goldfish_core::time::parse_utc("2024-01-15T10:00:00Z")?,
     );
     for step in ["Create auth module", "Add middleware", "Write tests"] {
         want.add_pending(step);
@@ -139,7 +139,7 @@ fn hand_edited_file_round_trips_and_keeps_additions() -> TestResult {
         n.add_file_changed("src/billing/retry.rs", "Backoff capped at 30 s");
     })?;
     let got = std::fs::read_to_string(&path)?;
-    if std::env::var_os("NOTES_CORE_BLESS").is_some() {
+    if std::env::var_os("GOLDFISH_NOTES_BLESS").is_some() {
         // Regenerate after an intended format change, then review the diff.
         std::fs::write(fixture("hand_edited.updated.md"), &got)?;
     }

@@ -1,10 +1,9 @@
-//! The one integration-test binary of notes-core (see the modules for what each covers).
+//! The one integration-test binary of goldfish-notes (see the modules for what each covers).
 
 mod bad_input;
 mod concurrency;
 mod crash;
 mod golden;
-mod locks;
 mod manager;
 mod props;
 
@@ -24,9 +23,9 @@ pub fn read_fixture(name: &str) -> Result<String, std::io::Error> {
 }
 
 /// A manual clock at `t` (RFC 3339).
-pub fn clock_at(t: &str) -> std::sync::Arc<notes_core::time::ManualClock> {
-    let t = notes_core::time::parse_utc(t).expect("test timestamps are valid");
-    std::sync::Arc::new(notes_core::time::ManualClock::new(t))
+pub fn clock_at(t: &str) -> std::sync::Arc<goldfish_core::time::ManualClock> {
+    let t = goldfish_core::time::parse_utc(t).expect("test timestamps are valid");
+    std::sync::Arc::new(goldfish_core::time::ManualClock::new(t))
 }
 
 /// Starts this test binary again, running only `test` with `envs` set: how tests get real

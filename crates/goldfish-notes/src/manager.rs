@@ -7,10 +7,10 @@ use std::sync::Arc;
 use goldfish_redact::Redactor;
 
 use crate::error::Error;
-use crate::fs::{self, FsError, FsOp, Update, WriteOptions};
 use crate::notes::Notes;
 use crate::stage::Stage;
-use crate::time::{SharedClock, now_millis, system_clock};
+use goldfish_core::fs::{self, FsError, FsOp, Update, WriteOptions};
+use goldfish_core::time::{SharedClock, now_millis, system_clock};
 
 /// Reads and writes a worktree's `GOBLIN_NOTES.md`.
 ///
@@ -34,9 +34,9 @@ use crate::time::{SharedClock, now_millis, system_clock};
 /// # Example
 ///
 /// ```
-/// use notes_core::{NotesManager, Stage};
+/// use goldfish_notes::{NotesManager, Stage};
 ///
-/// # fn main() -> Result<(), notes_core::Error> {
+/// # fn main() -> Result<(), goldfish_notes::Error> {
 /// let worktree = tempfile::tempdir().expect("temp dir");
 /// NotesManager::init(worktree.path(), "ENG-123", Stage::Build, "Implement auth")?;
 /// NotesManager::update(worktree.path(), |notes| {

@@ -3,11 +3,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use notes_core::{Notes, NotesManager, Stage};
+use goldfish_notes::{Notes, NotesManager, Stage};
 
 use crate::{TestResult, spawn_self};
 
-const DIR_VAR: &str = "NOTES_CORE_TEST_CRASH_DIR";
+const DIR_VAR: &str = "GOLDFISH_NOTES_TEST_CRASH_DIR";
 const KILLS: u64 = 20;
 
 /// The child's work: rewrite the notes forever; does nothing unless started by the crash test.

@@ -1,23 +1,19 @@
-//! Lossless markdown sections, atomic and locked file writes, UTC time helpers and the
-//! `GOBLIN_NOTES.md` format for agent hand-off notes.
+//! `GOBLIN_NOTES.md`, the agent hand-off notes of a worktree, and the pipeline [`Stage`].
 //!
-//! This is the foundation of the goldfish workspace: the other crates build their file formats
-//! on its section model ([`Document`]) and write every file through its [`fs`] module.
-//!
-//! - [`Document`]: split markdown into frontmatter, preamble and `#`..`######` sections by
-//!   byte range, and edit it by splicing the original text. Joining the parts gives back the
-//!   input byte for byte, whatever it is.
-//! - [`fs`]: atomic replace (temp file, fsync, rename, fsync of the directory) and locked
-//!   read–modify–write on a sidecar lock file; the only module that does I/O.
-//! - [`time`]: RFC 3339 UTC timestamps with milliseconds and an injectable [`time::Clock`].
 //! - [`Notes`] and [`NotesManager`]: `{worktree}/.goblin/GOBLIN_NOTES.md`, parsed and
-//!   formatted losslessly, with the original format's limits (5 completed steps, 10 files, 5 decisions;
-//!   older entries are folded into the context, never dropped).
+//!   formatted losslessly, with the original format's limits (5 completed steps, 10 files, 5
+//!   decisions; older entries are folded into the context, never dropped). Every write is a
+//!   locked read–modify–write with secrets redacted.
+//! - [`Stage`]: SCOPE → BUILD → REVIEW → TEST → DONE, FAILED or CANCELLED: the notes'
+//!   `Stage:` line and the signal pipeline's stage are this one type.
+//!
+//! Built on goldfish-core (sections, atomic files, time), which it re-exports.
 //!
 //! # Example
 //!
 //! ```
-//! use notes_core::{Document, NotesManager, Stage};
+//! use goldfish_notes::{NotesManager, Stage};
+//! use goldfish_notes::goldfish_core::Document;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let worktree = tempfile::tempdir()?;
@@ -48,15 +44,20 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod error;
-pub mod fs;
 mod manager;
 mod notes;
-mod section;
 mod stage;
-pub mod time;
+
+/// The foundation crate this one is built on (sections, atomic files, time), re-exported so
+/// that the types of this crate's signatures (`FsError`, `Clock`) need no second dependency.
+pub use goldfish_core;
 
 pub use error::{Error, ErrorKind};
 pub use manager::NotesManager;
 pub use notes::{Decision, FileChange, Notes, ParseWarning, Step, StepStatus};
-pub use section::{Document, Section};
 pub use stage::{ParseStageError, Stage};
+
+/// The README's example, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

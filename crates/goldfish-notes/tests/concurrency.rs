@@ -3,14 +3,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use notes_core::{Notes, NotesManager, Stage};
+use goldfish_notes::{Notes, NotesManager, Stage};
 
 use crate::{TestResult, spawn_self};
 
 const PROCESSES: usize = 8;
 const UPDATES: usize = 50;
-const DIR_VAR: &str = "NOTES_CORE_TEST_CONCURRENCY_DIR";
-const ID_VAR: &str = "NOTES_CORE_TEST_CONCURRENCY_ID";
+const DIR_VAR: &str = "GOLDFISH_NOTES_TEST_CONCURRENCY_DIR";
+const ID_VAR: &str = "GOLDFISH_NOTES_TEST_CONCURRENCY_ID";
 
 /// The child's work; does nothing unless started by `eight_processes_lose_no_decision`.
 #[test]

@@ -56,7 +56,7 @@ impl Section {
 /// # Example
 ///
 /// ```
-/// use notes_core::Document;
+/// use goldfish_core::Document;
 ///
 /// let mut doc = Document::parse("# Title\nintro\n## Todo\n- one\n## Done\n- zero\n");
 /// let todo = doc.find("Todo").expect("the Todo section exists");

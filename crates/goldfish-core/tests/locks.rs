@@ -6,13 +6,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 
-use notes_core::fs::{
+use goldfish_core::fs::{
     AtomicFile, WriteOptions, is_temp_file_name, lock_exclusive, try_lock_exclusive, write_atomic,
 };
 
 use crate::TestResult;
 
-const DIR_VAR: &str = "NOTES_CORE_TEST_LOCKS_DIR";
+const DIR_VAR: &str = "GOLDFISH_CORE_TEST_LOCKS_DIR";
 
 /// Kills the child when the test ends, however it ends.
 struct Reaped(Child);

@@ -3,15 +3,16 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A stage of the SCOPE → BUILD → REVIEW → TEST → DONE pipeline, or FAILED.
+/// A stage of the SCOPE → BUILD → REVIEW → TEST → DONE pipeline, or FAILED, or CANCELLED:
+/// the `Stage:` of GOBLIN_NOTES.md and the stage of the signal pipeline are this one type.
 ///
-/// Displayed and parsed as the upper-case word used in files (`BUILD`); parsing ignores case
-/// and surrounding whitespace.
+/// Displayed, parsed and serialised as the upper-case word used in files (`BUILD`); parsing
+/// ignores case and surrounding whitespace. The set is closed (not `non_exhaustive`): the
+/// signal pipeline's transition table matches every stage.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "UPPERCASE")]
-#[non_exhaustive]
 pub enum Stage {
     /// Working out what to build.
     Scope,
@@ -25,17 +26,21 @@ pub enum Stage {
     Done,
     /// Gave up (for example after too many retries).
     Failed,
+    /// Stopped on request. The signal pipeline never writes it to GOBLIN_NOTES.md (the notes
+    /// keep the stage the pipeline was cancelled in), but a notes file saying it is read.
+    Cancelled,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 6] = [
+    pub const ALL: [Stage; 7] = [
         Stage::Scope,
         Stage::Build,
         Stage::Review,
         Stage::Test,
         Stage::Done,
         Stage::Failed,
+        Stage::Cancelled,
     ];
 
     /// The upper-case word used in files.
@@ -47,12 +52,13 @@ impl Stage {
             Stage::Test => "TEST",
             Stage::Done => "DONE",
             Stage::Failed => "FAILED",
+            Stage::Cancelled => "CANCELLED",
         }
     }
 
-    /// True for DONE and FAILED, after which nothing moves.
+    /// True for DONE, FAILED and CANCELLED, after which nothing moves.
     pub fn is_terminal(self) -> bool {
-        matches!(self, Stage::Done | Stage::Failed)
+        matches!(self, Stage::Done | Stage::Failed | Stage::Cancelled)
     }
 }
 
@@ -64,7 +70,7 @@ impl fmt::Display for Stage {
 
 /// A word that is not one of the stages.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown stage {0:?}: expected one of SCOPE, BUILD, REVIEW, TEST, DONE, FAILED")]
+#[error("unknown stage {0:?}: expected one of SCOPE, BUILD, REVIEW, TEST, DONE, FAILED, CANCELLED")]
 pub struct ParseStageError(pub String);
 
 impl FromStr for Stage {

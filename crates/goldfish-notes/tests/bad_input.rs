@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use notes_core::{Notes, NotesManager, Stage};
+use goldfish_notes::{Notes, NotesManager, Stage};
 
 use crate::{TestResult, read_fixture};
 
@@ -181,7 +181,7 @@ fn missing_file_is_not_found_and_creates_nothing() -> TestResult {
 #[test]
 fn lone_cr_setext_heading_splices_exactly() -> TestResult {
     let text = "```\r-\r`\r-";
-    let doc = notes_core::Document::parse(text);
+    let doc = goldfish_core::Document::parse(text);
     assert_eq!(doc.parts().collect::<String>(), text);
     let first = doc
         .sections()
@@ -194,7 +194,7 @@ fn lone_cr_setext_heading_splices_exactly() -> TestResult {
         edited.as_str(),
         format!("{}replaced\n{}", &text[..start], &text[end..])
     );
-    let reparsed = notes_core::Document::parse(edited.as_str());
+    let reparsed = goldfish_core::Document::parse(edited.as_str());
     assert_eq!(reparsed.parts().collect::<String>(), edited.as_str());
     Ok(())
 }

@@ -3,7 +3,9 @@
 
 use proptest::prelude::*;
 
-use notes_core::{Decision, Document, FileChange, Notes, Stage, Step, StepStatus};
+use goldfish_core::Document;
+
+use goldfish_notes::{Decision, FileChange, Notes, Stage, Step, StepStatus};
 
 /// Fragments that stress the escaping and the markdown structure.
 const FRAGMENTS: &[&str] = &[

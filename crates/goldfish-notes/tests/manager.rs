@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use notes_core::{Notes, NotesManager, Stage};
+use goldfish_notes::{Notes, NotesManager, Stage};
 
 use crate::{TestResult, clock_at, read_fixture};
 
@@ -28,7 +28,7 @@ fn init_then_updates_reproduce_the_seed_examples() -> TestResult {
     let want = read_fixture("seed_initial.md")?.replace("10:00:00Z", "10:00:00.000Z");
     assert_eq!(fs::read_to_string(&path)?, want);
 
-    clock.set(notes_core::time::parse_utc("2024-01-15T10:30:00Z")?);
+    clock.set(goldfish_core::time::parse_utc("2024-01-15T10:30:00Z")?);
     manager.update_notes(dir.path(), |n| {
         n.set_objective("Implement JWT-based user authentication");
         n.progress.clear();
@@ -77,7 +77,7 @@ fn write_stamps_time_and_applies_limits() -> TestResult {
     let manager = NotesManager::with_clock(clock_at("2025-02-03T04:05:06.789Z"));
     let mut notes = Notes::new("ENG-3", Stage::Test, "Limits", chrono::DateTime::UNIX_EPOCH);
     for i in 0..7 {
-        notes.decisions.push(notes_core::Decision {
+        notes.decisions.push(goldfish_notes::Decision {
             decision: format!("d{i}"),
             reason: String::new(),
         });
@@ -85,7 +85,7 @@ fn write_stamps_time_and_applies_limits() -> TestResult {
     manager.write_notes(dir.path(), &notes)?;
     let back = NotesManager::read(dir.path())?;
     assert_eq!(
-        notes_core::time::format_utc(&back.last_updated),
+        goldfish_core::time::format_utc(&back.last_updated),
         "2025-02-03T04:05:06.789Z"
     );
     assert_eq!(back.decisions.len(), Notes::MAX_DECISIONS);
