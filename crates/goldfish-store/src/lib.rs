@@ -183,7 +183,8 @@ pub use store::{
     PlanUpdate, Skipped, Store, find_repo_memory, validate_plan_id,
 };
 pub use workspace::{
-    DEFAULT_WORKSPACE, WORKSPACE_ENV, WorkspaceCandidate, WorkspaceChoice, WorkspaceQuery,
-    WorkspaceSource, choose_workspace, detect_workspace, find_project, normalize_workspace,
-    recent_workspaces, resolve_workspace, validate_workspace,
+    DEFAULT_WORKSPACE, RESERVED_WORKSPACE_NAMES, WORKSPACE_ENV, WorkspaceCandidate,
+    WorkspaceChoice, WorkspaceQuery, WorkspaceSelector, WorkspaceSource, check_writable_workspace,
+    choose_workspace, detect_workspace, find_project, normalize_workspace, recent_workspaces,
+    resolve_workspace, validate_workspace,
 };

@@ -29,7 +29,8 @@ use crate::redaction::{
     Redaction, Saved, StoreRedactor, redact_checkpoint, redact_field, redact_json,
 };
 use crate::workspace::{
-    detect_workspace, reject_escapes, resolve_workspace, slugify, validate_workspace,
+    check_writable_workspace, detect_workspace, reject_escapes, resolve_workspace, slugify,
+    validate_workspace,
 };
 
 /// Environment variable naming the store's root directory.
@@ -105,7 +106,14 @@ fn check_import(checkpoint: &Checkpoint) -> Result<String, Error> {
         )));
     }
     checkpoint.structured.validate()?;
-    validate_workspace(&checkpoint.workspace)
+    writable_workspace(&checkpoint.workspace)
+}
+
+/// A workspace name to write to: validated, normalised, and not a reserved word.
+fn writable_workspace(name: &str) -> Result<String, Error> {
+    let workspace = validate_workspace(name)?;
+    check_writable_workspace(&workspace)?;
+    Ok(workspace)
 }
 
 /// Trims list items and drops empty ones; a blank text field counts as not given.
@@ -755,7 +763,7 @@ impl Store {
         plan: &Plan,
         activate: bool,
     ) -> Result<Saved<Imported>, Error> {
-        let workspace = validate_workspace(&plan.workspace)?;
+        let workspace = writable_workspace(&plan.workspace)?;
         let id = validate_plan_id(&plan.id)?;
         if id != plan.id {
             return Err(Error::invalid(format!(
@@ -855,7 +863,9 @@ impl Store {
 
     fn workspace_of(&self, explicit: Option<&str>) -> Result<String, Error> {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        resolve_workspace(explicit, &cwd)
+        let workspace = resolve_workspace(explicit, &cwd)?;
+        check_writable_workspace(&workspace)?;
+        Ok(workspace)
     }
 
     /// The checkpoints of one UTC day, in file order. Unreadable entries are left out; use
@@ -1231,7 +1241,7 @@ impl Store {
             update.content.as_mut(),
             update.tags.as_mut(),
         )?;
-        let workspace = validate_workspace(workspace)?;
+        let workspace = writable_workspace(workspace)?;
         let id = validate_plan_id(id)?;
         if let Some(title) = &update.title
             && title.contains(['\n', '\r'])
@@ -1277,6 +1287,7 @@ impl Store {
     /// Makes plan `id` the workspace's active plan (re-opening it if it was completed or
     /// archived) and returns it.
     pub fn activate_plan(&self, workspace: &str, id: &str) -> Result<Plan, Error> {
+        writable_workspace(workspace)?;
         let plan = self.get_plan(workspace, id)?;
         let plan = if plan.status == PlanStatus::Active {
             plan

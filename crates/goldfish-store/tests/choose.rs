@@ -216,3 +216,51 @@ fn recent_workspaces_are_listed_newest_first() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn selector_words_are_never_workspaces_written_to() -> Result<(), Box<dyn std::error::Error>> {
+    use goldfish_store::{CheckpointInput, ErrorKind, PlanInput, Store, WorkspaceSelector};
+    let dir = tempfile::tempdir()?;
+    let store = Store::open(dir.path())?;
+    for name in ["all", "current", "ALL", " Current "] {
+        let mut input = CheckpointInput::new("into a reserved word");
+        input.workspace = Some(name.into());
+        let e = store.save_checkpoint(input).err().ok_or("saved")?;
+        assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+        assert!(e.message().contains("reserved word"), "{e}");
+        let mut plan = PlanInput::new("Plan", "- [ ] x");
+        plan.workspace = Some(name.into());
+        let e = store.save_plan(plan).err().ok_or("saved")?;
+        assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+        let mut imported =
+            goldfish_store::Checkpoint::new("i-1", store.now(), name.trim(), "imported");
+        imported.workspace = name.trim().to_string();
+        assert!(store.import_checkpoint(&imported).is_err());
+    }
+    assert!(store.list_workspaces()?.is_empty(), "nothing was written");
+    // Parsed once: the words, names (normalised) and paths.
+    assert_eq!(
+        "current".parse::<WorkspaceSelector>()?,
+        WorkspaceSelector::Current
+    );
+    assert_eq!(
+        " All ".parse::<WorkspaceSelector>()?,
+        WorkspaceSelector::All
+    );
+    assert_eq!(
+        "My API".parse::<WorkspaceSelector>()?,
+        WorkspaceSelector::Named("my-api".into())
+    );
+    let path = dir.path().to_string_lossy().into_owned();
+    assert_eq!(
+        path.parse::<WorkspaceSelector>()?,
+        WorkspaceSelector::Named(path.clone())
+    );
+    for bad in ["", "  ", "../x", "!!!"] {
+        let e = bad.parse::<WorkspaceSelector>().err().ok_or(bad)?;
+        assert_eq!(e.kind(), ErrorKind::InvalidInput, "{bad:?}: {e}");
+    }
+    assert!(WorkspaceSelector::All.single().is_err());
+    assert_eq!(WorkspaceSelector::Current.single()?, None);
+    Ok(())
+}
