@@ -175,7 +175,9 @@ pub use hook_settings::hook_session_budget;
 pub use memory::{
     MAX_CONFIDENCE, MIN_CONFIDENCE, MemoryType, Structured, parse_confidence, validate_confidence,
 };
-pub use plan::{ChecklistItem, Plan, PlanStatus, Progress, checklist, format_plan, parse_plan};
+pub use plan::{
+    ChecklistItem, ChecklistRef, Plan, PlanStatus, Progress, checklist, format_plan, parse_plan,
+};
 pub use plan_action::{PlanAction, PlanOutcome};
 pub use redaction::{Redaction, SETTINGS_FILE, Saved, redaction_config, redaction_summary};
 pub use store::{
