@@ -134,3 +134,33 @@ fn concurrent_updates_lose_nothing() -> TestResult {
     assert!(store.active_plan("api")?.is_none());
     Ok(())
 }
+
+#[test]
+fn invalid_utf8_and_io_kind_are_asked_the_same_way_as_everywhere() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(dir.path())?;
+    saved(&store)?;
+    let path = dir.path().join("api/plans/auth.md");
+    let mut bytes = std::fs::read(&path)?;
+    bytes.extend_from_slice(b"- [ ] \xff\n");
+    std::fs::write(&path, bytes)?;
+    let e = store
+        .get_plan("api", "auth")
+        .err()
+        .ok_or("read a bad file")?;
+    assert!(e.is_invalid_utf8(), "{e}");
+    assert_eq!(e.kind(), ErrorKind::Parse);
+    assert_eq!(e.path(), Some(path.as_path()));
+    assert_eq!(e.io_kind(), Some(std::io::ErrorKind::InvalidData));
+    // A workspace directory that is a file: an I/O error, its kind reachable from the
+    // store's error.
+    std::fs::write(dir.path().join("blocked"), "x")?;
+    let mut input = goldfish_store::CheckpointInput::new("into a file");
+    input.workspace = Some("blocked".into());
+    let e = store
+        .save_checkpoint(input)
+        .err()
+        .ok_or("saved under a file")?;
+    assert!(e.io_kind().is_some() && !e.is_invalid_utf8(), "{e}");
+    Ok(())
+}
