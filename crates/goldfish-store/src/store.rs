@@ -48,8 +48,9 @@ pub struct CheckpointInput {
     pub description: String,
     /// Tags; none may contain a comma or a line break. Trimmed; empty and repeated ones dropped.
     pub tags: Vec<String>,
-    /// The workspace; `None` resolves it from `$GOLDFISH_WORKSPACE` or the process's current
-    /// directory (see [`resolve_workspace`](crate::resolve_workspace)).
+    /// The workspace; `None` resolves it from `$GOLDFISH_WORKSPACE`, else from
+    /// [`git_dir`](Self::git_dir) when given (the process's current directory only when it
+    /// is not; see [`resolve_workspace`](crate::resolve_workspace)).
     pub workspace: Option<String>,
     /// The directory the checkpoint is saved from (the caller's current directory), whose
     /// git context (branch, commit, changed files) to record; `None` records none.
@@ -527,7 +528,7 @@ impl Store {
         let tags = clean_tags(&input.tags)?;
         input.structured.validate()?;
         let structured = clean_structured(input.structured);
-        let workspace = self.workspace_of(input.workspace.as_deref())?;
+        let workspace = self.workspace_of(input.workspace.as_deref(), input.git_dir.as_deref())?;
         // The git user is the person saving, wherever the checkpoint is filed; the branch and
         // files only when the directory belongs to the workspace. One git process each, run
         // at the same time.
@@ -861,8 +862,14 @@ impl Store {
         Ok(checkpoint)
     }
 
-    fn workspace_of(&self, explicit: Option<&str>) -> Result<String, Error> {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    /// The workspace a save without one goes to: `explicit`, else that of `dir` (the
+    /// checkpoint's own git directory), else — only when neither is given — that of the
+    /// process's directory.
+    fn workspace_of(&self, explicit: Option<&str>, dir: Option<&Path>) -> Result<String, Error> {
+        let cwd = match dir {
+            Some(dir) => dir.to_path_buf(),
+            None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        };
         let workspace = resolve_workspace(explicit, &cwd)?;
         check_writable_workspace(&workspace)?;
         Ok(workspace)
@@ -1025,7 +1032,7 @@ impl Store {
             Some(&mut input.content),
             Some(&mut input.tags),
         )?;
-        let workspace = self.workspace_of(input.workspace.as_deref())?;
+        let workspace = self.workspace_of(input.workspace.as_deref(), None)?;
         let title = input.title.trim().to_string();
         if title.contains(['\n', '\r']) {
             return Err(Error::invalid(

@@ -264,3 +264,20 @@ fn selector_words_are_never_workspaces_written_to() -> Result<(), Box<dyn std::e
     assert_eq!(WorkspaceSelector::Current.single()?, None);
     Ok(())
 }
+
+#[test]
+fn a_checkpoint_without_a_workspace_uses_its_own_git_directory() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(&dir.path().join("store"))?;
+    let repo = dir.path().join("Lagoon");
+    std::fs::create_dir_all(&repo)?;
+    git(&repo, &["init", "-q"])?;
+    let mut input = CheckpointInput::new("in the lagoon");
+    input.git_dir = Some(repo.clone());
+    // The test process runs elsewhere (the crate's directory), and the variable is not set
+    // by the test harness for this crate.
+    if std::env::var_os(goldfish_store::WORKSPACE_ENV).is_none() {
+        assert_eq!(store.save_checkpoint(input)?.workspace, "lagoon");
+    }
+    Ok(())
+}
