@@ -110,6 +110,16 @@ fn check_import(checkpoint: &Checkpoint) -> Result<String, Error> {
     writable_workspace(&checkpoint.workspace)
 }
 
+/// Refuses a plan title of more than one line.
+fn check_plan_title(title: &str) -> Result<(), Error> {
+    if title.contains(['\n', '\r']) {
+        return Err(Error::invalid(
+            "a plan title must be one line; put the rest in its content",
+        ));
+    }
+    Ok(())
+}
+
 /// A workspace name to write to: validated, normalised, and not a reserved word.
 fn writable_workspace(name: &str) -> Result<String, Error> {
     let workspace = validate_workspace(name)?;
@@ -1034,11 +1044,7 @@ impl Store {
         )?;
         let workspace = self.workspace_of(input.workspace.as_deref(), None)?;
         let title = input.title.trim().to_string();
-        if title.contains(['\n', '\r']) {
-            return Err(Error::invalid(
-                "a plan title must be one line; put the rest in its content",
-            ));
-        }
+        check_plan_title(&title)?;
         let id = match &input.id {
             Some(id) => validate_plan_id(id)?,
             None if !title.is_empty() => {
@@ -1250,12 +1256,8 @@ impl Store {
         )?;
         let workspace = writable_workspace(workspace)?;
         let id = validate_plan_id(id)?;
-        if let Some(title) = &update.title
-            && title.contains(['\n', '\r'])
-        {
-            return Err(Error::invalid(
-                "a plan title must be one line; put the rest in its content",
-            ));
+        if let Some(title) = &update.title {
+            check_plan_title(title)?;
         }
         let tags = update.tags.as_deref().map(clean_tags).transpose()?;
         let (plan, ()) = self.update_plan_locked(&workspace, &id, |plan| {
@@ -1330,11 +1332,7 @@ impl Store {
                 redact_field(redactor, "tags", tag, &mut out);
             }
             plan.title = plan.title.trim().to_string();
-            if plan.title.contains(['\n', '\r']) {
-                return Err(Error::invalid(
-                    "a plan title must be one line; put the rest in its content",
-                ));
-            }
+            check_plan_title(&plan.title)?;
             plan.tags = clean_tags(&plan.tags)?;
             Ok(out)
         });
