@@ -16,16 +16,18 @@ pub(crate) struct Cli {
     #[arg(long, global = true, env = "GOLDFISH_HOME", value_name = "DIR")]
     pub(crate) home: Option<PathBuf>,
 
-    /// The workspace to use: a name or a project's absolute path (default: the project
-    /// around the current directory; `checkpoint` and plan changes refuse to guess one).
+    /// The workspace to use: a name, a project's absolute path, `current` (the project
+    /// around the current directory, the default; `checkpoint` and plan changes refuse to
+    /// guess one) or, for reads, `all`.
     #[arg(
         long,
         short = 'w',
         global = true,
         env = "GOLDFISH_WORKSPACE",
-        value_name = "NAME"
+        value_name = "NAME",
+        value_parser = parse_workspace_arg
     )]
-    pub(crate) workspace: Option<String>,
+    pub(crate) workspace: Option<WorkspaceArg>,
 
     /// Print one JSON document on stdout instead of human-readable text.
     #[arg(long, global = true)]
@@ -34,6 +36,22 @@ pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+/// `--workspace` as given: a selector, or blank (an exported-but-empty `GOLDFISH_WORKSPACE`
+/// means "not set"; an explicitly empty `--workspace ''` is refused by [`crate::context::Context::new`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WorkspaceArg(pub(crate) Option<goldfish_store::WorkspaceSelector>);
+
+/// The value parser of `--workspace`: the store's [`goldfish_store::WorkspaceSelector`]
+/// parsing, once, for every command.
+fn parse_workspace_arg(s: &str) -> Result<WorkspaceArg, String> {
+    if s.trim().is_empty() {
+        return Ok(WorkspaceArg(None));
+    }
+    s.parse()
+        .map(|w| WorkspaceArg(Some(w)))
+        .map_err(|e: goldfish_store::Error| e.to_string())
 }
 
 /// The subcommands.

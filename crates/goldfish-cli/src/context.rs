@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use goldfish_store::Store;
+use goldfish_store::{Store, WorkspaceSelector};
+
+use crate::cli::WorkspaceArg;
 
 /// The global options, resolved once.
 #[derive(Debug, Clone)]
@@ -11,7 +13,7 @@ pub(crate) struct Context {
     /// The store's root (`--home`, `GOLDFISH_HOME`, or `~/.goldfish`).
     pub(crate) home: PathBuf,
     /// The workspace asked for (`--workspace`, `GOLDFISH_WORKSPACE`), if any.
-    pub(crate) workspace: Option<String>,
+    pub(crate) workspace: Option<WorkspaceSelector>,
     /// The directory goldfish was started in.
     pub(crate) cwd: PathBuf,
     /// `--json`: the report is one JSON document on stdout (progress lines go to stderr).
@@ -29,7 +31,10 @@ const WORKSPACE_ENV_NAME: &str = "GOLDFISH_WORKSPACE";
 
 impl Context {
     /// Resolves the home directory and the current directory.
-    pub(crate) fn new(home: Option<PathBuf>, workspace: Option<String>) -> anyhow::Result<Self> {
+    pub(crate) fn new(
+        home: Option<PathBuf>,
+        workspace: Option<WorkspaceArg>,
+    ) -> anyhow::Result<Self> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let home = match home.filter(|h| !h.as_os_str().is_empty()) {
             Some(h) if h.is_relative() => cwd.join(h),
@@ -41,12 +46,12 @@ impl Context {
         // `--workspace ''` is a mistake (probably an unset shell variable) and must not
         // silently fall back to the detected workspace.
         let env_blank = std::env::var(WORKSPACE_ENV_NAME).is_ok_and(|v| v.trim().is_empty());
-        let workspace = match workspace.map(|w| w.trim().to_string()) {
-            Some(w) if w.is_empty() && !env_blank => anyhow::bail!(
+        let workspace = match workspace {
+            Some(WorkspaceArg(None)) if !env_blank => anyhow::bail!(
                 "`--workspace` is empty; give a name such as `my-project`, or leave it out to use the workspace of the current directory"
             ),
-            Some(w) if w.is_empty() => None,
-            other => other,
+            Some(WorkspaceArg(w)) => w,
+            None => None,
         };
         Ok(Context {
             home,
@@ -77,19 +82,31 @@ impl Context {
         Ok(Store::open(&self.home)?.with_repo_memory(&self.cwd))
     }
 
-    /// How the workspace of one call is chosen: `explicit` (an argument of one call; blank or
-    /// `current` means none), else `--workspace` / `GOLDFISH_WORKSPACE`, each a name or a
+    /// The selector of one call: `explicit` (an argument of one call, parsed by the store's
+    /// rules; blank or `current` means none), else `--workspace` / `GOLDFISH_WORKSPACE`, else
+    /// [`WorkspaceSelector::Current`].
+    pub(crate) fn selector(&self, explicit: Option<&str>) -> anyhow::Result<WorkspaceSelector> {
+        let explicit = match explicit.map(str::trim).filter(|w| !w.is_empty()) {
+            Some(w) => w.parse::<WorkspaceSelector>()?,
+            None => WorkspaceSelector::Current,
+        };
+        Ok(match explicit {
+            WorkspaceSelector::Current => self.workspace.clone().unwrap_or_default(),
+            other => other,
+        })
+    }
+
+    /// How the workspace of one call is chosen: [`Context::selector`]'s, a name or a
     /// project's absolute path; else the project around the current directory (or the
-    /// client's root). See [`goldfish_store::choose_workspace`].
+    /// client's root). `all` is refused: it names no single workspace. See
+    /// [`goldfish_store::choose_workspace`].
     pub(crate) fn choose_workspace(
         &self,
         explicit: Option<&str>,
     ) -> anyhow::Result<goldfish_store::WorkspaceChoice> {
-        let explicit = explicit
-            .map(str::trim)
-            .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("current"));
+        let selector = self.selector(explicit)?;
         let mut query = goldfish_store::WorkspaceQuery::default();
-        query.given = explicit.or(self.workspace.as_deref()).map(str::to_string);
+        query.given = selector.single()?.map(str::to_string);
         query.dir = self.cwd.clone();
         query.dir_is_client_root = self.cwd_is_client_root;
         query.user_home = self.user_home.clone();
@@ -108,9 +125,7 @@ impl Context {
         &self,
         explicit: Option<&str>,
     ) -> anyhow::Result<(goldfish_recall::Scope, Option<String>)> {
-        let explicit = explicit.map(str::trim).filter(|w| !w.is_empty());
-        let given = explicit.or(self.workspace.as_deref());
-        if given.is_some_and(|w| w.eq_ignore_ascii_case("all")) {
+        if self.selector(explicit)?.is_all() {
             return Ok((goldfish_recall::Scope::All, None));
         }
         let (name, note) = self.workspace_for(explicit, false)?;

@@ -98,12 +98,28 @@ pub(crate) fn error_message(err: &anyhow::Error) -> String {
 }
 
 /// Parses the command line, runs the command and prints its report.
+/// The subcommand the arguments name: the first argument that is one of the binary's
+/// subcommands (options and their values before it are passed over).
+fn invoked_subcommand() -> Option<String> {
+    let command = Cli::command();
+    let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+    std::env::args()
+        .skip(1)
+        .find(|a| names.contains(&a.as_str()))
+}
+
 fn run() -> anyhow::Result<ExitCode> {
     let cli = match Cli::try_parse_from(std::env::args_os()) {
         Ok(cli) => cli,
         Err(err) => {
             // Help and version go to stdout with exit 0; usage errors to stderr with exit 2.
             let code = err.exit_code();
+            // A hook never fails its client's session or prompt: a bad argument or variable
+            // (an invalid `GOLDFISH_WORKSPACE`) is said on stderr and the hook adds nothing.
+            if code != 0 && invoked_subcommand().as_deref() == Some("hook") {
+                eprintln!("goldfish hook: {}", err.render().to_string().trim_end());
+                return Ok(ExitCode::SUCCESS);
+            }
             err.print()?;
             return Ok(ExitCode::from(u8::try_from(code).unwrap_or(2)));
         }

@@ -1157,11 +1157,11 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
         }),
     };
     RecallOut {
-        scope: r.scope.clone(),
+        scope: r.scope.to_string(),
         window: [format_utc(&r.window.from), format_utc(&r.window.to)],
         search: r.search.clone(),
         total: r.total,
-        workspaces: if r.scope == "all" {
+        workspaces: if r.scope.is_all() {
             r.workspaces
                 .iter()
                 .map(|w| WorkspaceMatches {
@@ -1183,7 +1183,7 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
             .enumerate()
             .map(|(i, c)| {
                 let explain = r.explanations.get(i).map(ExplainOut::of);
-                RecallCheckpoint::of(c, r.now, r.scope == "all", f.full, explain)
+                RecallCheckpoint::of(c, r.now, r.scope.is_all(), f.full, explain)
             })
             .collect(),
         not_shown: (over_limit + over_budget > 0 && !plan_only).then_some(NotShown {

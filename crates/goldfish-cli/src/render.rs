@@ -151,12 +151,15 @@ pub(crate) fn plan_list_json(list: &PlanList, active: Option<&str>, workspace: &
     })
 }
 
-/// `recall --json`: `checkpoints`, `active_plan`, `workspaces` (for `all`), `skipped`, and
-/// where the store is and whether it holds anything.
+/// `recall --json`: `workspace` (its name, or `all`) and `all_workspaces` (true only for
+/// `all`, so a workspace named `all` by an older version is told apart), `checkpoints`,
+/// `active_plan`, `workspaces` (for `all`), `skipped`, and where the store is and whether it
+/// holds anything.
 pub(crate) fn recall_json(r: &RecallResult) -> Value {
-    let all = r.scope == "all";
+    let all = r.scope.is_all();
     json!({
-        "workspace": r.scope,
+        "workspace": r.scope.to_string(),
+        "all_workspaces": all,
         "window": r.window,
         "search": r.search,
         "now": format_utc(&r.now),

@@ -59,7 +59,8 @@ fn workspace_flag_and_env() -> TestResult {
     env.ok(&["-w", "scope-pkg", "checkpoint", "in scoped"])?;
     // A scoped package name is a name, normalised like Goldfish v4's `@coa/goldfish-mcp`.
     env.ok(&["-w", "@scope/pkg", "checkpoint", "x"])?;
-    env.fails(&["-w", "a/b", "checkpoint", "x"], 1, "contains `/`")?;
+    // A bad `--workspace` is a usage error, found while the command line is parsed.
+    env.fails(&["-w", "a/b", "checkpoint", "x"], 2, "contains `/`")?;
     let v = env.json(&["recall", "--workspace", "all"])?;
     let names: Vec<&str> = v["workspaces"]
         .as_array()

@@ -5,20 +5,20 @@ use crate::util::{Env, TestResult};
 #[test]
 fn main_error_paths() -> TestResult {
     let env = Env::new()?;
-    // Bad workspace names.
+    // Bad workspace names: usage errors (exit 2), found while the command line is parsed.
     env.fails(
         &["checkpoint", "x", "--workspace", "../etc"],
-        1,
-        "workspace name \"../etc\"",
+        2,
+        "invalid value '../etc' for '--workspace <NAME>': workspace name \"../etc\"",
     )?;
-    env.fails(&["recall", "-w", "!!!"], 1, "no letters or digits")?;
+    env.fails(&["recall", "-w", "!!!"], 2, "no letters or digits")?;
     let out = env
         .cmd(&["recall"])
         .env("GOLDFISH_WORKSPACE", "a/../b")
         .output()?;
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(2),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -340,3 +340,50 @@ fn a_scripted_session_of_twenty_prompts() -> TestResult {
     assert!(total <= 6_000, "{report}");
     Ok(())
 }
+
+/// A hook never fails its client: a `GOLDFISH_WORKSPACE` or `--workspace` that is not a
+/// workspace (refused by the argument parser, exit 2 for any other command) makes every hook
+/// exit 0 with nothing on stdout and the reason on stderr.
+#[test]
+fn a_bad_workspace_setting_never_fails_a_hook() -> TestResult {
+    let env = shop()?;
+    let input = claude_prompt("s-bad", env.cwd.path(), "stripe webhook signature");
+    for event in ["prompt", "file", "pre-compact", "session-start"] {
+        for args in [
+            vec!["hook", event],
+            vec!["--workspace", "../escape", "hook", event],
+        ] {
+            let out = env
+                .cmd(&args)
+                .env("GOLDFISH_WORKSPACE", "../escape")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .and_then(|mut child| {
+                    use std::io::Write as _;
+                    if let Some(mut stdin) = child.stdin.take() {
+                        stdin.write_all(input.to_string().as_bytes())?;
+                    }
+                    child.wait_with_output()
+                })?;
+            assert_eq!(out.status.code(), Some(0), "{args:?} must exit 0");
+            assert!(
+                out.stdout.is_empty(),
+                "{args:?} printed {:?}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("goldfish hook:"),
+                "{args:?} says why on stderr"
+            );
+        }
+    }
+    // Any other command still refuses it as a usage error.
+    let out = env
+        .cmd(&["recall"])
+        .env("GOLDFISH_WORKSPACE", "../escape")
+        .output()?;
+    assert_eq!(out.status.code(), Some(2));
+    Ok(())
+}

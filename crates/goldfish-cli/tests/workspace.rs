@@ -267,3 +267,121 @@ fn the_hook_and_index_take_a_project_path_too() -> TestResult {
     assert!(v.to_string().contains("\"reef\""), "{v}");
     Ok(())
 }
+
+/// `current` and `all` are words of the selector, never workspace names: `--workspace current`
+/// saves into the project's workspace, `all` is refused for a save, and nothing is ever written
+/// to a workspace named `current` or `all` (by the CLI or the MCP server).
+#[test]
+fn current_and_all_are_selectors_not_workspace_names() -> TestResult {
+    let h = Home::new()?;
+    let reef = h.user_home.path().join("src/Reef");
+    let v = json_of(&h.run(
+        &reef,
+        &[
+            "--json",
+            "--workspace",
+            "current",
+            "checkpoint",
+            "Saved as current",
+        ],
+    )?)?;
+    assert_eq!(v["workspace"], "reef", "{v}");
+    // The same through the environment variable, in any case.
+    let v = json_of(
+        &h.cmd(&reef, &["--json", "checkpoint", "Saved as CURRENT"])
+            .env("GOLDFISH_WORKSPACE", "CURRENT")
+            .output()?,
+    )?;
+    assert_eq!(v["workspace"], "reef", "{v}");
+    for args in [
+        &["--workspace", "all", "checkpoint", "Into all?"][..],
+        &["-w", "all", "plan", "save", "--title", "All plan"][..],
+    ] {
+        let out = h.run(&reef, args)?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("`all` selects every workspace"), "{stderr}");
+    }
+    // The MCP server reads its `workspace` arguments the same way.
+    let results = call_tools_with(
+        h.cmd(&reef, &["mcp"]),
+        &[
+            (
+                "checkpoint",
+                json!({"description": "By MCP as current", "workspace": "current"}),
+            ),
+            (
+                "checkpoint",
+                json!({"description": "By MCP into all?", "workspace": "all"}),
+            ),
+            (
+                "plan",
+                json!({"action": "save", "title": "MCP all plan", "workspace": "ALL"}),
+            ),
+        ],
+    )?;
+    assert_eq!(results[0]["isError"], json!(false), "{}", text(&results[0]));
+    assert_eq!(results[0]["structuredContent"]["workspace"], "reef");
+    for r in &results[1..] {
+        assert_eq!(r["isError"], json!(true), "{r}");
+        assert!(text(r).contains("`all` selects every workspace"), "{r}");
+    }
+    // A project whose directory is named `all` (or `current`) is not a workspace to save to.
+    for name in ["all", "Current"] {
+        let project = h.user_home.path().join("src").join(name);
+        std::fs::create_dir_all(&project)?;
+        git(&project, &["init", "-q"])?;
+        let out = h.run(
+            &project,
+            &["checkpoint", "In a project named like a selector"],
+        )?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains("is a reserved word, not a workspace name"),
+            "{stderr}"
+        );
+    }
+    assert_eq!(
+        h.workspaces()?,
+        vec!["reef".to_string()],
+        "only reef was written"
+    );
+    Ok(())
+}
+
+/// A workspace named `all` (written by an older version) read from its project directory is
+/// that one workspace, not every workspace.
+#[test]
+fn a_project_named_all_recalls_only_itself() -> TestResult {
+    let h = Home::new()?;
+    let reef = h.user_home.path().join("src/Reef");
+    json_of(&h.run(&reef, &["--json", "checkpoint", "Reef work"])?)?;
+    let now = chrono::Utc::now();
+    let day = now.date_naive();
+    let dir = h.env.home().join("all/checkpoints");
+    std::fs::create_dir_all(&dir)?;
+    let old = goldfish_store::Checkpoint::new("old-1", now, "all", "Written by an older version");
+    std::fs::write(
+        dir.join(format!("{day}.md")),
+        goldfish_store::format_day_file(day, &[old]),
+    )?;
+    let project = h.user_home.path().join("src/all");
+    std::fs::create_dir_all(&project)?;
+    git(&project, &["init", "-q"])?;
+    let v = json_of(&h.run(&project, &["--json", "recall"])?)?;
+    assert_eq!(v["workspace"], "all", "{v}");
+    assert_eq!(v["all_workspaces"], json!(false), "{v}");
+    let titles: Vec<&str> = v["checkpoints"]
+        .as_array()
+        .ok_or("checkpoints")?
+        .iter()
+        .filter_map(|c| c["description"].as_str())
+        .collect();
+    assert_eq!(titles, ["Written by an older version"], "{v}");
+    // `--workspace all` is every workspace.
+    let v = json_of(&h.run(&project, &["--json", "-w", "all", "recall"])?)?;
+    assert_eq!(v["all_workspaces"], json!(true), "{v}");
+    assert!(v.to_string().contains("Reef work"), "{v}");
+    Ok(())
+}

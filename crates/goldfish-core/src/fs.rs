@@ -140,6 +140,49 @@ impl FsError {
     }
 }
 
+/// The kind of the first I/O error in `err`'s chain of sources (`err` itself included): what
+/// every crate's `Error::io_kind` answers, so a caller reaches [`io::ErrorKind`] without
+/// depending on this crate.
+pub fn io_kind_in(err: &(dyn std::error::Error + 'static)) -> Option<io::ErrorKind> {
+    let mut next = Some(err);
+    while let Some(e) = next {
+        if let Some(fs) = e.downcast_ref::<FsError>() {
+            return Some(fs.kind());
+        }
+        if let Some(io) = e.downcast_ref::<io::Error>() {
+            return Some(io.kind());
+        }
+        next = e.source();
+    }
+    None
+}
+
+/// True when `err`'s chain of sources (`err` itself included) holds a read of a file that is
+/// not valid UTF-8: what every crate's `Error::is_invalid_utf8` answers, however the crate
+/// classifies the failure otherwise.
+pub fn invalid_utf8_in(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(err);
+    while let Some(e) = next {
+        if let Some(fs) = e.downcast_ref::<FsError>() {
+            return fs.is_invalid_utf8();
+        }
+        let is_utf8 = |e: &(dyn std::error::Error + 'static)| {
+            e.is::<std::str::Utf8Error>() || e.is::<std::string::FromUtf8Error>()
+        };
+        if is_utf8(e) {
+            return true;
+        }
+        // An I/O error made from a UTF-8 error hides it from `source()`: look inside.
+        if let Some(io) = e.downcast_ref::<io::Error>()
+            && io.get_ref().is_some_and(|inner| is_utf8(inner))
+        {
+            return true;
+        }
+        next = e.source();
+    }
+    false
+}
+
 /// How new files and directories are created by the writers in this module.
 ///
 /// Files that already exist always keep their permissions when they are replaced.

@@ -63,6 +63,12 @@ impl Error {
         self
     }
 
+    /// The kind of the I/O error behind this one, when a file-system operation failed: the
+    /// same question, answered the same way, in every goldfish crate.
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        goldfish_core::fs::io_kind_in(self)
+    }
+
     /// What kind of problem this is.
     pub fn kind(&self) -> ErrorKind {
         self.inner.kind

@@ -75,6 +75,18 @@ impl Error {
         self
     }
 
+    /// The kind of the I/O error behind this one, when a file-system operation failed: the
+    /// same question, answered the same way, in every goldfish crate.
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        goldfish_core::fs::io_kind_in(self)
+    }
+
+    /// True when a file could not be read because it is not valid UTF-8 (the message names
+    /// the file and line): the same question, answered the same way, in every goldfish crate.
+    pub fn is_invalid_utf8(&self) -> bool {
+        goldfish_core::fs::invalid_utf8_in(self)
+    }
+
     /// The kind of failure.
     pub fn kind(&self) -> ErrorKind {
         self.kind

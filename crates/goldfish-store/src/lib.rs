@@ -182,7 +182,9 @@ pub use hook_settings::hook_session_budget;
 pub use memory::{
     MAX_CONFIDENCE, MIN_CONFIDENCE, MemoryType, Structured, parse_confidence, validate_confidence,
 };
-pub use plan::{ChecklistItem, Plan, PlanStatus, Progress, checklist, format_plan, parse_plan};
+pub use plan::{
+    ChecklistItem, ChecklistRef, Plan, PlanStatus, Progress, checklist, format_plan, parse_plan,
+};
 pub use plan_action::{PlanAction, PlanOutcome};
 pub use redaction::{Redaction, SETTINGS_FILE, Saved, redaction_config, redaction_summary};
 pub use store::{
@@ -190,7 +192,8 @@ pub use store::{
     PlanUpdate, Skipped, Store, find_repo_memory, validate_plan_id,
 };
 pub use workspace::{
-    DEFAULT_WORKSPACE, WORKSPACE_ENV, WorkspaceCandidate, WorkspaceChoice, WorkspaceQuery,
-    WorkspaceSource, choose_workspace, detect_workspace, find_project, normalize_workspace,
-    recent_workspaces, resolve_workspace, validate_workspace,
+    DEFAULT_WORKSPACE, RESERVED_WORKSPACE_NAMES, WORKSPACE_ENV, WorkspaceCandidate,
+    WorkspaceChoice, WorkspaceQuery, WorkspaceSelector, WorkspaceSource, check_writable_workspace,
+    choose_workspace, detect_workspace, find_project, normalize_workspace, recent_workspaces,
+    resolve_workspace, validate_workspace,
 };

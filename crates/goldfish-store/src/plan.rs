@@ -20,11 +20,36 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-/// Where a plan stands.
+/// Where a plan stands: its own state, written in its file.
+///
+/// A plan whose status is [`Active`](PlanStatus::Active) is open (not completed or archived);
+/// a workspace may have many. The workspace's *active plan* ([`Store::active_plan`]) is
+/// something else: the one plan chosen as the current focus, by
+/// [`Store::activate_plan`] or a save with [`PlanInput::activate`]. A new plan is `active`
+/// but is not the workspace's active plan until it is chosen:
+///
+/// ```
+/// use goldfish_store::{PlanInput, PlanStatus, Store};
+/// let dir = tempfile::tempdir()?;
+/// let store = Store::open(dir.path())?;
+/// let mut input = PlanInput::new("Auth", "- [ ] JWT");
+/// input.workspace = Some("api".into());
+/// let plan = store.save_plan(input)?;
+/// assert_eq!(plan.status, PlanStatus::Active);
+/// assert!(store.active_plan("api")?.is_none());
+/// store.activate_plan("api", &plan.id)?;
+/// assert_eq!(store.active_plan("api")?.map(|p| p.id), Some(plan.id));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// [`Store::active_plan`]: crate::Store::active_plan
+/// [`Store::activate_plan`]: crate::Store::activate_plan
+/// [`PlanInput::activate`]: crate::PlanInput::activate
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PlanStatus {
-    /// Being worked on (the default).
+    /// Open: being worked on (the default). Not the same as being the workspace's active
+    /// plan; see [`PlanStatus`].
     #[default]
     Active,
     /// Done.
@@ -173,16 +198,20 @@ pub struct ChecklistItem {
 /// assert_eq!((items[1].text.as_str(), items[1].done), ("OAuth2", false));
 /// ```
 pub fn checklist(markdown: &str) -> Vec<ChecklistItem> {
-    let mut items = Vec::new();
-    for line in markdown.lines() {
+    boxes(markdown).map(|(_, item)| item).collect()
+}
+
+/// The task boxes of markdown text with the byte offset of each box's `[`.
+fn boxes(markdown: &str) -> impl Iterator<Item = (usize, ChecklistItem)> + '_ {
+    let mut start = 0;
+    markdown.split_inclusive('\n').filter_map(move |line| {
+        let line_start = start;
+        start += line.len();
         let l = line.trim_start();
-        let Some(rest) = l
+        let rest = l
             .strip_prefix("- ")
             .or_else(|| l.strip_prefix("* "))
-            .or_else(|| l.strip_prefix("+ "))
-        else {
-            continue;
-        };
+            .or_else(|| l.strip_prefix("+ "))?;
         let (done, text) = if let Some(t) = rest.strip_prefix("[ ]") {
             (false, t)
         } else if let Some(t) = rest
@@ -191,14 +220,55 @@ pub fn checklist(markdown: &str) -> Vec<ChecklistItem> {
         {
             (true, t)
         } else {
-            continue;
+            return None;
         };
-        items.push(ChecklistItem {
-            text: text.trim().to_string(),
-            done,
-        });
+        let at = line_start + (line.len() - rest.len());
+        Some((
+            at,
+            ChecklistItem {
+                text: text.trim().to_string(),
+                done,
+            },
+        ))
+    })
+}
+
+/// Which item of a plan's checklist to check or uncheck: its position in
+/// [`Plan::checklist`] (from 0), or its text. `3.into()` and `"JWT".into()` both work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChecklistRef {
+    /// The item at this position of [`Plan::checklist`], from 0.
+    Index(usize),
+    /// The item whose text is this (ignoring case and surrounding spaces); when none is
+    /// equal, the one item whose text contains it.
+    Text(String),
+}
+
+impl From<usize> for ChecklistRef {
+    fn from(index: usize) -> Self {
+        ChecklistRef::Index(index)
     }
-    items
+}
+
+impl From<&str> for ChecklistRef {
+    fn from(text: &str) -> Self {
+        ChecklistRef::Text(text.to_string())
+    }
+}
+
+impl From<String> for ChecklistRef {
+    fn from(text: String) -> Self {
+        ChecklistRef::Text(text)
+    }
+}
+
+impl fmt::Display for ChecklistRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ChecklistRef::Index(i) => write!(f, "item {i}"),
+            ChecklistRef::Text(t) => write!(f, "item {t:?}"),
+        }
+    }
 }
 
 impl Plan {
@@ -210,6 +280,91 @@ impl Plan {
     /// The plan's checklist: the task boxes of its content, in order.
     pub fn checklist(&self) -> Vec<ChecklistItem> {
         checklist(&self.content)
+    }
+
+    /// Checks one item of the checklist (`- [ ] x` → `- [x] x`) and returns it; the rest of
+    /// the content is left byte for byte. Checking a checked item changes nothing. Errors: no
+    /// such item ([`ErrorKind::NotFound`](crate::ErrorKind::NotFound), listing the items), or
+    /// text that matches several ([`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput)).
+    ///
+    /// ```
+    /// let now = chrono::Utc::now();
+    /// let mut plan = goldfish_store::Plan::new("p", "P", "- [ ] JWT\n- [ ] OAuth2\n", "api", now);
+    /// plan.check("oauth2")?;
+    /// plan.check(0)?;
+    /// plan.uncheck("JWT")?;
+    /// assert_eq!(plan.content, "- [ ] JWT\n- [x] OAuth2\n");
+    /// # Ok::<(), goldfish_store::Error>(())
+    /// ```
+    pub fn check(&mut self, item: impl Into<ChecklistRef>) -> Result<ChecklistItem, Error> {
+        self.set_checked(item.into(), true)
+    }
+
+    /// Unchecks one item of the checklist (`- [x] x` → `- [ ] x`); see [`Plan::check`].
+    pub fn uncheck(&mut self, item: impl Into<ChecklistRef>) -> Result<ChecklistItem, Error> {
+        self.set_checked(item.into(), false)
+    }
+
+    fn set_checked(&mut self, item: ChecklistRef, done: bool) -> Result<ChecklistItem, Error> {
+        let all: Vec<(usize, ChecklistItem)> = boxes(&self.content).collect();
+        let found = match &item {
+            ChecklistRef::Index(i) => all.get(*i),
+            ChecklistRef::Text(text) => {
+                let want = text.trim().to_lowercase();
+                let equal: Vec<_> = all
+                    .iter()
+                    .filter(|(_, it)| it.text.to_lowercase() == want)
+                    .collect();
+                let candidates = if equal.is_empty() && !want.is_empty() {
+                    all.iter()
+                        .filter(|(_, it)| it.text.to_lowercase().contains(&want))
+                        .collect()
+                } else {
+                    equal
+                };
+                match candidates[..] {
+                    [one] => Some(one),
+                    [] => None,
+                    ref many => {
+                        let texts: Vec<String> = many
+                            .iter()
+                            .map(|(_, it)| format!("{:?}", it.text))
+                            .collect();
+                        return Err(Error::invalid(format!(
+                            "{item} of plan {:?} matches {} checklist items ({}); give more of its text or its index",
+                            self.id,
+                            many.len(),
+                            texts.join(", ")
+                        )));
+                    }
+                }
+            }
+        };
+        let Some((at, found)) = found else {
+            let texts: Vec<String> = all
+                .iter()
+                .enumerate()
+                .map(|(i, (_, it))| format!("{i}: {:?}", it.text))
+                .collect();
+            return Err(Error::new(
+                crate::ErrorKind::NotFound,
+                format!(
+                    "plan {:?} has no checklist {item}; its items are {}",
+                    self.id,
+                    if texts.is_empty() {
+                        "none".to_string()
+                    } else {
+                        texts.join(", ")
+                    }
+                ),
+            ));
+        };
+        self.content
+            .replace_range(*at..*at + 3, if done { "[x]" } else { "[ ]" });
+        Ok(ChecklistItem {
+            text: found.text.clone(),
+            done,
+        })
     }
 }
 

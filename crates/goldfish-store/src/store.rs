@@ -30,7 +30,8 @@ use crate::redaction::{
     Redaction, Saved, StoreRedactor, redact_checkpoint, redact_field, redact_json,
 };
 use crate::workspace::{
-    detect_workspace, reject_escapes, resolve_workspace, slugify, validate_workspace,
+    check_writable_workspace, detect_workspace, reject_escapes, resolve_workspace, slugify,
+    validate_workspace,
 };
 
 /// Environment variable naming the store's root directory.
@@ -48,8 +49,9 @@ pub struct CheckpointInput {
     pub description: String,
     /// Tags; none may contain a comma or a line break. Trimmed; empty and repeated ones dropped.
     pub tags: Vec<String>,
-    /// The workspace; `None` resolves it from `$GOLDFISH_WORKSPACE` or the process's current
-    /// directory (see [`resolve_workspace`](crate::resolve_workspace)).
+    /// The workspace; `None` resolves it from `$GOLDFISH_WORKSPACE`, else from
+    /// [`git_dir`](Self::git_dir) when given (the process's current directory only when it
+    /// is not; see [`resolve_workspace`](crate::resolve_workspace)).
     pub workspace: Option<String>,
     /// The directory the checkpoint is saved from (the caller's current directory), whose
     /// git context (branch, commit, changed files) to record; `None` records none.
@@ -106,7 +108,24 @@ fn check_import(checkpoint: &Checkpoint) -> Result<String, Error> {
         )));
     }
     checkpoint.structured.validate()?;
-    validate_workspace(&checkpoint.workspace)
+    writable_workspace(&checkpoint.workspace)
+}
+
+/// Refuses a plan title of more than one line.
+fn check_plan_title(title: &str) -> Result<(), Error> {
+    if title.contains(['\n', '\r']) {
+        return Err(Error::invalid(
+            "a plan title must be one line; put the rest in its content",
+        ));
+    }
+    Ok(())
+}
+
+/// A workspace name to write to: validated, normalised, and not a reserved word.
+fn writable_workspace(name: &str) -> Result<String, Error> {
+    let workspace = validate_workspace(name)?;
+    check_writable_workspace(&workspace)?;
+    Ok(workspace)
 }
 
 /// Trims list items and drops empty ones; a blank text field counts as not given.
@@ -521,7 +540,7 @@ impl Store {
         let tags = clean_tags(&input.tags)?;
         input.structured.validate()?;
         let structured = clean_structured(input.structured);
-        let workspace = self.workspace_of(input.workspace.as_deref())?;
+        let workspace = self.workspace_of(input.workspace.as_deref(), input.git_dir.as_deref())?;
         // The git user is the person saving, wherever the checkpoint is filed; the branch and
         // files only when the directory belongs to the workspace. One git process each, run
         // at the same time.
@@ -757,7 +776,7 @@ impl Store {
         plan: &Plan,
         activate: bool,
     ) -> Result<Saved<Imported>, Error> {
-        let workspace = validate_workspace(&plan.workspace)?;
+        let workspace = writable_workspace(&plan.workspace)?;
         let id = validate_plan_id(&plan.id)?;
         if id != plan.id {
             return Err(Error::invalid(format!(
@@ -855,9 +874,17 @@ impl Store {
         Ok(checkpoint)
     }
 
-    fn workspace_of(&self, explicit: Option<&str>) -> Result<String, Error> {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        resolve_workspace(explicit, &cwd)
+    /// The workspace a save without one goes to: `explicit`, else that of `dir` (the
+    /// checkpoint's own git directory), else — only when neither is given — that of the
+    /// process's directory.
+    fn workspace_of(&self, explicit: Option<&str>, dir: Option<&Path>) -> Result<String, Error> {
+        let cwd = match dir {
+            Some(dir) => dir.to_path_buf(),
+            None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        };
+        let workspace = resolve_workspace(explicit, &cwd)?;
+        check_writable_workspace(&workspace)?;
+        Ok(workspace)
     }
 
     /// The checkpoints of one UTC day, in file order. Unreadable entries are left out; use
@@ -1022,13 +1049,9 @@ impl Store {
             Some(&mut input.content),
             Some(&mut input.tags),
         )?;
-        let workspace = self.workspace_of(input.workspace.as_deref())?;
+        let workspace = self.workspace_of(input.workspace.as_deref(), None)?;
         let title = input.title.trim().to_string();
-        if title.contains(['\n', '\r']) {
-            return Err(Error::invalid(
-                "a plan title must be one line; put the rest in its content",
-            ));
-        }
+        check_plan_title(&title)?;
         let id = match &input.id {
             Some(id) => validate_plan_id(id)?,
             None if !title.is_empty() => {
@@ -1125,7 +1148,7 @@ impl Store {
                 return parse_plan(&text, &workspace, &id).map_err(|e| e.with_path(&path));
             }
         }
-        Err(plan_not_found(&workspace, &id))
+        Err(plan_not_found(&workspace, &id).with_path(self.plan_path(&workspace, &id)))
     }
 
     /// Every plan of `workspace`, most recently updated first; plans whose file cannot be
@@ -1238,27 +1261,13 @@ impl Store {
             update.content.as_mut(),
             update.tags.as_mut(),
         )?;
-        let workspace = validate_workspace(workspace)?;
+        let workspace = writable_workspace(workspace)?;
         let id = validate_plan_id(id)?;
-        if let Some(title) = &update.title
-            && title.contains(['\n', '\r'])
-        {
-            return Err(Error::invalid(
-                "a plan title must be one line; put the rest in its content",
-            ));
+        if let Some(title) = &update.title {
+            check_plan_title(title)?;
         }
         let tags = update.tags.as_deref().map(clean_tags).transpose()?;
-        let now = self.now();
-        let path = self.plan_path(&workspace, &id);
-        let home_copy = self.home_copy(&workspace, &path)?;
-        if !path.exists() && home_copy.is_none() {
-            return Err(plan_not_found(&workspace, &id));
-        }
-        let plan = update_locked(&path, &WriteOptions::private(), |current| {
-            let Some(text) = current.or(home_copy.as_deref()) else {
-                return Err(plan_not_found(&workspace, &id));
-            };
-            let mut plan = parse_plan(text, &workspace, &id).map_err(|e| e.with_path(&path))?;
+        let (plan, ()) = self.update_plan_locked(&workspace, &id, |plan| {
             if let Some(title) = &update.title {
                 plan.title = title.trim().to_string();
             }
@@ -1271,19 +1280,111 @@ impl Store {
             if let Some(tags) = &tags {
                 plan.tags = tags.clone();
             }
-            plan.updated = now;
-            Ok(Update::Write(format_plan(&plan), plan))
+            Ok(())
+        })?;
+        Ok(Saved::new(plan, redacted))
+    }
+
+    /// Reads plan `id`, lets `change` edit it, and writes it back, all under the plan's lock:
+    /// no other save or update of the plan can come between the read and the write (a
+    /// read-modify-write without hand-editing markdown). `updated` becomes now; the plan's id,
+    /// workspace and `created` stay as they were whatever `change` does; secrets in the title,
+    /// content and tags are replaced like [`Store::save_plan`] does. When `change` returns an
+    /// error nothing is written and that error is returned. Completing or archiving the
+    /// workspace's active plan clears it as the active plan.
+    ///
+    /// ```
+    /// use goldfish_store::{PlanInput, PlanStatus, Store};
+    /// let dir = tempfile::tempdir()?;
+    /// let store = Store::open(dir.path())?;
+    /// let mut input = PlanInput::new("Auth", "- [ ] JWT\n- [ ] OAuth2\n");
+    /// input.workspace = Some("api".into());
+    /// store.save_plan(input)?;
+    /// let plan = store.update_plan_with("api", "auth", |plan| {
+    ///     plan.check("JWT")?;
+    ///     if plan.progress().open == 0 {
+    ///         plan.status = PlanStatus::Completed;
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!((plan.progress().done, plan.status), (1, PlanStatus::Active));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn update_plan_with(
+        &self,
+        workspace: &str,
+        id: &str,
+        change: impl FnOnce(&mut Plan) -> Result<(), Error>,
+    ) -> Result<Plan, Error> {
+        self.update_plan_with_reported(workspace, id, change)
+            .map(|saved| saved.value)
+    }
+
+    /// [`update_plan_with`](Self::update_plan_with), also returning the secrets it replaced.
+    pub fn update_plan_with_reported(
+        &self,
+        workspace: &str,
+        id: &str,
+        change: impl FnOnce(&mut Plan) -> Result<(), Error>,
+    ) -> Result<Saved<Plan>, Error> {
+        let workspace = writable_workspace(workspace)?;
+        let id = validate_plan_id(id)?;
+        let redactor = self.redactor()?;
+        let plan = self.update_plan_locked(&workspace, &id, |plan| {
+            change(plan)?;
+            let mut out = Vec::new();
+            redact_field(redactor, "title", &mut plan.title, &mut out);
+            redact_field(redactor, "content", &mut plan.content, &mut out);
+            for tag in &mut plan.tags {
+                redact_field(redactor, "tags", tag, &mut out);
+            }
+            plan.title = plan.title.trim().to_string();
+            check_plan_title(&plan.title)?;
+            plan.tags = clean_tags(&plan.tags)?;
+            Ok(out)
+        });
+        let (plan, redacted) = plan?;
+        Ok(Saved::new(plan, redacted))
+    }
+
+    /// The one read-modify-write of a plan file, under its lock: `change` edits the parsed
+    /// plan (its id, workspace and `created` are put back afterwards), `updated` becomes now.
+    fn update_plan_locked<T>(
+        &self,
+        workspace: &str,
+        id: &str,
+        change: impl FnOnce(&mut Plan) -> Result<T, Error>,
+    ) -> Result<(Plan, T), Error> {
+        let now = self.now();
+        let path = self.plan_path(workspace, id);
+        let home_copy = self.home_copy(workspace, &path)?;
+        if !path.exists() && home_copy.is_none() {
+            return Err(plan_not_found(workspace, id).with_path(&path));
+        }
+        let (plan, value) = update_locked(&path, &WriteOptions::private(), |current| {
+            let Some(text) = current.or(home_copy.as_deref()) else {
+                return Err(plan_not_found(workspace, id).with_path(&path));
+            };
+            let plan = parse_plan(text, workspace, id).map_err(|e| e.with_path(&path))?;
+            let mut changed = plan.clone();
+            let value = change(&mut changed)?;
+            changed.id = plan.id;
+            changed.workspace = plan.workspace;
+            changed.created = plan.created;
+            changed.updated = now;
+            Ok(Update::Write(format_plan(&changed), (changed, value)))
         })
         .map_err(|e| with_path_if_missing(e, &path))?;
         if plan.status != PlanStatus::Active {
-            self.clear_active_if(&workspace, &plan.id)?;
+            self.clear_active_if(workspace, &plan.id)?;
         }
-        Ok(Saved::new(plan, redacted))
+        Ok((plan, value))
     }
 
     /// Makes plan `id` the workspace's active plan (re-opening it if it was completed or
     /// archived) and returns it.
     pub fn activate_plan(&self, workspace: &str, id: &str) -> Result<Plan, Error> {
+        writable_workspace(workspace)?;
         let plan = self.get_plan(workspace, id)?;
         let plan = if plan.status == PlanStatus::Active {
             plan
@@ -1294,8 +1395,11 @@ impl Store {
         Ok(plan)
     }
 
-    /// The workspace's active plan: `None` when none is set, when it no longer exists, or
-    /// when it is not `active` any more.
+    /// The workspace's active plan — the one plan chosen as its focus by
+    /// [`activate_plan`](Self::activate_plan) or a save with [`PlanInput::activate`], not
+    /// every plan whose status is [`PlanStatus::Active`] (see [`PlanStatus`] for an example):
+    /// `None` when none was chosen, when it no longer exists, or when it is not `active` any
+    /// more.
     pub fn active_plan(&self, workspace: &str) -> Result<Option<Plan>, Error> {
         let workspace = validate_workspace(workspace)?;
         let Some(text) = self.read_active(&workspace)? else {

@@ -130,6 +130,155 @@ pub fn validate_workspace(name: &str) -> Result<String, Error> {
     Ok(slug)
 }
 
+/// The words a [`WorkspaceSelector`] gives a meaning of its own: `current` and `all`. No
+/// workspace of that name is ever written to (see [`check_writable_workspace`]), so a name on
+/// a command line or in a tool call always means one thing.
+pub const RESERVED_WORKSPACE_NAMES: [&str; 2] = ["current", "all"];
+
+/// Refuses a normalised workspace name that is reserved ([`RESERVED_WORKSPACE_NAMES`]); every
+/// write of the store calls it. Reads still find such a workspace when an older version wrote
+/// one.
+///
+/// ```
+/// use goldfish_store::check_writable_workspace;
+/// assert!(check_writable_workspace("api").is_ok());
+/// let e = check_writable_workspace("all").unwrap_err();
+/// assert!(e.is_invalid_input());
+/// ```
+pub fn check_writable_workspace(name: &str) -> Result<(), Error> {
+    match RESERVED_WORKSPACE_NAMES
+        .iter()
+        .find(|r| name.trim().eq_ignore_ascii_case(r))
+    {
+        Some(reserved) => Err(Error::invalid(format!(
+            "`{reserved}` is a reserved word, not a workspace name (`current` is the workspace of the directory, `all` every workspace when reading); nothing is saved to a workspace of that name: name another one"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Which workspace (or workspaces) an operation uses, parsed once from what a person or a
+/// program named.
+///
+/// `current` (any case) is [`Current`](Self::Current), `all` is [`All`](Self::All), anything
+/// else [`Named`](Self::Named): a workspace name (validated and normalised when parsed) or a
+/// project's absolute path (kept as given, resolved by [`choose_workspace`]). Blank text is
+/// refused: an empty value is a mistake (an unset shell variable), not "the current one".
+/// [`All`](Self::All) is for reads only; every write refuses it, and refuses a workspace
+/// *named* `current` or `all` ([`check_writable_workspace`]).
+///
+/// ```
+/// use goldfish_store::WorkspaceSelector;
+/// let parse = |s: &str| s.parse::<WorkspaceSelector>();
+/// assert_eq!(parse("current")?, WorkspaceSelector::Current);
+/// assert_eq!(parse("ALL")?, WorkspaceSelector::All);
+/// assert_eq!(parse(" My Project ")?, WorkspaceSelector::Named("my-project".into()));
+/// assert!(parse("").is_err());
+/// assert!(parse("../etc").is_err());
+/// # Ok::<(), goldfish_store::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkspaceSelector {
+    /// The workspace of the directory the operation runs from (see [`choose_workspace`]).
+    #[default]
+    Current,
+    /// One workspace: its normalised name, or a project's absolute path.
+    Named(String),
+    /// Every workspace of the store; reads only.
+    All,
+}
+
+impl WorkspaceSelector {
+    /// One workspace by name (not parsed: the store validates it when it is used).
+    pub fn named(name: impl Into<String>) -> Self {
+        WorkspaceSelector::Named(name.into())
+    }
+
+    /// The one workspace this names, if it names one (a name or a path), else `None`.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            WorkspaceSelector::Named(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// True for [`All`](Self::All).
+    pub fn is_all(&self) -> bool {
+        matches!(self, WorkspaceSelector::All)
+    }
+
+    /// What a single-workspace operation passes to [`WorkspaceQuery::given`]: the name or path,
+    /// `None` for [`Current`](Self::Current), and an error of kind
+    /// [`InvalidInput`](crate::ErrorKind::InvalidInput) for [`All`](Self::All).
+    pub fn single(&self) -> Result<Option<&str>, Error> {
+        match self {
+            WorkspaceSelector::Current => Ok(None),
+            WorkspaceSelector::Named(n) => Ok(Some(n)),
+            WorkspaceSelector::All => Err(Error::invalid(
+                "`all` selects every workspace, which only reads of many workspaces (recall) take; this needs one workspace: name it, or leave it out for the current one",
+            )),
+        }
+    }
+}
+
+impl std::str::FromStr for WorkspaceSelector {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let t = s.trim();
+        if t.is_empty() {
+            return Err(Error::invalid(
+                "the workspace is empty; give a name such as `my-project`, `current` or `all`",
+            ));
+        }
+        if t.eq_ignore_ascii_case("current") {
+            Ok(WorkspaceSelector::Current)
+        } else if t.eq_ignore_ascii_case("all") {
+            Ok(WorkspaceSelector::All)
+        } else if Path::new(t).is_absolute() {
+            Ok(WorkspaceSelector::Named(t.to_string()))
+        } else {
+            validate_workspace(t).map(WorkspaceSelector::Named)
+        }
+    }
+}
+
+/// The infallible reading, for code that sets a selector from a literal
+/// (`opts.workspace = "api".into()`): blank or `current` is [`WorkspaceSelector::Current`],
+/// `all` is [`WorkspaceSelector::All`], anything else [`WorkspaceSelector::Named`] as given,
+/// validated when it is used. Text from a person goes through [`str::parse`] instead, which
+/// refuses blank and invalid names at once.
+impl From<&str> for WorkspaceSelector {
+    fn from(s: &str) -> Self {
+        let t = s.trim();
+        if t.is_empty() || t.eq_ignore_ascii_case("current") {
+            WorkspaceSelector::Current
+        } else if t.eq_ignore_ascii_case("all") {
+            WorkspaceSelector::All
+        } else {
+            WorkspaceSelector::Named(t.to_string())
+        }
+    }
+}
+
+/// As [`From<&str>`](#impl-From%3C%26str%3E-for-WorkspaceSelector).
+impl From<String> for WorkspaceSelector {
+    fn from(s: String) -> Self {
+        WorkspaceSelector::from(s.as_str())
+    }
+}
+
+impl std::fmt::Display for WorkspaceSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkspaceSelector::Current => f.write_str("current"),
+            WorkspaceSelector::Named(n) => f.write_str(n),
+            WorkspaceSelector::All => f.write_str("all"),
+        }
+    }
+}
+
 /// Splits `@scope/pkg` into its two non-empty parts; `None` for anything else.
 fn scoped_package_parts(name: &str) -> Option<(&str, &str)> {
     let (scope, package) = name.trim().strip_prefix('@')?.split_once('/')?;

@@ -7,6 +7,7 @@ mod elsewhere;
 mod faults;
 mod git;
 mod plan_action;
+mod plan_edit;
 mod plan_heading;
 mod redaction;
 mod roundtrip;

@@ -216,3 +216,68 @@ fn recent_workspaces_are_listed_newest_first() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn selector_words_are_never_workspaces_written_to() -> Result<(), Box<dyn std::error::Error>> {
+    use goldfish_store::{CheckpointInput, ErrorKind, PlanInput, Store, WorkspaceSelector};
+    let dir = tempfile::tempdir()?;
+    let store = Store::open(dir.path())?;
+    for name in ["all", "current", "ALL", " Current "] {
+        let mut input = CheckpointInput::new("into a reserved word");
+        input.workspace = Some(name.into());
+        let e = store.save_checkpoint(input).err().ok_or("saved")?;
+        assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+        assert!(e.message().contains("reserved word"), "{e}");
+        let mut plan = PlanInput::new("Plan", "- [ ] x");
+        plan.workspace = Some(name.into());
+        let e = store.save_plan(plan).err().ok_or("saved")?;
+        assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+        let mut imported =
+            goldfish_store::Checkpoint::new("i-1", store.now(), name.trim(), "imported");
+        imported.workspace = name.trim().to_string();
+        assert!(store.import_checkpoint(&imported).is_err());
+    }
+    assert!(store.list_workspaces()?.is_empty(), "nothing was written");
+    // Parsed once: the words, names (normalised) and paths.
+    assert_eq!(
+        "current".parse::<WorkspaceSelector>()?,
+        WorkspaceSelector::Current
+    );
+    assert_eq!(
+        " All ".parse::<WorkspaceSelector>()?,
+        WorkspaceSelector::All
+    );
+    assert_eq!(
+        "My API".parse::<WorkspaceSelector>()?,
+        WorkspaceSelector::Named("my-api".into())
+    );
+    let path = dir.path().to_string_lossy().into_owned();
+    assert_eq!(
+        path.parse::<WorkspaceSelector>()?,
+        WorkspaceSelector::Named(path.clone())
+    );
+    for bad in ["", "  ", "../x", "!!!"] {
+        let e = bad.parse::<WorkspaceSelector>().err().ok_or(bad)?;
+        assert_eq!(e.kind(), ErrorKind::InvalidInput, "{bad:?}: {e}");
+    }
+    assert!(WorkspaceSelector::All.single().is_err());
+    assert_eq!(WorkspaceSelector::Current.single()?, None);
+    Ok(())
+}
+
+#[test]
+fn a_checkpoint_without_a_workspace_uses_its_own_git_directory() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (store, _) = store_at(&dir.path().join("store"))?;
+    let repo = dir.path().join("Lagoon");
+    std::fs::create_dir_all(&repo)?;
+    git(&repo, &["init", "-q"])?;
+    let mut input = CheckpointInput::new("in the lagoon");
+    input.git_dir = Some(repo.clone());
+    // The test process runs elsewhere (the crate's directory), and the variable is not set
+    // by the test harness for this crate.
+    if std::env::var_os(goldfish_store::WORKSPACE_ENV).is_none() {
+        assert_eq!(store.save_checkpoint(input)?.workspace, "lagoon");
+    }
+    Ok(())
+}

@@ -153,6 +153,12 @@ impl Error {
         }
     }
 
+    /// Keeps the file-system failure behind this error as its source.
+    pub(crate) fn with_source(mut self, source: FsError) -> Self {
+        self.0.source = Some(source);
+        self
+    }
+
     pub(crate) fn with_path(mut self, path: impl Into<PathBuf>) -> Self {
         self.0.path = Some(path.into());
         self
@@ -161,6 +167,18 @@ impl Error {
     pub(crate) fn at_line(mut self, line: usize) -> Self {
         self.0.line = Some(line);
         self
+    }
+
+    /// The kind of the I/O error behind this one, when a file-system operation failed: the
+    /// same question, answered the same way, in every goldfish crate.
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        goldfish_core::fs::io_kind_in(self)
+    }
+
+    /// True when a file could not be read because it is not valid UTF-8 (the message names
+    /// the file and line): the same question, answered the same way, in every goldfish crate.
+    pub fn is_invalid_utf8(&self) -> bool {
+        goldfish_core::fs::invalid_utf8_in(self)
     }
 
     /// The kind of failure.

@@ -182,11 +182,10 @@ impl Journal {
                 .with_path(worktree));
             }
             Err(e) => {
-                return Err(Error::new(
-                    ErrorKind::NotADirectory,
-                    format!("cannot open the worktree ({e}): pass an existing directory"),
-                )
-                .with_path(worktree));
+                let message = format!("cannot open the worktree ({e}): pass an existing directory");
+                return Err(Error::new(ErrorKind::NotADirectory, message)
+                    .with_path(worktree)
+                    .with_source(FsError::new(FsOp::Read, worktree, e)));
             }
         }
         Ok(Journal {

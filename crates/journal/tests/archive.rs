@@ -249,3 +249,26 @@ fn archive_needs_a_journal() -> TestResult {
     assert_eq!(fs::read_dir(root.path())?.count(), 0);
     Ok(())
 }
+
+#[test]
+fn invalid_utf8_and_io_kind_are_asked_the_same_way_as_everywhere()
+-> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    fs::write(
+        dir.path().join("JOURNAL.md"),
+        b"# Journal\n\nApproach: \xff\n",
+    )?;
+    let e = Journal::open(dir.path())?
+        .read()
+        .err()
+        .ok_or("read a bad file")?;
+    assert!(e.is_invalid_utf8(), "{e}");
+    assert_eq!(e.io_kind(), Some(std::io::ErrorKind::InvalidData));
+    // Not found: the kind of the I/O error, without depending on the foundation crate.
+    let e = Journal::open(dir.path().join("missing"))
+        .err()
+        .ok_or("opened a missing directory")?;
+    assert!(!e.is_invalid_utf8());
+    assert_eq!(e.io_kind(), Some(std::io::ErrorKind::NotFound), "{e}");
+    Ok(())
+}

@@ -192,7 +192,7 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
 /// server's structured content) show the same checkpoints.
 pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (String, usize) {
     let mut b = Budget::new(opts.max_chars);
-    let all = result.scope == "all";
+    let all = result.scope.is_all();
     let mut head = format!(
         "# Recall: {} — {}\n",
         result.scope,

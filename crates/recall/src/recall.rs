@@ -13,42 +13,10 @@ use crate::inplace::InPlace;
 use crate::options::SearchOptions;
 use crate::window::TimeWindow;
 
-/// Which workspaces a recall reads.
-///
-/// `"all"` and `"current"` (any case; blank means current) parse to [`Scope::All`] and
-/// [`Scope::Current`], anything else to [`Scope::Named`], so `opts.workspace = "api".into()`
-/// works. The name is validated when the recall runs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Scope {
-    /// The workspace of [`RecallOptions::cwd`]: `$GOLDFISH_WORKSPACE` when set, else detected
-    /// from the directory (see [`goldfish_store::resolve_workspace`]).
-    #[default]
-    Current,
-    /// One workspace by name (normalised and validated; `../x` is refused).
-    Named(String),
-    /// Every workspace of the store.
-    All,
-}
-
-impl From<&str> for Scope {
-    fn from(s: &str) -> Scope {
-        let t = s.trim();
-        if t.is_empty() || t.eq_ignore_ascii_case("current") {
-            Scope::Current
-        } else if t.eq_ignore_ascii_case("all") {
-            Scope::All
-        } else {
-            Scope::Named(t.to_string())
-        }
-    }
-}
-
-impl From<String> for Scope {
-    fn from(s: String) -> Scope {
-        Scope::from(s.as_str())
-    }
-}
+/// Which workspaces a recall reads: the store's [`WorkspaceSelector`](goldfish_store::WorkspaceSelector)
+/// (`current`, a name or a project's path, or `all`), parsed with
+/// [`str::parse`] or, for a literal, `opts.workspace = "api".into()`.
+pub use goldfish_store::WorkspaceSelector as Scope;
 
 /// What to recall; see [`recall`]. Every field has a sensible default.
 #[derive(Debug, Clone, PartialEq)]
@@ -279,8 +247,9 @@ pub enum StoreState {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[non_exhaustive]
 pub struct RecallResult {
-    /// The workspace recalled, or `"all"`.
-    pub scope: String,
+    /// What was recalled: [`Scope::Named`] with the one workspace's name, or [`Scope::All`]
+    /// (never [`Scope::Current`]: the current workspace is resolved to its name).
+    pub scope: Scope,
     /// The window that was read.
     pub window: TimeWindow,
     /// The time the recall was made at ([`RecallOptions::now`], else the store's clock): what
@@ -442,9 +411,9 @@ fn recall_inner(
 
     Ok(RecallResult {
         scope: if all {
-            "all".to_string()
+            Scope::All
         } else {
-            workspaces[0].clone()
+            Scope::Named(workspaces[0].clone())
         },
         window,
         now,

@@ -80,7 +80,7 @@ fn aggregates_across_all_workspaces() -> TestResult {
     o.now = Some(t("2025-10-13T10:00:00Z"));
     let r = recall(&s.store, &o)?;
     assert_eq!(r.workspaces.len(), 2);
-    assert_eq!(r.scope, "all");
+    assert_eq!(r.scope, goldfish_recall::Scope::All);
     assert_eq!(r.checkpoints.len(), 2);
     assert!(r.active_plan.is_none());
     Ok(())

@@ -226,7 +226,11 @@ pub(crate) fn parse_bytes(kind: SignalKind, bytes: &[u8]) -> Result<Signal, Erro
             let good = &bytes[..e.valid_up_to()];
             let line = 1 + good.iter().filter(|&&b| b == b'\n').count();
             let column = 1 + good.iter().rev().take_while(|&&b| b != b'\n').count();
-            Err(Error::new(ErrorKind::InvalidSignal { kind }, "not valid UTF-8").at(line, column))
+            Err(
+                Error::new(ErrorKind::InvalidSignal { kind }, "not valid UTF-8")
+                    .at(line, column)
+                    .with_source(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+            )
         }
     }
 }

@@ -8,7 +8,7 @@ use goldfish_core::fs::FsError;
 use crate::{SignalKind, Stage};
 
 /// What went wrong; part of [`Error`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// A file-system operation failed (the [`Error::path`] names the file).
@@ -98,9 +98,21 @@ impl Error {
         Error::new(kind, detail).at(e.line(), e.column())
     }
 
+    /// The kind of the I/O error behind this one, when a file-system operation failed: the
+    /// same question, answered the same way, in every goldfish crate.
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        goldfish_core::fs::io_kind_in(self)
+    }
+
+    /// True when a file could not be read because it is not valid UTF-8 (the message names
+    /// the file and line): the same question, answered the same way, in every goldfish crate.
+    pub fn is_invalid_utf8(&self) -> bool {
+        goldfish_core::fs::invalid_utf8_in(self)
+    }
+
     /// What happened.
-    pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 
     /// The file concerned, when there is one.

@@ -129,3 +129,24 @@ fn emitted_files_follow_the_umask() -> TestResult {
     assert_eq!(mode(&path)?, mode(&plain)?);
     Ok(())
 }
+
+#[test]
+fn invalid_utf8_and_io_kind_are_asked_the_same_way_as_everywhere() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let signals = SignalDir::new(dir.path());
+    signals.emit(&Signal::from(BuildComplete::default()))?;
+    let path = dir.path().join(".goblin").join("build-complete");
+    fs::write(&path, b"{\"commits\": \xff}")?;
+    let e = signals
+        .read(SignalKind::BuildComplete)
+        .err()
+        .ok_or("read a bad file")?;
+    assert!(e.is_invalid_utf8(), "{e}");
+    assert!(matches!(
+        e.kind(),
+        goldfish_signals::ErrorKind::InvalidSignal { .. }
+    ));
+    assert_eq!(e.path(), Some(path.as_path()));
+    assert_eq!(e.io_kind(), Some(std::io::ErrorKind::InvalidData));
+    Ok(())
+}

@@ -37,7 +37,14 @@ fn nonblank(s: &Option<String>) -> Option<&str> {
 /// The timeline page (`/`).
 pub fn timeline(app: &App, q: &TimelineQuery) -> Page {
     let mut notes: Vec<String> = Vec::new();
-    let ws = nonblank(&q.ws).filter(|w| !w.eq_ignore_ascii_case("all"));
+    // The store's one reading of a workspace selector: blank or `all` is every workspace.
+    let scope = match nonblank(&q.ws).map(|w| (w, w.parse::<Scope>())) {
+        None => Scope::All,
+        Some((_, Ok(scope))) => scope,
+        // Refused again by the recall below, which shows why as the page's problem.
+        Some((w, Err(_))) => Scope::named(w),
+    };
+    let ws = scope.name();
     let days = nonblank(&q.days).and_then(|d| match d.parse::<u32>() {
         Ok(n) if n > 0 => Some(n),
         _ => {
@@ -71,7 +78,7 @@ pub fn timeline(app: &App, q: &TimelineQuery) -> Page {
     });
 
     let mut o = RecallOptions::default();
-    o.workspace = ws.map_or(Scope::All, |w| Scope::Named(w.to_string()));
+    o.workspace = scope.clone();
     match days {
         Some(d) => o.days = Some(d),
         None => o.from = Some("1970-01-01".into()),

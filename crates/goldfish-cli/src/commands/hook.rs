@@ -22,7 +22,7 @@ const MAX_INPUT: u64 = 4 * 1024 * 1024;
 /// prompt.
 pub(crate) fn hook(
     home: Option<PathBuf>,
-    workspace: Option<String>,
+    workspace: Option<crate::cli::WorkspaceArg>,
     json: bool,
     cmd: HookCommand,
 ) -> ExitCode {
@@ -71,7 +71,7 @@ fn read_input() -> anyhow::Result<HookInput> {
 /// Runs one hook and returns what goes on stdout.
 fn run_hook(
     home: Option<PathBuf>,
-    workspace: Option<String>,
+    workspace: Option<crate::cli::WorkspaceArg>,
     json: bool,
     cmd: HookCommand,
 ) -> anyhow::Result<String> {

@@ -145,10 +145,9 @@ fn report_json(kind: &str, r: &ImportReport) -> serde_json::Value {
 /// `goldfish export`: JSON Lines on stdout; problems on stderr (exit 1 when any).
 pub(crate) fn export(ctx: &Context, _a: ExportArgs) -> anyhow::Result<ExitCode> {
     let store = ctx.open_store()?;
-    let workspaces = match ctx.workspace.as_deref().map(str::trim) {
-        None | Some("") => Vec::new(),
-        Some(w) if w.eq_ignore_ascii_case("all") => Vec::new(),
-        Some(w) => vec![ctx.workspace(Some(w))?],
+    let workspaces = match &ctx.workspace {
+        None | Some(goldfish_store::WorkspaceSelector::All) => Vec::new(),
+        Some(_) => vec![ctx.workspace(None)?],
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -168,8 +168,8 @@ pub(super) fn rebuild_with(
     }
 }
 
-pub(super) fn write(path: &Path, bytes: &[u8]) -> Result<(), notes_core::fs::FsError> {
-    notes_core::fs::write_atomic(path, bytes, &notes_core::fs::WriteOptions::default())
+pub(super) fn write(path: &Path, bytes: &[u8]) -> Result<(), goldfish_core::fs::FsError> {
+    goldfish_core::fs::write_atomic(path, bytes, &goldfish_core::fs::WriteOptions::default())
 }
 
 /// A fresh index for `workspace`: the file's, else rebuilt (and written when it can be).
