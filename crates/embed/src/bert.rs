@@ -23,8 +23,12 @@ pub struct ModelFiles {
 
 impl ModelFiles {
     /// The files every model needs, relative to its directory.
-    pub const REQUIRED: [&'static str; 4] =
-        ["config.json", "model.safetensors", "tokenizer.json", "1_Pooling/config.json"];
+    pub const REQUIRED: [&'static str; 4] = [
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "1_Pooling/config.json",
+    ];
     /// Files read when present (the maximum sequence length sentence-transformers truncates to).
     pub const OPTIONAL: [&'static str; 1] = ["sentence_bert_config.json"];
 
@@ -67,15 +71,24 @@ impl ModelFiles {
     fn pooling(&self, config: &Config) -> Result<usize, Error> {
         let path = self.path("1_Pooling/config.json");
         let pooling: serde_json::Map<String, serde_json::Value> = read_json(&path)?;
-        let flag = |key: &str| pooling.get(key).and_then(serde_json::Value::as_bool).unwrap_or(false);
+        let flag = |key: &str| {
+            pooling
+                .get(key)
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false)
+        };
         if !flag("pooling_mode_mean_tokens") {
             return Err(Error::Unsupported {
                 path,
-                reason: "pooling_mode_mean_tokens is not true: only mean pooling is supported".into(),
+                reason: "pooling_mode_mean_tokens is not true: only mean pooling is supported"
+                    .into(),
             });
         }
         for (key, value) in &pooling {
-            if key.starts_with("pooling_mode_") && key != "pooling_mode_mean_tokens" && value.as_bool() == Some(true) {
+            if key.starts_with("pooling_mode_")
+                && key != "pooling_mode_mean_tokens"
+                && value.as_bool() == Some(true)
+            {
                 return Err(Error::Unsupported {
                     path,
                     reason: format!("{key} is true: only mean pooling is supported"),
@@ -116,7 +129,9 @@ impl ModelFiles {
                     .as_u64()
                     .and_then(|d| usize::try_from(d).ok())
                     .filter(|&d| d > 0)
-                    .ok_or_else(|| Error::corrupt(&path, "max_seq_length is not a positive number"))?;
+                    .ok_or_else(|| {
+                        Error::corrupt(&path, "max_seq_length is not a positive number")
+                    })?;
                 Ok(max.min(config.max_position_embeddings))
             }
         }
@@ -125,10 +140,13 @@ impl ModelFiles {
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
     let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::Missing { path: path.to_path_buf() },
+        std::io::ErrorKind::NotFound => Error::Missing {
+            path: path.to_path_buf(),
+        },
         _ => Error::io(path, e),
     })?;
-    serde_json::from_str(&text).map_err(|e| Error::corrupt(path, format!("not a valid file of its kind: {e}")))
+    serde_json::from_str(&text)
+        .map_err(|e| Error::corrupt(path, format!("not a valid file of its kind: {e}")))
 }
 
 /// Reads a safetensors header (8-byte little-endian length, then JSON) and checks that every
@@ -142,10 +160,15 @@ fn check_safetensors_header(path: &Path) -> Result<(), Error> {
         .map_err(|_| Error::corrupt(path, "shorter than a safetensors header"))?;
     let len = u64::from_le_bytes(len);
     if len > size.saturating_sub(8) || len > 100 << 20 {
-        return Err(Error::corrupt(path, format!("header length {len} exceeds the file ({size} bytes)")));
+        return Err(Error::corrupt(
+            path,
+            format!("header length {len} exceeds the file ({size} bytes)"),
+        ));
     }
-    let mut header = vec![0u8; usize::try_from(len).map_err(|_| Error::corrupt(path, "header too long"))?];
-    file.read_exact(&mut header).map_err(|e| Error::io(path, e))?;
+    let mut header =
+        vec![0u8; usize::try_from(len).map_err(|_| Error::corrupt(path, "header too long"))?];
+    file.read_exact(&mut header)
+        .map_err(|e| Error::io(path, e))?;
     let header: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&header)
         .map_err(|e| Error::corrupt(path, format!("safetensors header is not JSON: {e}")))?;
     let data = size - 8 - len;
@@ -203,7 +226,10 @@ impl BertEmbedder {
             .get_padding()
             .map_or_else(|| "[PAD]".to_owned(), |p| p.pad_token.clone());
         tokenizer
-            .with_truncation(Some(TruncationParams { max_length, ..TruncationParams::default() }))
+            .with_truncation(Some(TruncationParams {
+                max_length,
+                ..TruncationParams::default()
+            }))
             .map_err(|e| Error::corrupt(&tokenizer_path, format!("cannot truncate: {e}")))?;
         tokenizer.with_padding(Some(PaddingParams {
             strategy: PaddingStrategy::BatchLongest,
@@ -222,7 +248,13 @@ impl BertEmbedder {
         let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, &device) }
             .map_err(|e| Error::corrupt(&weights, e))?;
         let model = BertModel::load(vb, &config).map_err(|e| Error::corrupt(&weights, e))?;
-        Ok(Self { model, tokenizer, dimension, max_length, device })
+        Ok(Self {
+            model,
+            tokenizer,
+            dimension,
+            max_length,
+            device,
+        })
     }
 
     /// The number of tokens (with the special ones) a text is truncated to.
@@ -240,7 +272,9 @@ impl BertEmbedder {
         tokenizer
             .with_truncation(None)
             .map_err(|e| Error::Model(e.to_string()))?;
-        let encoding = tokenizer.encode(text, true).map_err(|e| Error::Model(e.to_string()))?;
+        let encoding = tokenizer
+            .encode(text, true)
+            .map_err(|e| Error::Model(e.to_string()))?;
         Ok(encoding.len())
     }
 
@@ -263,12 +297,27 @@ impl BertEmbedder {
         let ids = Tensor::from_vec(ids, (rows, len), &self.device).map_err(model)?;
         let types = Tensor::from_vec(types, (rows, len), &self.device).map_err(model)?;
         let mask = Tensor::from_vec(mask, (rows, len), &self.device).map_err(model)?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(model)?;
+        let hidden = self
+            .model
+            .forward(&ids, &types, Some(&mask))
+            .map_err(model)?;
         // Mean pooling over the real tokens (sentence-transformers' Pooling, mean mode), then
         // L2 normalisation (its Normalize module).
-        let mask = mask.to_dtype(DType::F32).map_err(model)?.unsqueeze(2).map_err(model)?;
-        let summed = hidden.broadcast_mul(&mask).map_err(model)?.sum(1).map_err(model)?;
-        let counts = mask.sum(1).map_err(model)?.clamp(1e-9f32, f32::MAX).map_err(model)?;
+        let mask = mask
+            .to_dtype(DType::F32)
+            .map_err(model)?
+            .unsqueeze(2)
+            .map_err(model)?;
+        let summed = hidden
+            .broadcast_mul(&mask)
+            .map_err(model)?
+            .sum(1)
+            .map_err(model)?;
+        let counts = mask
+            .sum(1)
+            .map_err(model)?
+            .clamp(1e-9f32, f32::MAX)
+            .map_err(model)?;
         let mean = summed.broadcast_div(&counts).map_err(model)?;
         let norm = mean
             .sqr()
@@ -279,7 +328,10 @@ impl BertEmbedder {
             .map_err(model)?
             .clamp(1e-12f32, f32::MAX)
             .map_err(model)?;
-        mean.broadcast_div(&norm).map_err(model)?.to_vec2::<f32>().map_err(model)
+        mean.broadcast_div(&norm)
+            .map_err(model)?
+            .to_vec2::<f32>()
+            .map_err(model)
     }
 }
 

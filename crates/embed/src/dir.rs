@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::bert::{BertEmbedder, ModelFiles};
 use crate::Error;
+use crate::bert::{BertEmbedder, ModelFiles};
 
 /// The model goldfish's semantic recall uses: sentence-transformers' all-MiniLM-L6-v2
 /// (384 dimensions, 256 tokens, about 90 MB).
@@ -104,7 +104,12 @@ impl ModelDir {
                 Err(e) => return Err(Error::io(file, e)),
             }
         }
-        Ok(Some(ModelStatus { model: name.to_owned(), path, size, dimension }))
+        Ok(Some(ModelStatus {
+            model: name.to_owned(),
+            path,
+            size,
+            dimension,
+        }))
     }
 
     /// Loads the installed model `name`.
@@ -168,7 +173,11 @@ impl ModelDir {
                 let reader = std::fs::File::open(&from).map_err(|e| Error::io(&from, e))?;
                 copy_file(reader, &staging.join(file), &mut |n| {
                     done += n;
-                    progress(&Progress { file: file.to_owned(), done, total: Some(total) });
+                    progress(&Progress {
+                        file: file.to_owned(),
+                        done,
+                        total: Some(total),
+                    });
                 })
                 .map_err(|e| match e {
                     CopyError::Read(e) => Error::io(&from, e),
@@ -187,15 +196,20 @@ impl ModelDir {
         fill: impl FnOnce(&Path) -> Result<(), Error>,
     ) -> Result<ModelStatus, Error> {
         std::fs::create_dir_all(&self.root).map_err(|e| Error::io(&self.root, e))?;
-        let staging = self.root.join(format!(".{name}.partial-{}", std::process::id()));
+        let staging = self
+            .root
+            .join(format!(".{name}.partial-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
         let result = (|| {
-            std::fs::create_dir_all(staging.join("1_Pooling")).map_err(|e| Error::io(&staging, e))?;
+            std::fs::create_dir_all(staging.join("1_Pooling"))
+                .map_err(|e| Error::io(&staging, e))?;
             fill(&staging)?;
             BertEmbedder::load(&staging)?;
             let target = self.path(name);
             if target.exists() {
-                let old = self.root.join(format!(".{name}.old-{}", std::process::id()));
+                let old = self
+                    .root
+                    .join(format!(".{name}.old-{}", std::process::id()));
                 std::fs::rename(&target, &old).map_err(|e| Error::io(&target, e))?;
                 std::fs::rename(&staging, &target).map_err(|e| Error::io(&target, e))?;
                 std::fs::remove_dir_all(&old).map_err(|e| Error::io(&old, e))?;
@@ -208,7 +222,9 @@ impl ModelDir {
             let _ = std::fs::remove_dir_all(&staging);
             return Err(e);
         }
-        self.status(name)?.ok_or_else(|| Error::Missing { path: self.path(name) })
+        self.status(name)?.ok_or_else(|| Error::Missing {
+            path: self.path(name),
+        })
     }
 }
 

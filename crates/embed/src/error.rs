@@ -15,7 +15,9 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A model file is missing.
-    #[error("{path}: missing (the model directory is incomplete; reinstall it with `goldfish model install`)")]
+    #[error(
+        "{path}: missing (the model directory is incomplete; reinstall it with `goldfish model install`)"
+    )]
     Missing {
         /// The file expected.
         path: PathBuf,
@@ -64,10 +66,16 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Self::Io { path: path.into(), source }
+        Self::Io {
+            path: path.into(),
+            source,
+        }
     }
 
     pub(crate) fn corrupt(path: impl Into<PathBuf>, reason: impl std::fmt::Display) -> Self {
-        Self::Corrupt { path: path.into(), reason: reason.to_string() }
+        Self::Corrupt {
+            path: path.into(),
+            reason: reason.to_string(),
+        }
     }
 }

@@ -53,8 +53,11 @@ fn write_tiny_model(dir: &Path) -> TestResult {
         })
         .to_string(),
     )?;
-    let ids: serde_json::Map<String, serde_json::Value> =
-        vocab.iter().enumerate().map(|(i, w)| ((*w).to_owned(), i.into())).collect();
+    let ids: serde_json::Map<String, serde_json::Value> = vocab
+        .iter()
+        .enumerate()
+        .map(|(i, w)| ((*w).to_owned(), i.into()))
+        .collect();
     std::fs::write(
         dir.join("tokenizer.json"),
         serde_json::json!({
@@ -89,16 +92,33 @@ fn write_tiny_model(dir: &Path) -> TestResult {
         t.insert(name, Tensor::randn(0f32, 0.5, shape, &dev)?);
         Ok(())
     };
-    randn("embeddings.word_embeddings.weight".into(), &[vocab.len(), HIDDEN])?;
-    randn("embeddings.position_embeddings.weight".into(), &[MAX_POSITIONS, HIDDEN])?;
-    randn("embeddings.token_type_embeddings.weight".into(), &[2, HIDDEN])?;
+    randn(
+        "embeddings.word_embeddings.weight".into(),
+        &[vocab.len(), HIDDEN],
+    )?;
+    randn(
+        "embeddings.position_embeddings.weight".into(),
+        &[MAX_POSITIONS, HIDDEN],
+    )?;
+    randn(
+        "embeddings.token_type_embeddings.weight".into(),
+        &[2, HIDDEN],
+    )?;
     for l in 0..LAYERS {
         let p = format!("encoder.layer.{l}");
-        for m in ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"] {
+        for m in [
+            "attention.self.query",
+            "attention.self.key",
+            "attention.self.value",
+            "attention.output.dense",
+        ] {
             randn(format!("{p}.{m}.weight"), &[HIDDEN, HIDDEN])?;
             randn(format!("{p}.{m}.bias"), &[HIDDEN])?;
         }
-        randn(format!("{p}.intermediate.dense.weight"), &[INTERMEDIATE, HIDDEN])?;
+        randn(
+            format!("{p}.intermediate.dense.weight"),
+            &[INTERMEDIATE, HIDDEN],
+        )?;
         randn(format!("{p}.intermediate.dense.bias"), &[INTERMEDIATE])?;
         randn(format!("{p}.output.dense.weight"), &[HIDDEN, INTERMEDIATE])?;
         randn(format!("{p}.output.dense.bias"), &[HIDDEN])?;
@@ -109,8 +129,14 @@ fn write_tiny_model(dir: &Path) -> TestResult {
         norms.push(format!("encoder.layer.{l}.output.LayerNorm"));
     }
     for n in norms {
-        t.insert(format!("{n}.weight"), Tensor::ones(HIDDEN, candle_core::DType::F32, &dev)?);
-        t.insert(format!("{n}.bias"), Tensor::zeros(HIDDEN, candle_core::DType::F32, &dev)?);
+        t.insert(
+            format!("{n}.weight"),
+            Tensor::ones(HIDDEN, candle_core::DType::F32, &dev)?,
+        );
+        t.insert(
+            format!("{n}.bias"),
+            Tensor::zeros(HIDDEN, candle_core::DType::F32, &dev)?,
+        );
     }
     candle_core::safetensors::save(&t, dir.join("model.safetensors"))?;
     Ok(())
@@ -133,7 +159,16 @@ fn vectors_are_normalised_and_a_text_alone_equals_it_in_a_padded_batch() -> Test
     let model = BertEmbedder::load(&dir)?;
     assert_eq!(model.dimension(), HIDDEN);
     let texts: Vec<String> = (0..70)
-        .map(|i| WORDS.iter().cycle().skip(i).take(1 + i % 9).copied().collect::<Vec<_>>().join(" "))
+        .map(|i| {
+            WORDS
+                .iter()
+                .cycle()
+                .skip(i)
+                .take(1 + i % 9)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .collect();
     let mut refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     refs.push("");
@@ -145,7 +180,11 @@ fn vectors_are_normalised_and_a_text_alone_equals_it_in_a_padded_batch() -> Test
         assert!((norm - 1.0).abs() < 1e-5, "{text:?}: norm {norm}");
         // Alone, the text has no padding: padding must not change its vector.
         let alone = model.embed(&[text])?;
-        assert!(close(&alone[0], v), "{text:?}: alone {:?} in a batch {v:?}", alone[0]);
+        assert!(
+            close(&alone[0], v),
+            "{text:?}: alone {:?} in a batch {v:?}",
+            alone[0]
+        );
     }
     // Different texts, different vectors.
     assert!(!close(&batch[0], &batch[1]));
@@ -171,15 +210,26 @@ fn long_texts_are_truncated_to_the_maximum_length() -> TestResult {
 #[test]
 fn sentence_bert_config_sets_the_maximum_length() -> TestResult {
     let (_tmp, dir) = tiny()?;
-    std::fs::write(dir.join("sentence_bert_config.json"), r#"{"max_seq_length": 6}"#)?;
+    std::fs::write(
+        dir.join("sentence_bert_config.json"),
+        r#"{"max_seq_length": 6}"#,
+    )?;
     let model = BertEmbedder::load(&dir)?;
     assert_eq!(model.max_length(), 6);
     let v = model.embed(&["the cat sat on the mat", "the cat sat on the dog"])?;
     // [CLS] + 4 words + [SEP]: the fifth word is cut in both.
     assert!(close(&v[0], &v[1]));
-    std::fs::write(dir.join("sentence_bert_config.json"), r#"{"max_seq_length": "long"}"#)?;
-    let err = BertEmbedder::load(&dir).err().ok_or("a bad max_seq_length loaded")?;
-    assert!(err.to_string().contains("sentence_bert_config.json"), "{err}");
+    std::fs::write(
+        dir.join("sentence_bert_config.json"),
+        r#"{"max_seq_length": "long"}"#,
+    )?;
+    let err = BertEmbedder::load(&dir)
+        .err()
+        .ok_or("a bad max_seq_length loaded")?;
+    assert!(
+        err.to_string().contains("sentence_bert_config.json"),
+        "{err}"
+    );
     Ok(())
 }
 
@@ -188,8 +238,13 @@ fn every_missing_file_is_named() -> TestResult {
     for name in ModelFiles::REQUIRED {
         let (_tmp, dir) = tiny()?;
         std::fs::remove_file(dir.join(name))?;
-        let err = BertEmbedder::load(&dir).err().ok_or("loaded without a file")?;
-        assert!(matches!(err, Error::Missing { ref path } if path.ends_with(name)), "{name}: {err}");
+        let err = BertEmbedder::load(&dir)
+            .err()
+            .ok_or("loaded without a file")?;
+        assert!(
+            matches!(err, Error::Missing { ref path } if path.ends_with(name)),
+            "{name}: {err}"
+        );
         assert!(err.to_string().contains(name), "{err}");
     }
     Ok(())
@@ -206,7 +261,10 @@ fn every_corrupt_file_is_named() -> TestResult {
         ("tokenizer.json", b"{\"model\": 3}".to_vec()),
         ("1_Pooling/config.json", b"not json".to_vec()),
         ("model.safetensors", b"\x01".to_vec()),
-        ("model.safetensors", b"garbage header, long enough to pass the length".to_vec()),
+        (
+            "model.safetensors",
+            b"garbage header, long enough to pass the length".to_vec(),
+        ),
         // A well-formed header whose data stops early: a truncated download.
         ("model.safetensors", Vec::new()),
     ];
@@ -219,16 +277,22 @@ fn every_corrupt_file_is_named() -> TestResult {
         } else {
             std::fs::write(&path, bytes)?;
         }
-        let err = BertEmbedder::load(&dir).err().ok_or("loaded a corrupt file")?;
+        let err = BertEmbedder::load(&dir)
+            .err()
+            .ok_or("loaded a corrupt file")?;
         assert!(matches!(err, Error::Corrupt { .. }), "{name}: {err:?}");
         assert!(err.to_string().contains(name), "{name}: {err}");
     }
     // Weights that lack a tensor the config asks for.
     let (_tmp, dir) = tiny()?;
-    let config = std::fs::read_to_string(dir.join("config.json"))?
-        .replace(&format!("\"num_hidden_layers\":{LAYERS}"), "\"num_hidden_layers\":3");
+    let config = std::fs::read_to_string(dir.join("config.json"))?.replace(
+        &format!("\"num_hidden_layers\":{LAYERS}"),
+        "\"num_hidden_layers\":3",
+    );
     std::fs::write(dir.join("config.json"), config)?;
-    let err = BertEmbedder::load(&dir).err().ok_or("loaded without layer 2")?;
+    let err = BertEmbedder::load(&dir)
+        .err()
+        .ok_or("loaded without layer 2")?;
     assert!(err.to_string().contains("model.safetensors"), "{err}");
     Ok(())
 }
@@ -243,15 +307,25 @@ fn pooling_other_than_mean_is_refused_by_name() -> TestResult {
     )?;
     let err = BertEmbedder::load(&dir).err().ok_or("loaded CLS pooling")?;
     assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
-    assert!(err.to_string().contains("1_Pooling/config.json") && err.to_string().contains("mean"), "{err}");
+    assert!(
+        err.to_string().contains("1_Pooling/config.json") && err.to_string().contains("mean"),
+        "{err}"
+    );
     std::fs::write(
         &pooling,
         r#"{"word_embedding_dimension": 8, "pooling_mode_max_tokens": true, "pooling_mode_mean_tokens": true}"#,
     )?;
-    let err = BertEmbedder::load(&dir).err().ok_or("loaded mean+max pooling")?;
+    let err = BertEmbedder::load(&dir)
+        .err()
+        .ok_or("loaded mean+max pooling")?;
     assert!(err.to_string().contains("pooling_mode_max_tokens"), "{err}");
-    std::fs::write(&pooling, r#"{"word_embedding_dimension": 9, "pooling_mode_mean_tokens": true}"#)?;
-    let err = BertEmbedder::load(&dir).err().ok_or("loaded a wrong dimension")?;
+    std::fs::write(
+        &pooling,
+        r#"{"word_embedding_dimension": 9, "pooling_mode_mean_tokens": true}"#,
+    )?;
+    let err = BertEmbedder::load(&dir)
+        .err()
+        .ok_or("loaded a wrong dimension")?;
     assert!(err.to_string().contains("hidden_size"), "{err}");
     Ok(())
 }
@@ -275,7 +349,10 @@ fn install_status_reinstall_and_remove() -> TestResult {
     // A failed reinstall (corrupt source) leaves the installed model whole and no staging.
     let (_tmp2, bad) = tiny()?;
     std::fs::write(bad.join("tokenizer.json"), "{")?;
-    let err = models.install_from_dir("tiny", &bad, &mut |_| {}).err().ok_or("installed a corrupt model")?;
+    let err = models
+        .install_from_dir("tiny", &bad, &mut |_| {})
+        .err()
+        .ok_or("installed a corrupt model")?;
     assert!(err.to_string().contains("tokenizer.json"), "{err}");
     assert_eq!(models.load("tiny")?.embed(&["the cat"])?, a);
     let entries: Vec<_> = std::fs::read_dir(models.root())?.collect::<Result<_, _>>()?;
@@ -289,7 +366,10 @@ fn install_status_reinstall_and_remove() -> TestResult {
 
     // A file lost after the install: status names it.
     std::fs::remove_file(models.path("tiny").join("tokenizer.json"))?;
-    let err = models.status("tiny").err().ok_or("status of a broken model")?;
+    let err = models
+        .status("tiny")
+        .err()
+        .ok_or("status of a broken model")?;
     assert!(err.to_string().contains("tokenizer.json"), "{err}");
 
     assert!(models.remove("tiny")?);
@@ -306,9 +386,18 @@ fn the_model_root_is_resolved_in_order() -> TestResult {
             .map(|d| d.root().to_path_buf())
     };
     assert_eq!(r(Some("/m"), Some("/x"), Some("/h"))?, PathBuf::from("/m"));
-    assert_eq!(r(Some(""), Some("/x"), Some("/h"))?, PathBuf::from("/x/goldfish/models"));
-    assert_eq!(r(None, Some("rel"), Some("/h"))?, PathBuf::from("/h/.cache/goldfish/models"));
-    assert_eq!(r(None, None, Some("/h"))?, PathBuf::from("/h/.cache/goldfish/models"));
+    assert_eq!(
+        r(Some(""), Some("/x"), Some("/h"))?,
+        PathBuf::from("/x/goldfish/models")
+    );
+    assert_eq!(
+        r(None, Some("rel"), Some("/h"))?,
+        PathBuf::from("/h/.cache/goldfish/models")
+    );
+    assert_eq!(
+        r(None, None, Some("/h"))?,
+        PathBuf::from("/h/.cache/goldfish/models")
+    );
     assert!(matches!(r(None, None, None), Err(Error::NoModelDir)));
     Ok(())
 }

@@ -286,7 +286,10 @@ pub fn model_finding(dir: &Path, installed: Result<Option<(String, usize)>, Stri
         Ok(None) => Finding::new(
             "model",
             Status::Warn,
-            format!("no embedding model in {}: recall is lexical only", dir.display()),
+            format!(
+                "no embedding model in {}: recall is lexical only",
+                dir.display()
+            ),
         )
         .fix("run `goldfish model install` for semantic recall"),
         Err(e) => Finding::new("model", Status::Fail, e)
