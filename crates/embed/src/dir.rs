@@ -171,18 +171,12 @@ impl ModelDir {
             for file in files {
                 let from = source.join(file);
                 let reader = std::fs::File::open(&from).map_err(|e| Error::io(&from, e))?;
-                copy_file(reader, &staging.join(file), &mut |n| {
-                    done += n;
-                    progress(&Progress {
-                        file: file.to_owned(),
-                        done,
-                        total: Some(total),
-                    });
-                })
-                .map_err(|e| match e {
-                    CopyError::Read(e) => Error::io(&from, e),
-                    CopyError::Write(path, e) => Error::io(path, e),
-                })?;
+                let copy = Copy {
+                    staging,
+                    file,
+                    total,
+                };
+                copy.run(reader, &mut done, progress, &|e| Error::io(&from, e))?;
             }
             Ok(())
         })
@@ -228,29 +222,44 @@ impl ModelDir {
     }
 }
 
-pub(crate) enum CopyError {
-    Read(std::io::Error),
-    Write(PathBuf, std::io::Error),
+/// One file copied into the staging directory, with progress over all files.
+pub(crate) struct Copy<'a> {
+    /// The staging directory.
+    pub(crate) staging: &'a Path,
+    /// The file, relative to the model directory.
+    pub(crate) file: &'a str,
+    /// Bytes to do over all files.
+    pub(crate) total: u64,
 }
 
-/// Copies `reader` into the new file `to` (synced to disk), reporting each chunk's size.
-pub(crate) fn copy_file(
-    mut reader: impl Read,
-    to: &Path,
-    chunk_done: &mut dyn FnMut(u64),
-) -> Result<(), CopyError> {
-    let write = |e| CopyError::Write(to.to_path_buf(), e);
-    let mut out = std::fs::File::create(to).map_err(write)?;
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(CopyError::Read(e)),
-        };
-        out.write_all(&buf[..n]).map_err(write)?;
-        chunk_done(n as u64);
+impl Copy<'_> {
+    /// Copies `reader` into the new file (synced to disk), adding each chunk to `done` and
+    /// reporting it; a read error is turned into an error by `read_error`.
+    pub(crate) fn run(
+        &self,
+        mut reader: impl Read,
+        done: &mut u64,
+        progress: &mut dyn FnMut(&Progress),
+        read_error: &dyn Fn(std::io::Error) -> Error,
+    ) -> Result<(), Error> {
+        let to = self.staging.join(self.file);
+        let mut out = std::fs::File::create(&to).map_err(|e| Error::io(&to, e))?;
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(read_error(e)),
+            };
+            out.write_all(&buf[..n]).map_err(|e| Error::io(&to, e))?;
+            *done += n as u64;
+            progress(&Progress {
+                file: self.file.to_owned(),
+                done: *done,
+                total: Some(self.total),
+            });
+        }
+        out.sync_all().map_err(|e| Error::io(&to, e))
     }
-    out.sync_all().map_err(write)
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::dir::{CopyError, ModelDir, ModelStatus, Progress, copy_file};
+use crate::dir::{Copy, ModelDir, ModelStatus, Progress};
 use crate::{DEFAULT_MODEL, Error};
 
 /// The hub repository of [`DEFAULT_MODEL`].
@@ -105,17 +105,13 @@ impl ModelDir {
                     inner: body,
                     hasher: Sha256::new(),
                 };
-                copy_file(&mut hashing, &staging.join(file), &mut |n| {
-                    done += n;
-                    progress(&Progress {
-                        file: file.to_owned(),
-                        done,
-                        total: Some(total),
-                    });
-                })
-                .map_err(|e| match e {
-                    CopyError::Read(e) => download(e.to_string()),
-                    CopyError::Write(path, e) => Error::io(path, e),
+                let copy = Copy {
+                    staging,
+                    file,
+                    total,
+                };
+                copy.run(&mut hashing, &mut done, progress, &|e| {
+                    download(e.to_string())
                 })?;
                 let actual = hex(&hashing.hasher.finalize());
                 if actual != expected {
