@@ -109,6 +109,9 @@ pub(crate) enum Command {
     /// Check the installation (binary on PATH, store, client registrations, git) and say
     /// what to do about each failure.
     Doctor(crate::agent_cli::DoctorArgs),
+    /// The embedding model of semantic recall (all-MiniLM-L6-v2): install, status, remove.
+    #[command(subcommand)]
+    Model(ModelCommand),
     // ----- memory that travels through git (sync, merge driver, memory in a repository) ---
     /// Sync the store with a git remote: commit, fetch, merge by meaning, push.
     Sync(SyncArgs),
@@ -133,6 +136,23 @@ pub(crate) struct ShowArgs {
     /// The checkpoint's id, as recall lists it (`id: 20251013T093012345Z-3fa9c1`). Looked
     /// for in the current workspace first, then in every other one.
     pub(crate) id: String,
+}
+
+/// `goldfish model …`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ModelCommand {
+    /// Install the model: from the Hugging Face hub at a pinned revision, every file's
+    /// SHA-256 checked, or with `--from` from a local sentence-transformers directory.
+    Install {
+        /// A sentence-transformers model directory (config.json, model.safetensors,
+        /// tokenizer.json, 1_Pooling/config.json) to copy instead of downloading.
+        #[arg(long, value_name = "DIR")]
+        from: Option<std::path::PathBuf>,
+    },
+    /// Show the installed model: name, directory, size, dimension.
+    Status,
+    /// Remove the installed model (recall goes back to lexical only).
+    Remove,
 }
 
 /// `goldfish sync [init|status]`.

@@ -143,6 +143,12 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::MergeDriver(a) => return commands::merge_driver(a),
         // The hook runs before anything that could fail: it never fails a session.
         Command::Hook(h) => return Ok(commands::hook(cli.home, cli.workspace, cli.json, h)),
+        // The model lives outside the store: it needs none.
+        Command::Model(m) => {
+            let report = commands::model(m, cli.json)?;
+            print_report(&report, cli.json)?;
+            return Ok(report.code);
+        }
         Command::Setup(a) => {
             let report = commands::setup(a)?;
             print_report(&report, cli.json)?;
@@ -181,6 +187,7 @@ fn run() -> anyhow::Result<ExitCode> {
         | Command::Man
         | Command::MergeDriver(_)
         | Command::Hook(_)
+        | Command::Model(_)
         | Command::Setup(_) => {
             return Ok(ExitCode::SUCCESS);
         }

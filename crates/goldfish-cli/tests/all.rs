@@ -20,6 +20,7 @@ mod mcp_conformance;
 mod mcp_inspector;
 mod mcp_replies;
 mod mcp_session;
+mod model;
 mod notes;
 mod plan;
 mod plugin;

@@ -73,7 +73,8 @@ pub(crate) fn python_with_mcp() -> Result<PathBuf, Box<dyn std::error::Error>> {
     Ok(python)
 }
 
-fn run(cmd: &mut Command, what: &str) -> TestResult {
+/// Runs `cmd`, failing with `what` and its output when it fails.
+pub(crate) fn run(cmd: &mut Command, what: &str) -> TestResult {
     let out = cmd.output().map_err(|e| format!("cannot {what}: {e}"))?;
     if out.status.success() {
         return Ok(());

@@ -35,6 +35,8 @@ impl Env {
             .current_dir(self.cwd.path())
             .env("GOLDFISH_HOME", self.home.path())
             .env("GOLDFISH_WORKSPACE", "test")
+            // Never the user's models (`goldfish doctor` looks at them).
+            .env("GOLDFISH_MODEL_DIR", self.home.path().join("models"))
             .env_remove("RUST_LOG")
             .stdin(Stdio::null());
         c

