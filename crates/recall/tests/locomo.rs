@@ -182,8 +182,13 @@ fn locomo_figures() -> TestResult {
     let questions: usize = convs.iter().map(|c| c.questions.len()).sum();
     let unanswerable: usize = convs.iter().map(|c| c.unanswerable).sum();
     println!(
-        "LoCoMo: {observations} observations as checkpoints in {} workspaces, {questions} questions (categories 1-4), {unanswerable} left out (no observation of their evidence)",
-        convs.len()
+        "LoCoMo: {observations} observations as checkpoints in {} workspaces ({}), {questions} questions (categories 1-4), {unanswerable} left out (no observation of their evidence)",
+        convs.len(),
+        convs
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     assert!(
         observations >= 2500 && questions >= 1300,
