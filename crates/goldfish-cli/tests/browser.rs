@@ -6,15 +6,12 @@
 //! `$CHROMIUM`). `./scripts/test` installs it when it is missing; without it this test
 //! FAILS saying what to install: it is an acceptance test and must not silently pass.
 
-use std::collections::BTreeMap;
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use goldfish_store::{Checkpoint, format_day_file};
-
-use crate::util::{Env, TestResult, corpus};
+use crate::util::{Env, TestResult, corpus_an_hour_old, write_day_files};
 
 /// The browser: `$CHROMIUM`, else the first of the usual names on `PATH`.
 fn chromium() -> PathBuf {
@@ -45,26 +42,8 @@ fn chromium() -> PathBuf {
 /// The evaluation corpus as a store under `home`, moved in time so that its newest
 /// checkpoint is an hour old; returns the workspace of that newest one.
 fn eval_store(home: &Path) -> Result<String, Box<dyn std::error::Error>> {
-    let mut all = corpus()?;
-    let newest = all
-        .iter()
-        .map(|c| c.timestamp)
-        .max()
-        .ok_or("an empty corpus")?;
-    let shift = chrono::Utc::now() - chrono::TimeDelta::hours(1) - newest;
-    let mut days: BTreeMap<(String, chrono::NaiveDate), Vec<Checkpoint>> = BTreeMap::new();
-    for c in &mut all {
-        c.timestamp += shift;
-        days.entry((c.workspace.clone(), c.timestamp.date_naive()))
-            .or_default()
-            .push(c.clone());
-    }
-    for ((ws, date), mut list) in days {
-        list.sort_by_key(|c| c.timestamp);
-        let dir = home.join(&ws).join("checkpoints");
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join(format!("{date}.md")), format_day_file(date, &list))?;
-    }
+    let all = corpus_an_hour_old()?;
+    write_day_files(home, &all)?;
     let newest = all
         .iter()
         .max_by_key(|c| c.timestamp)

@@ -176,6 +176,48 @@ pub(crate) fn corpus() -> Result<Vec<goldfish_store::Checkpoint>, Box<dyn std::e
     Ok(all)
 }
 
+/// [`corpus`] moved in time so that its newest checkpoint is an hour old.
+pub(crate) fn corpus_an_hour_old()
+-> Result<Vec<goldfish_store::Checkpoint>, Box<dyn std::error::Error>> {
+    let mut all = corpus()?;
+    let newest = all
+        .iter()
+        .map(|c| c.timestamp)
+        .max()
+        .ok_or("an empty corpus")?;
+    let shift = chrono::Utc::now() - chrono::TimeDelta::hours(1) - newest;
+    for c in &mut all {
+        c.timestamp += shift;
+    }
+    Ok(all)
+}
+
+/// Writes `checkpoints` under `home` as the store's day files, one per workspace and UTC day.
+pub(crate) fn write_day_files(
+    home: &Path,
+    checkpoints: &[goldfish_store::Checkpoint],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut days: std::collections::BTreeMap<
+        (String, chrono::NaiveDate),
+        Vec<goldfish_store::Checkpoint>,
+    > = std::collections::BTreeMap::new();
+    for c in checkpoints {
+        days.entry((c.workspace.clone(), c.timestamp.date_naive()))
+            .or_default()
+            .push(c.clone());
+    }
+    for ((ws, date), mut list) in days {
+        list.sort_by_key(|c| c.timestamp);
+        let dir = home.join(&ws).join("checkpoints");
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(
+            dir.join(format!("{date}.md")),
+            goldfish_store::format_day_file(date, &list),
+        )?;
+    }
+    Ok(())
+}
+
 /// Installs the npm package `package@version` once into `<target tmp>/<dir>` (a lock file
 /// serialises parallel test processes; a ready-marker makes later runs offline) and returns
 /// `node_modules/.bin/<program>`. A missing npm is an error saying what to install, naming

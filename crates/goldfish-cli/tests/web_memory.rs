@@ -4,16 +4,13 @@
 //! page held every checkpoint of the store (about 150 MB over 100,000), so the larger store
 //! cost tens of MiB more. Linux only (RSS from `/proc`).
 
-use std::collections::BTreeMap;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use goldfish_store::{Checkpoint, format_day_file};
-
-use crate::util::{Env, TestResult, corpus};
+use crate::util::{Env, TestResult, corpus_an_hour_old, write_day_files};
 
 /// The pages each client asks for: the timeline's first page and a later one (both read the
 /// whole window), and the activity chart over ten years.
@@ -24,31 +21,17 @@ const CLIENTS: usize = 6;
 /// The evaluation corpus copied `copies` times (each copy a day further back, with its own
 /// ids), written as day files under `home`.
 fn store(home: &Path, copies: usize) -> TestResult {
-    let base = corpus()?;
-    let newest = base
-        .iter()
-        .map(|c| c.timestamp)
-        .max()
-        .ok_or("empty corpus")?;
-    let shift = chrono::Utc::now() - chrono::TimeDelta::hours(1) - newest;
-    let mut days: BTreeMap<(String, chrono::NaiveDate), Vec<Checkpoint>> = BTreeMap::new();
+    let base = corpus_an_hour_old()?;
+    let mut all = Vec::with_capacity(base.len() * copies);
     for copy in 0..copies {
         for c in &base {
             let mut c = c.clone();
-            c.timestamp += shift - chrono::TimeDelta::days(i64::try_from(copy * 400)?);
+            c.timestamp -= chrono::TimeDelta::days(i64::try_from(copy * 400)?);
             c.id = format!("{}-{copy}", c.id);
-            days.entry((c.workspace.clone(), c.timestamp.date_naive()))
-                .or_default()
-                .push(c);
+            all.push(c);
         }
     }
-    for ((ws, date), mut list) in days {
-        list.sort_by_key(|c| c.timestamp);
-        let dir = home.join(&ws).join("checkpoints");
-        std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join(format!("{date}.md")), format_day_file(date, &list))?;
-    }
-    Ok(())
+    write_day_files(home, &all)
 }
 
 /// A `goldfish serve` process, killed when dropped.
