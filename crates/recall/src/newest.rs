@@ -275,3 +275,32 @@ pub(crate) fn per_day(
     }
     Ok((days, skipped))
 }
+
+/// Every checkpoint read, in reading order.
+struct Everything(Vec<(Key, Checkpoint)>);
+
+impl Sink for Everything {
+    fn add(&mut self, _: usize, key: Key, checkpoint: Checkpoint) {
+        self.0.push((key, checkpoint));
+    }
+}
+
+/// Every checkpoint of `workspaces` within `window`, workspace by workspace (each oldest
+/// first), and what could not be read: the search's input, which needs them all at once.
+pub(crate) fn all(
+    store: &Store,
+    workspaces: &[String],
+    window: TimeWindow,
+) -> Result<(Vec<Checkpoint>, Vec<SkippedFile>), Error> {
+    let (sinks, skipped) = read_into(
+        store,
+        workspaces,
+        window,
+        &InPlace::default(),
+        &Filter::default(),
+        || Everything(Vec::new()),
+    )?;
+    let mut read: Vec<(Key, Checkpoint)> = sinks.into_iter().flat_map(|s| s.0).collect();
+    read.sort_by_key(|(key, _)| (key.source, key.pos));
+    Ok((read.into_iter().map(|(_, c)| c).collect(), skipped))
+}

@@ -631,56 +631,14 @@ pub(crate) fn resolve_scope(explicit: Option<&str>, cwd: Option<&Path>) -> Resul
     resolve_workspace(explicit.map(str::trim), &cwd).map_err(Error::from)
 }
 
-/// Reads the window of every workspace, in parallel when there are several, and returns the
-/// checkpoints in workspace order (each workspace oldest first) and the skipped files.
+/// Every checkpoint of `workspaces` within `window`, workspace by workspace (each oldest
+/// first), and what could not be read; the workspaces are read in parallel.
 pub(crate) fn read_all(
     store: &Store,
     workspaces: &[String],
     window: TimeWindow,
 ) -> Result<(Vec<Checkpoint>, Vec<SkippedFile>), Error> {
-    let read = |ws: &String| store.checkpoints_between(ws, window.from, window.to);
-    let ranges = if workspaces.len() <= 1 {
-        workspaces.iter().map(read).collect::<Vec<_>>()
-    } else {
-        let threads = std::thread::available_parallelism()
-            .map_or(4, |n| n.get())
-            .clamp(1, 8);
-        let threads = threads.min(workspaces.len());
-        let mut results: Vec<Option<Result<_, _>>> = Vec::new();
-        results.resize_with(workspaces.len(), || None);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    let read = &read;
-                    scope.spawn(move || {
-                        let mine: Vec<(usize, _)> = workspaces
-                            .iter()
-                            .enumerate()
-                            .skip(t)
-                            .step_by(threads)
-                            .map(|(i, ws)| (i, read(ws)))
-                            .collect();
-                        mine
-                    })
-                })
-                .collect();
-            for h in handles {
-                // A panicking reader thread is a bug in the store; surface it as a panic here.
-                for (i, r) in h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
-                    results[i] = Some(r);
-                }
-            }
-        });
-        results.into_iter().flatten().collect()
-    };
-    let mut checkpoints = Vec::new();
-    let mut skipped = Vec::new();
-    for range in ranges {
-        let range = range?;
-        checkpoints.extend(range.checkpoints);
-        skipped.extend(range.skipped.into_iter().map(SkippedFile::from));
-    }
-    Ok((checkpoints, skipped))
+    crate::newest::all(store, workspaces, window)
 }
 
 #[cfg(test)]
