@@ -1444,23 +1444,12 @@ pub(crate) fn file_uri_path(uri: &str) -> Option<std::path::PathBuf> {
     if !rest.starts_with('/') {
         return None;
     }
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = rest.get(i + 1..i + 3)
-            && let Ok(b) = u8::from_str_radix(hex, 16)
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    let path = String::from_utf8(out).ok()?;
-    Some(std::path::PathBuf::from(path))
+    // A `%` not followed by two hex digits stays as it is; escapes that decode to something
+    // other than UTF-8 are no path of ours.
+    let path = percent_encoding::percent_decode_str(rest)
+        .decode_utf8()
+        .ok()?;
+    Some(std::path::PathBuf::from(path.into_owned()))
 }
 
 fn user_prompt(text: String) -> GetPromptResult {
@@ -1710,6 +1699,11 @@ mod tests {
         );
         assert_eq!(file_uri_path("https://example.com/x"), None);
         assert_eq!(file_uri_path("file://remote-host/x"), None);
+        assert_eq!(
+            file_uri_path("file:///srv/caf%C3%A9/100%25/%zz"),
+            Some("/srv/café/100%/%zz".into())
+        );
+        assert_eq!(file_uri_path("file:///srv/%FF"), None);
     }
 
     #[test]
