@@ -1486,6 +1486,8 @@ pub(crate) fn file_uri_path(uri: &str) -> Option<std::path::PathBuf> {
     if !rest.starts_with('/') {
         return None;
     }
+    // A `%` not followed by two hex digits stays as it is; escapes that decode to something
+    // other than UTF-8 are no path of ours.
     let path = percent_encoding::percent_decode_str(rest)
         .decode_utf8()
         .ok()?;
@@ -1739,6 +1741,11 @@ mod tests {
         );
         assert_eq!(file_uri_path("https://example.com/x"), None);
         assert_eq!(file_uri_path("file://remote-host/x"), None);
+        assert_eq!(
+            file_uri_path("file:///srv/caf%C3%A9/100%25/%zz"),
+            Some("/srv/café/100%/%zz".into())
+        );
+        assert_eq!(file_uri_path("file:///srv/%FF"), None);
     }
 
     #[test]

@@ -5,7 +5,6 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use goldfish_store::Checkpoint;
 
@@ -20,35 +19,9 @@ use crate::scan::{Classify, NONE, PAD, Scanner};
 use crate::score::average_lengths;
 use crate::similarity::{similarity, synonym_similarity};
 
-/// A fast, non-cryptographic hash for short byte strings (the `FxHash` of rustc).
-#[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let v = u64::from_le_bytes(c.try_into().expect("chunks_exact yields 8 bytes"));
-            h = (h.rotate_left(5) ^ v).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write(&i.to_le_bytes());
-    }
-    fn finish(&self) -> u64 {
-        // The multiply leaves the entropy in the high bits, and the table takes its bucket
-        // from the low ones: rotate them down (as rustc-hash 2 does).
-        self.0.rotate_left(26)
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A map with a fast, non-cryptographic hash for short byte strings (foldhash's, seeded
+/// the same in every process: tokens are not chosen by an adversary).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Classifies tokens: each distinct token that passes the prefilter for some query word is
 /// scored once against the query with [`similarity`]; the others are only counted.
@@ -64,7 +37,7 @@ struct Matcher<'a> {
     long: Vec<Probe>,
     /// Token → index in `terms`, or [`NONE`] when it matches no query word, for the tokens
     /// the scanner's memo does not hold (longer than 16 bytes, or not ASCII).
-    seen: FxMap<Box<[u8]>, u32>,
+    seen: FastMap<Box<[u8]>, u32>,
     /// Matched terms in first-seen order (the order ties between expansions are broken by).
     terms: Vec<Term>,
 }
@@ -86,7 +59,7 @@ impl<'a> Matcher<'a> {
             first,
             probes: words.iter().map(|w| w.probe).collect(),
             long,
-            seen: FxMap::default(),
+            seen: FastMap::default(),
             terms: Vec::new(),
         }
     }

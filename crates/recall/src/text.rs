@@ -210,39 +210,23 @@ fn flush(buf: &mut Vec<u8>, splits: &[usize], emit: &mut impl FnMut(&[u8])) {
     buf.clear();
 }
 
-/// Appends the accent-free form of the lowercase char `c` to `buf`.
+/// Appends the accent-free form of the lowercase char `c` to `buf`: a Latin letter with
+/// diacritics (Latin-1 Supplement and Latin Extended-A) becomes its ASCII transliteration
+/// (`é` → `e`, `ß` → `ss`, `æ` → `ae`); any other character stays as it is, so that a word in
+/// another script is searched as written.
 fn push_folded(c: char, buf: &mut Vec<u8>) {
-    let folded: &str = match c {
-        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ă' | 'ą' => "a",
-        'æ' => "ae",
-        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => "c",
-        'ď' | 'đ' | 'ð' => "d",
-        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => "e",
-        'ĝ' | 'ğ' | 'ġ' | 'ģ' => "g",
-        'ĥ' | 'ħ' => "h",
-        'ì' | 'í' | 'î' | 'ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => "i",
-        'ĵ' => "j",
-        'ķ' => "k",
-        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => "l",
-        'ñ' | 'ń' | 'ņ' | 'ň' | 'ŉ' => "n",
-        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ŏ' | 'ő' => "o",
-        'œ' => "oe",
-        'ŕ' | 'ŗ' | 'ř' => "r",
-        'ś' | 'ŝ' | 'ş' | 'š' | 'ſ' => "s",
-        'ß' => "ss",
-        'ţ' | 'ť' | 'ŧ' => "t",
-        'þ' => "th",
-        'ù' | 'ú' | 'û' | 'ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => "u",
-        'ŵ' => "w",
-        'ý' | 'ÿ' | 'ŷ' => "y",
-        'ź' | 'ż' | 'ž' => "z",
-        _ => {
-            let mut tmp = [0u8; 4];
-            buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
-            return;
-        }
-    };
-    buf.extend_from_slice(folded.as_bytes());
+    if ('\u{c0}'..='\u{17f}').contains(&c)
+        && let Some(folded) = deunicode::deunicode_char(c)
+        && !folded.is_empty()
+        && folded
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        buf.extend_from_slice(folded.as_bytes());
+        return;
+    }
+    let mut tmp = [0u8; 4];
+    buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
 }
 
 /// A light English stemmer: enough to make `migration`, `migrate`, `migrated` and
@@ -332,6 +316,50 @@ mod tests {
             out.push(String::from_utf8_lossy(t).into_owned())
         });
         out
+    }
+
+    #[test]
+    fn latin_letters_fold_as_the_accent_table_did() {
+        // The accent table this crate used before transliterating with deunicode.
+        let table = [
+            ("àáâãäåāăą", "a"),
+            ("æ", "ae"),
+            ("çćĉċč", "c"),
+            ("ďđð", "d"),
+            ("èéêëēĕėęě", "e"),
+            ("ĝğġģ", "g"),
+            ("ĥħ", "h"),
+            ("ìíîïĩīĭįı", "i"),
+            ("ĵ", "j"),
+            ("ķ", "k"),
+            ("ĺļľł", "l"),
+            ("ñńņň", "n"),
+            ("òóôõöøōŏő", "o"),
+            ("œ", "oe"),
+            ("ŕŗř", "r"),
+            ("śŝşšſ", "s"),
+            ("ß", "ss"),
+            ("ţťŧ", "t"),
+            ("þ", "th"),
+            ("ùúûüũūŭůűų", "u"),
+            ("ŵ", "w"),
+            ("ýÿŷ", "y"),
+            ("źżž", "z"),
+        ];
+        for (chars, want) in table {
+            for c in chars.chars() {
+                let mut buf = Vec::new();
+                push_folded(c, &mut buf);
+                assert_eq!(String::from_utf8_lossy(&buf), want, "{c}");
+            }
+        }
+        // Other scripts are searched as written.
+        for c in ['д', 'λ', '日', 'ا'] {
+            let mut buf = Vec::new();
+            push_folded(c, &mut buf);
+            assert_eq!(buf, c.to_string().as_bytes(), "{c}");
+        }
+        assert_eq!(tokens("Café Straße Ærø"), ["cafe", "strasse", "aero"]);
     }
 
     #[test]

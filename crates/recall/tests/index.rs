@@ -353,6 +353,11 @@ fn broken_indexes_are_rebuilt() -> TestResult {
     let good = std::fs::read(&file)?;
     let mut foreign = good.clone();
     foreign[8] = 99;
+    // The format before the checksums were CRC-32 and named: never misread, rebuilt.
+    let mut version_1 = good.clone();
+    version_1[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let mut algorithm = good.clone();
+    algorithm[12..16].copy_from_slice(b"XXH3");
     let mut header = good.clone();
     header[40] ^= 0x55;
     let mut late = good.clone();
@@ -366,6 +371,8 @@ fn broken_indexes_are_rebuilt() -> TestResult {
         ("garbage", b"not an index at all".to_vec()),
         ("empty", Vec::new()),
         ("foreign version", foreign),
+        ("format version 1", version_1),
+        ("checksum algorithm \"XXH3\"", algorithm),
         ("a flipped byte in the header", header),
     ] {
         std::fs::write(&file, &bytes)?;
@@ -373,6 +380,9 @@ fn broken_indexes_are_rebuilt() -> TestResult {
         assert_eq!(fingerprint(&r), want, "{what}");
         assert_eq!(r.notes.len(), 1, "{what}: {:?}", r.notes);
         assert!(r.notes[0].contains("unusable"), "{what}: {:?}", r.notes);
+        if what.starts_with("format") || what.starts_with("checksum") {
+            assert!(r.notes[0].contains(what), "{what}: {:?}", r.notes);
+        }
         // Rebuilt: the next recall has nothing to say.
         assert!(recall(&store, &o)?.notes.is_empty(), "{what}");
     }

@@ -1,7 +1,8 @@
 //! The bytes of a workspace's index file, and their decoding.
 //!
 //! ```text
-//! header   magic "GFINDEX\0", format version (u32), flags (u32), total length (u64),
+//! header   magic "GFINDEX\0", format version (u32), checksum algorithm (4 ASCII bytes:
+//!          "CR32", CRC-32/ISO-HDLC as zlib computes it), total length (u64),
 //!          five sections (offset u64, length u64, checksum u64), the header's checksum (u64)
 //! meta     workspace, its directories, build time, listing problems, per-file problems,
 //!          field-length totals, the span of timestamps and dates
@@ -15,7 +16,9 @@
 //!
 //! Everything is little-endian. Every section but the postings is checked whole when read;
 //! each term's postings carry their own checksum, so a search checks what it reads and no
-//! more. Any mismatch, a short file, an unknown version: [`Corrupt`].
+//! more. Every checksum is the CRC-32 the header names, zero-extended where the field is 64
+//! bits. Any mismatch, a short file, an unknown version or checksum algorithm: [`Corrupt`].
+//! Version 1 (a hand-written 64-bit hash, no algorithm named) is read as unknown and rebuilt.
 
 use std::fmt;
 
@@ -24,10 +27,12 @@ use crate::fields::FIELDS;
 /// The first eight bytes of every index file.
 pub(crate) const MAGIC: [u8; 8] = *b"GFINDEX\0";
 /// The format this code writes and reads; any other is rebuilt.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
+/// The checksum algorithm this code writes and reads, as the header names it: CRC-32.
+pub(crate) const CHECKSUM_ALGORITHM: [u8; 4] = *b"CR32";
 /// Sections, in file order.
 pub(crate) const SECTIONS: usize = 5;
-/// Bytes of the header: magic, version, flags, total length, sections, checksum.
+/// Bytes of the header: magic, version, checksum algorithm, total length, sections, checksum.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 4 + 8 + SECTIONS * 24 + 8;
 /// Bytes of one entry of the docs section.
 pub(crate) const DOC_LEN: usize = 8 + 4 + 4 + 4 + 4 + 4 * FIELDS;
@@ -55,20 +60,10 @@ fn corrupt(what: impl Into<String>) -> Corrupt {
     Corrupt(what.into())
 }
 
-/// A fast 64-bit checksum (eight bytes per step): catches truncation, garbage and torn
-/// writes, not malice.
+/// The checksum of [`CHECKSUM_ALGORITHM`] (CRC-32), zero-extended: catches truncation,
+/// garbage and torn writes, not malice.
 pub(crate) fn checksum(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = 0x243f_6a88_85a3_08d3u64 ^ (bytes.len() as u64).wrapping_mul(K);
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let v = u64::from_le_bytes(c.try_into().expect("chunks_exact yields 8 bytes"));
-        h = (h.rotate_left(23) ^ v).wrapping_mul(K);
-    }
-    for &b in chunks.remainder() {
-        h = (h.rotate_left(23) ^ u64::from(b)).wrapping_mul(K);
-    }
-    h ^ (h >> 29)
+    u64::from(crc32fast::hash(bytes))
 }
 
 /// Where a section is and its checksum.
@@ -91,7 +86,7 @@ pub(crate) fn encode_header(sections: &[Section; SECTIONS], total: u64) -> Vec<u
     let mut w = Writer::default();
     w.bytes(&MAGIC);
     w.u32(VERSION);
-    w.u32(0);
+    w.bytes(&CHECKSUM_ALGORITHM);
     w.u64(total);
     for s in sections {
         w.u64(s.offset);
@@ -121,7 +116,14 @@ pub(crate) fn decode_header(bytes: &[u8], file_len: u64) -> Result<Header, Corru
             "format version {version}, this goldfish reads {VERSION}"
         )));
     }
-    let _flags = r.u32()?;
+    let algorithm = r.take(4)?;
+    if algorithm != CHECKSUM_ALGORITHM {
+        return Err(corrupt(format!(
+            "checksum algorithm {:?}, this goldfish reads {:?}",
+            String::from_utf8_lossy(algorithm),
+            String::from_utf8_lossy(&CHECKSUM_ALGORITHM)
+        )));
+    }
     let total = r.u64()?;
     let mut sections = [Section::default(); SECTIONS];
     for s in &mut sections {
@@ -820,6 +822,7 @@ mod tests {
             let _ = crate::index::read_index_bytes(&bytes);
             let mut with_magic = MAGIC.to_vec();
             with_magic.extend_from_slice(&VERSION.to_le_bytes());
+            with_magic.extend_from_slice(&CHECKSUM_ALGORITHM);
             with_magic.extend_from_slice(&bytes);
             let _ = crate::index::read_index_bytes(&with_magic);
         }
