@@ -6,11 +6,10 @@
 //! stale answer.
 
 use std::collections::BTreeSet;
-use std::path::{Component, Path};
 use std::sync::Arc;
 
 use goldfish_recall::RecallCache;
-use goldfish_store::Store;
+use goldfish_store::{Store, day_file_workspace};
 use notify::Watcher as _;
 
 /// Keeps the watch alive; dropping it stops the events (the refresh thread then ends).
@@ -35,7 +34,7 @@ pub(crate) fn start(store: Store, cache: Arc<RecallCache>) -> Option<Watch> {
             && !matches!(event.kind, notify::EventKind::Access(_))
         {
             for path in &event.paths {
-                if let Some(ws) = workspace_of(&events_root, path) {
+                if let Some(ws) = day_file_workspace(&events_root, path) {
                     // The receiver is gone only when the server is stopping.
                     let _ = tx.send(ws);
                 }
@@ -66,46 +65,4 @@ pub(crate) fn start(store: Store, cache: Arc<RecallCache>) -> Option<Watch> {
         }
     });
     Some(Watch { _watcher: watcher })
-}
-
-/// The workspace whose day files `path` is among: `{root}/{workspace}/checkpoints/…`, the
-/// workspace not hidden (`.index/`, `.git/` are not workspaces).
-fn workspace_of(root: &Path, path: &Path) -> Option<String> {
-    let mut parts = path.strip_prefix(root).ok()?.components();
-    let Some(Component::Normal(ws)) = parts.next() else {
-        return None;
-    };
-    let ws = ws.to_str()?;
-    let in_checkpoints =
-        matches!(parts.next(), Some(Component::Normal(dir)) if dir == "checkpoints");
-    (in_checkpoints && !ws.starts_with('.')).then(|| ws.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::workspace_of;
-    use std::path::Path;
-
-    #[test]
-    fn only_day_file_paths_name_a_workspace() {
-        let root = Path::new("/home/me/.goldfish");
-        let ws = |p: &str| workspace_of(root, Path::new(p));
-        assert_eq!(
-            ws("/home/me/.goldfish/api/checkpoints/2026-05-01.md").as_deref(),
-            Some("api")
-        );
-        assert_eq!(
-            ws("/home/me/.goldfish/api/checkpoints").as_deref(),
-            Some("api")
-        );
-        for other in [
-            "/home/me/.goldfish/api/plans/x.md",
-            "/home/me/.goldfish/.index/api.gfi",
-            "/home/me/.goldfish/.git/checkpoints/x",
-            "/home/me/.goldfish/api",
-            "/elsewhere/api/checkpoints/2026-05-01.md",
-        ] {
-            assert_eq!(ws(other), None, "{other}");
-        }
-    }
 }

@@ -142,6 +142,7 @@
 mod actor;
 mod checkpoint;
 mod dayfile;
+mod days;
 mod error;
 mod git;
 mod memory;
@@ -160,6 +161,10 @@ pub use checkpoint::Checkpoint;
 pub use dayfile::{
     ParsedDay, Problem, format_checkpoint, format_day_file, format_day_header,
     parse_checkpoint_file, parse_day_bytes, parse_day_file,
+};
+pub use days::{
+    CHECKPOINTS_DIR, DayFile, DayFileName, NOT_A_DATE, checkpoints_dir, day_file_in, day_file_name,
+    day_file_workspace, list_day_files,
 };
 pub use error::{Error, ErrorKind};
 pub use git::{

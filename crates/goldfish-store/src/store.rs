@@ -21,6 +21,7 @@ use crate::dayfile::{
     Fnv64, ParsedDay, clean_tags, format_checkpoint, format_day_header, is_valid_extra_key,
     parse_day_bytes, parse_day_file,
 };
+use crate::days;
 use crate::error::{Error, ErrorKind};
 use crate::git::{GitIdentity, context_and_identity};
 use crate::memory::{MemoryType, Structured};
@@ -395,9 +396,13 @@ impl Store {
             .map(|(name, root)| (name.as_str(), root.as_path()))
     }
 
-    /// The workspace's directories, the one written first: `[elsewhere, home]` for a
-    /// workspace kept elsewhere, `[home]` otherwise. `workspace` must be validated.
-    fn workspace_dirs(&self, workspace: &str) -> Vec<PathBuf> {
+    /// The workspace's directories, in the order the store reads them (the one written
+    /// first): `[elsewhere, home]` for a workspace kept elsewhere
+    /// ([`with_workspace_root`](Self::with_workspace_root)), `[home]` otherwise. The name is
+    /// not checked: give a workspace's name (from [`list_workspaces`](Self::list_workspaces)
+    /// or [`validate_workspace`](crate::validate_workspace)). Their day files are in
+    /// [`checkpoints_dir`](crate::checkpoints_dir) of each.
+    pub fn workspace_dirs(&self, workspace: &str) -> Vec<PathBuf> {
         let home = self.inner.root.join(workspace);
         match self.inner.elsewhere.get(workspace) {
             Some(root) => vec![root.join(workspace), home],
@@ -414,10 +419,7 @@ impl Store {
 
     /// The day file of `workspace` for `date` (it may not exist).
     pub fn day_file_path(&self, workspace: &str, date: NaiveDate) -> Result<PathBuf, Error> {
-        Ok(self
-            .workspace_dir(workspace)?
-            .join("checkpoints")
-            .join(day_file_name(date)))
+        Ok(days::day_file_in(&self.workspace_dir(workspace)?, date))
     }
 
     fn invalidate_workspaces(&self) {
@@ -874,7 +876,7 @@ impl Store {
         let mut range = CheckpointRange::default();
         let dirs = self.workspace_dirs(&workspace);
         for dir in &dirs {
-            let path = dir.join("checkpoints").join(day_file_name(date));
+            let path = days::day_file_in(dir, date);
             read_day_into(&path, &workspace, date, &mut range);
         }
         if dirs.len() > 1 {
@@ -930,7 +932,7 @@ impl Store {
         let dirs: Vec<PathBuf> = self
             .workspace_dirs(&workspace)
             .into_iter()
-            .map(|d| d.join("checkpoints"))
+            .map(|d| days::checkpoints_dir(&d))
             .collect();
         let mut listing = CheckpointRange::default();
         let mut dates = Vec::new();
@@ -945,7 +947,12 @@ impl Store {
         for date in dates {
             let mut day = CheckpointRange::default();
             for dir in &dirs {
-                read_day_into(&dir.join(day_file_name(date)), &workspace, date, &mut day);
+                read_day_into(
+                    &dir.join(days::day_file_name(date)),
+                    &workspace,
+                    date,
+                    &mut day,
+                );
             }
             if dirs.len() > 1 {
                 dedup_by_id(&mut day.checkpoints);
@@ -1374,39 +1381,6 @@ fn with_path_if_missing(e: Error, path: &Path) -> Error {
     }
 }
 
-fn day_file_name(date: NaiveDate) -> String {
-    format!("{}.md", date.format("%Y-%m-%d"))
-}
-
-/// What a file name in `checkpoints/` is.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum DayFileName {
-    /// `YYYY-MM-DD.md` with a real date.
-    Date(NaiveDate),
-    /// The `YYYY-MM-DD.md` shape, but no such date (`2025-13-45.md`, `2025-02-30.md`).
-    NotADate,
-    /// Anything else (lock and temp files, notes a person keeps there): not a day file.
-    Other,
-}
-
-pub(crate) fn day_file_date(name: &str) -> DayFileName {
-    let Some(stem) = name.strip_suffix(".md") else {
-        return DayFileName::Other;
-    };
-    let shaped = stem.len() == 10
-        && stem.bytes().enumerate().all(|(i, b)| match i {
-            4 | 7 => b == b'-',
-            _ => b.is_ascii_digit(),
-        });
-    if !shaped {
-        return DayFileName::Other;
-    }
-    match NaiveDate::parse_from_str(stem, "%Y-%m-%d") {
-        Ok(date) => DayFileName::Date(date),
-        Err(_) => DayFileName::NotADate,
-    }
-}
-
 /// Keeps the first checkpoint of each id (the same entry read from two places).
 fn dedup_by_id(checkpoints: &mut Vec<Checkpoint>) {
     let mut seen = HashSet::new();
@@ -1426,9 +1400,7 @@ pub fn find_repo_memory(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The dates of the day files in `dir` (a workspace's `checkpoints/`) from `first` to `last`,
-/// added to `dates`. One listing also finds the files named like a day file whose name is not
-/// a real date (`2025-02-30.md`): those cannot be placed in any window, so they are reported
-/// on every read instead of vanishing without a word.
+/// added to `dates`; the listing's problems added to `skipped`.
 fn list_day_files(
     dir: &Path,
     first: NaiveDate,
@@ -1436,32 +1408,11 @@ fn list_day_files(
     dates: &mut Vec<NaiveDate>,
     skipped: &mut Vec<Skipped>,
 ) {
-    let mut problems = Vec::new();
-    match fs::read_dir(dir) {
-        Ok(entries) => {
-            for name in entries
-                .flatten()
-                .filter_map(|e| e.file_name().into_string().ok())
-            {
-                match day_file_date(&name) {
-                    DayFileName::Date(d) if d >= first && d <= last => dates.push(d),
-                    DayFileName::Date(_) | DayFileName::Other => {}
-                    DayFileName::NotADate => problems.push(Skipped {
-                        path: dir.join(&name),
-                        line: None,
-                        message: "not a real date: this day file's checkpoints cannot be placed in time; rename it to the UTC date of its entries (YYYY-MM-DD.md)".to_string(),
-                    }),
-                }
-            }
+    let problems = days::list_day_files(dir, |f| {
+        if f.date >= first && f.date <= last {
+            dates.push(f.date);
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => problems.push(Skipped {
-            path: dir.to_path_buf(),
-            line: None,
-            message: format!("cannot list this checkpoints directory: {e}"),
-        }),
-    }
-    problems.sort_by(|a, b| a.path.cmp(&b.path));
+    });
     skipped.extend(problems);
 }
 
@@ -1606,28 +1557,6 @@ mod tests {
         assert_send_sync::<Store>();
         let store = Store::open("/nonexistent-goldfish").expect("opening does no I/O");
         assert!(Arc::ptr_eq(&store.inner, &store.clone().inner));
-    }
-
-    #[test]
-    fn date_file_names() {
-        let date = |y, m, d| DayFileName::Date(NaiveDate::from_ymd_opt(y, m, d).unwrap());
-        let cases = [
-            ("2025-10-13.md", date(2025, 10, 13)),
-            ("2024-02-29.md", date(2024, 2, 29)),
-            ("2025-13-45.md", DayFileName::NotADate),
-            ("2025-02-30.md", DayFileName::NotADate),
-            ("2025-00-01.md", DayFileName::NotADate),
-            ("2025-1-3.md", DayFileName::Other),
-            ("2025-10-13.md.lock", DayFileName::Other),
-            (".2025-10-13.md.lock", DayFileName::Other),
-            (".2025-10-13.md.123-a-0.tmp", DayFileName::Other),
-            ("2025-10-13.md.tmp.1700000000", DayFileName::Other),
-            ("+2025-10-1.md", DayFileName::Other),
-            ("notes.md", DayFileName::Other),
-        ];
-        for (name, want) in cases {
-            assert_eq!(day_file_date(name), want, "{name}");
-        }
     }
 
     #[test]

@@ -393,16 +393,16 @@ pub fn recent_workspaces(
             let last_saved = store
                 .workspace_dir(&name)
                 .ok()
-                .and_then(|dir| std::fs::read_dir(dir.join("checkpoints")).ok())
+                .and_then(|dir| std::fs::read_dir(crate::days::checkpoints_dir(&dir)).ok())
                 .into_iter()
                 .flatten()
                 .flatten()
-                .filter_map(|e| {
-                    match crate::store::day_file_date(&e.file_name().to_string_lossy()) {
-                        crate::store::DayFileName::Date(day) => Some(day),
+                .filter_map(
+                    |e| match crate::DayFileName::parse(&e.file_name().to_string_lossy()) {
+                        crate::DayFileName::Date(day) => Some(day),
                         _ => None,
-                    }
-                })
+                    },
+                )
                 .max();
             WorkspaceCandidate {
                 name,

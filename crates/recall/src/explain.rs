@@ -5,48 +5,8 @@
 
 use std::fmt::Write as _;
 
+use crate::fields::Field;
 pub use crate::similarity::MatchKind;
-
-/// A checkpoint's field, as the engine weighs it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Field {
-    /// The first line of the description.
-    Title,
-    /// The rest of the description.
-    Body,
-    /// A tag.
-    Tags,
-    /// The git branch.
-    Branch,
-    /// A changed file's path.
-    Files,
-}
-
-impl Field {
-    /// The field of the engine's field number.
-    pub(crate) fn of(f: usize) -> Field {
-        [
-            Field::Title,
-            Field::Body,
-            Field::Tags,
-            Field::Branch,
-            Field::Files,
-        ][f.min(4)]
-    }
-
-    /// Its name, as in JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Field::Title => "title",
-            Field::Body => "body",
-            Field::Tags => "tags",
-            Field::Branch => "branch",
-            Field::Files => "files",
-        }
-    }
-}
 
 /// How a hit's score was made.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

@@ -187,12 +187,15 @@ mod ahead;
 mod engine;
 mod error;
 mod explain;
+mod fields;
 mod format;
-mod index;
+pub mod index;
 mod inplace;
 mod lanes;
 mod lexicon;
+mod matches;
 mod newest;
+mod options;
 mod pass;
 mod prefilter;
 mod query;
@@ -207,9 +210,10 @@ mod table;
 mod text;
 mod window;
 
-pub use engine::{FieldWeights, Hit, SearchOptions, search};
+pub use engine::{Hit, search};
 pub use error::{Error, ErrorKind};
-pub use explain::{Explanation, Field, MatchKind, TermMatch, WordExplanation, format_explanation};
+pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
+pub use fields::Field;
 pub use format::{
     FormatOptions, format_recall, format_recall_counted, format_standup, plan_excerpt,
 };
@@ -217,6 +221,7 @@ pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,
     WorkspaceVerify, index_rebuild, index_status, index_verify, read_index_bytes,
 };
+pub use options::{FieldWeights, SearchOptions};
 pub use query::Query;
 pub use recall::{
     DayCounts, Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount,

@@ -10,15 +10,15 @@ use std::hash::{BuildHasherDefault, Hasher};
 use goldfish_store::Checkpoint;
 
 use crate::ahead;
-use crate::engine::SearchOptions;
+use crate::fields::{FIELDS, checkpoint_text};
 use crate::lanes::Lanes;
+use crate::matches::{DocMatch, Pass, Term};
+use crate::options::SearchOptions;
 use crate::prefilter::{Probe, Token, scan_filter};
 use crate::query::Word;
 use crate::scan::{Classify, NONE, PAD, Scanner};
+use crate::score::average_lengths;
 use crate::similarity::{similarity, synonym_similarity};
-
-/// Number of indexed fields: title, body, tags, branch, files.
-pub(crate) const FIELDS: usize = 5;
 
 /// A fast, non-cryptographic hash for short byte strings (the `FxHash` of rustc).
 #[derive(Default, Clone, Copy)]
@@ -49,20 +49,6 @@ impl Hasher for FxHasher {
 }
 
 type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-
-/// A token that matches at least one query word.
-pub(crate) struct Term {
-    /// Documents containing it.
-    pub(crate) df: u32,
-    /// The last document counted in `df`.
-    last_doc: u32,
-    /// `(query word, similarity)`, in query order.
-    /// `(index of the word in the words searched for, similarity)`, in word order; the
-    /// similarity of a synonym is already scaled by its weight.
-    pub(crate) matches: Vec<(usize, f32)>,
-    /// The token itself (folded), for explanations.
-    pub(crate) text: Box<[u8]>,
-}
 
 /// Classifies tokens: each distinct token that passes the prefilter for some query word is
 /// scored once against the query with [`similarity`]; the others are only counted.
@@ -253,106 +239,56 @@ const ZEROS: &str = match std::str::from_utf8(&[0u8; PAD]) {
     Err(_) => "",
 };
 
-/// Writes `cp` to `out` as one text for [`Scanner::scan_fields`] (with `title`), and returns
-/// its length and where its fields begin: the description (its title, then its body, which
-/// the scanner finds after the first newline), the tags, the branch and the files. Each field
-/// follows a newline and each value a space, separators that make its tokens those of each
-/// field, and of each value, alone. [`PAD`] zeros follow, which spare the scanner a copy of
-/// the last window.
-fn checkpoint_text(cp: &Checkpoint, out: &mut String) -> (usize, [usize; FIELDS]) {
-    out.clear();
-    out.push_str(&cp.description);
-    out.push('\n');
-    let tags = out.len();
-    for tag in &cp.tags {
-        out.push_str(tag);
-        out.push(' ');
-    }
-    out.push('\n');
-    let branch = out.len();
-    out.push_str(cp.branch.as_deref().unwrap_or(""));
-    out.push('\n');
-    let files = out.len();
-    for file in &cp.files {
-        out.push_str(file);
-        out.push(' ');
-    }
-    let len = out.len();
-    out.push_str(ZEROS);
-    (len, [0, tags, tags, branch, files])
-}
-
-/// A document that contains at least one matched term.
-pub(crate) struct DocMatch {
-    pub(crate) index: usize,
-    /// The checkpoint's time (the tie-break of equal scores).
-    pub(crate) timestamp: chrono::DateTime<chrono::Utc>,
-    /// Tokens per field (all of them, matched or not).
-    pub(crate) lens: [u32; FIELDS],
-    /// End of its occurrences in the occurrence list (the start is the previous one's end).
-    pub(crate) end: usize,
-}
-
-/// Per call: one pass over the documents that keeps only what can match the query —
-/// matched terms with their document frequencies, and per matching document its field
-/// lengths and `(term, field)` occurrences — plus the average field lengths.
-pub(crate) struct Pass {
-    pub(crate) terms: Vec<Term>,
-    pub(crate) docs: Vec<DocMatch>,
-    pub(crate) occurrences: Vec<(u32, u8)>,
-    pub(crate) avg_len: [f32; FIELDS],
-}
-
-impl Pass {
-    // Several per-field arrays are indexed by the field number together.
-    #[allow(clippy::needless_range_loop)]
-    #[inline(always)]
-    pub(crate) fn run<L: Lanes>(
-        lanes: L,
-        words: &[Word],
-        checkpoints: &[Checkpoint],
-        opts: &SearchOptions,
-    ) -> Pass {
-        let mut m = Matcher::new(words, opts);
-        let filter = scan_filter(words, opts);
-        let mut scanner = take_scanner();
-        let mut docs = Vec::new();
-        let mut occ: Vec<(u32, u8)> = Vec::new();
-        let mut found: Vec<(u32, u8)> = Vec::new();
-        let mut joined = String::new();
-        let mut totals = [0u64; FIELDS];
-        for (index, cp) in checkpoints.iter().enumerate() {
-            ahead::ask(checkpoints, index);
-            let d = u32::try_from(index).unwrap_or(NONE - 1);
-            let start = occ.len();
-            let (len, fields) = checkpoint_text(cp, &mut joined);
-            found.clear();
-            let lens = scanner.scan_fields(
-                lanes, &joined, len, fields, true, &filter, &mut m, &mut found,
-            );
-            for &(t, f) in &found {
-                m.count(t, d);
-                occ.push((t, f));
-            }
-            for f in 0..FIELDS {
-                totals[f] += u64::from(lens[f]);
-            }
-            if occ.len() > start {
-                docs.push(DocMatch {
-                    index,
-                    timestamp: cp.timestamp,
-                    lens,
-                    end: occ.len(),
-                });
-            }
+/// The one pass over `checkpoints` for `words`: the matched terms, the matching documents
+/// and the average field lengths.
+// Several per-field arrays are indexed by the field number together.
+#[allow(clippy::needless_range_loop)]
+#[inline(always)]
+pub(crate) fn run<L: Lanes>(
+    lanes: L,
+    words: &[Word],
+    checkpoints: &[Checkpoint],
+    opts: &SearchOptions,
+) -> Pass {
+    let mut m = Matcher::new(words, opts);
+    let filter = scan_filter(words, opts);
+    let mut scanner = take_scanner();
+    let mut docs = Vec::new();
+    let mut occ: Vec<(u32, u8)> = Vec::new();
+    let mut found: Vec<(u32, u8)> = Vec::new();
+    let mut joined = String::new();
+    let mut totals = [0u64; FIELDS];
+    for (index, cp) in checkpoints.iter().enumerate() {
+        ahead::ask(checkpoints, index);
+        let d = u32::try_from(index).unwrap_or(NONE - 1);
+        let start = occ.len();
+        let (len, fields) = checkpoint_text(cp, &mut joined, ZEROS);
+        found.clear();
+        let lens = scanner.scan_fields(
+            lanes, &joined, len, fields, true, &filter, &mut m, &mut found,
+        );
+        for &(t, f) in &found {
+            m.count(t, d);
+            occ.push((t, f));
         }
-        give_back(scanner);
-        Pass {
-            terms: m.terms,
-            docs,
-            occurrences: occ,
-            avg_len: crate::score::average_lengths(totals, checkpoints.len()),
+        for f in 0..FIELDS {
+            totals[f] += u64::from(lens[f]);
         }
+        if occ.len() > start {
+            docs.push(DocMatch {
+                index,
+                timestamp: cp.timestamp,
+                lens,
+                end: occ.len(),
+            });
+        }
+    }
+    give_back(scanner);
+    Pass {
+        terms: m.terms,
+        docs,
+        occurrences: occ,
+        avg_len: average_lengths(totals, checkpoints.len()),
     }
 }
 
@@ -422,7 +358,7 @@ mod tests {
             cp.branch = branch;
             cp.files = files;
             let mut text = String::new();
-            let (len, fields) = checkpoint_text(&cp, &mut text);
+            let (len, fields) = checkpoint_text(&cp, &mut text, ZEROS);
             let mut results = Vec::new();
             each_lanes!(lanes => {
                 let mut c = Everything::default();

@@ -4,7 +4,7 @@
 //! match. [`Probe::may_match`] is tested per token, [`scan_filter`] on 64 bytes at once by the
 //! scanner.
 
-use crate::engine::SearchOptions;
+use crate::options::SearchOptions;
 use crate::query::Word;
 use crate::scan::Filter;
 use crate::similarity::allowed_edits;

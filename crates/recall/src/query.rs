@@ -1,8 +1,8 @@
 //! What is searched for: a query's words, folded, and each prepared for matching.
 
-use crate::engine::SearchOptions;
 use crate::error::Error;
 use crate::lexicon::lexicon;
+use crate::options::SearchOptions;
 use crate::prefilter::{Probe, Token, head4};
 use crate::similarity::allowed_edits;
 use crate::text::{letter_mask, porter2, stem, tokenize};

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
 
-use crate::engine::{Query, SearchOptions, search};
+use crate::engine::{Query, search};
 use crate::error::Error;
 use crate::explain::Explanation;
 use crate::index::{self, RecallCache};
 use crate::inplace::InPlace;
+use crate::options::SearchOptions;
 use crate::window::TimeWindow;
 
 /// Which workspaces a recall reads.
@@ -196,34 +197,6 @@ fn symbol_matches(symbol: &str, wanted: &str) -> bool {
     symbol == wanted
         || symbol.ends_with(&format!("::{wanted}"))
         || symbol.ends_with(&format!(".{wanted}"))
-}
-
-/// Appends each checkpoint's type and structured text to its description, so that the search
-/// sees them with the description's weight, and returns the original lengths for
-/// [`restore_descriptions`]. Typed text is written by the same person, about the same moment,
-/// as the description: it deserves the same weight.
-pub(crate) fn append_typed_text(checkpoints: &mut [Checkpoint]) -> Vec<usize> {
-    checkpoints
-        .iter_mut()
-        .map(|c| {
-            let len = c.description.len();
-            if c.memory_type != MemoryType::Checkpoint {
-                c.description.push('\n');
-                c.description.push_str(c.memory_type.as_str());
-            }
-            for (_, text) in c.structured.labelled() {
-                c.description.push('\n');
-                c.description.push_str(&text);
-            }
-            len
-        })
-        .collect()
-}
-
-fn restore_descriptions(checkpoints: &mut [Checkpoint], lengths: &[usize]) {
-    for (c, &len) in checkpoints.iter_mut().zip(lengths) {
-        c.description.truncate(len);
-    }
 }
 
 impl Default for RecallOptions {
@@ -614,9 +587,7 @@ fn read_and_search(
         checkpoints.retain(|c| opts.filter.matches(c));
     }
     let mut explanations = Vec::new();
-    let lengths = append_typed_text(&mut checkpoints);
     let hits = search(q, &checkpoints, search_opts);
-    restore_descriptions(&mut checkpoints, &lengths);
     let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
     let mut ordered = Vec::with_capacity(hits.len());
     for hit in hits {
@@ -770,22 +741,5 @@ mod tests {
         assert!(symbol_matches("auth.detectReuse", "detectreuse"));
         assert!(!symbol_matches("TokenStore::rotate_all", "rotate"));
         assert!(!symbol_matches("rotate", "TokenStore::rotate"));
-    }
-
-    #[test]
-    fn typed_text_is_appended_and_removed() {
-        let mut cp = Checkpoint::new("a", chrono::Utc::now(), "ws", "Title\nbody");
-        cp.memory_type = MemoryType::Incident;
-        cp.structured.impact = Some("logins failed".into());
-        cp.structured.symbols = vec!["A::b".into(), "c".into()];
-        let original = cp.clone();
-        let mut all = vec![cp];
-        let lengths = append_typed_text(&mut all);
-        assert_eq!(
-            all[0].description,
-            "Title\nbody\nincident\nlogins failed\nA::b; c"
-        );
-        restore_descriptions(&mut all, &lengths);
-        assert_eq!(all, vec![original]);
     }
 }

@@ -6,12 +6,14 @@ use std::collections::HashMap;
 
 use goldfish_store::Checkpoint;
 
-use crate::engine::{Hit, SearchOptions};
-use crate::pass::FIELDS;
+use crate::engine::Hit;
+use crate::fields::{FIELDS, checkpoint_tokens};
+use crate::options::SearchOptions;
 use crate::query::Query;
-use crate::score::{B, Candidate, K1, MAX_EXPANSIONS, average_lengths, field_weights, rank};
+use crate::score::{
+    Candidate, DocScorer, MAX_EXPANSIONS, average_lengths, idf, rank, sum_and_coverage, word_weight,
+};
 use crate::similarity::{similarity, synonym_similarity};
-use crate::text::checkpoint_tokens;
 
 /// The engine before the query-driven pass: a vocabulary of every token, each query
 /// word compared with the whole vocabulary. Kept to check that the fast path returns the
@@ -50,10 +52,7 @@ pub(crate) fn reference_search(
         docs.push(fields);
     }
     let n = cps.len() as f32;
-    let idf = |t: usize| {
-        let df = df[t] as f32;
-        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-    };
+    let idf = |t: usize| idf(df[t], n);
     let mut totals = [0u64; FIELDS];
     for f in 0..FIELDS {
         totals[f] = docs.iter().map(|d| d[f].len() as u64).sum();
@@ -62,7 +61,6 @@ pub(crate) fn reference_search(
     let q_len = query.terms.len();
     let mut slots: HashMap<u32, Vec<(usize, f32)>> = HashMap::new();
     let mut q_weight = vec![0.0f32; q_len];
-    let unseen_idf = (1.0 + (n + 0.5) / 0.5).ln();
     let words = query.words(opts);
     for qi in 0..q_len {
         // Every term, with the best similarity any word of this slot (the query word or one
@@ -109,17 +107,13 @@ pub(crate) fn reference_search(
             best_weight = best_weight.max(sim * idf(id as usize));
             slots.entry(id).or_default().push((qi, sim));
         }
-        q_weight[qi] = if best_weight > 0.0 {
-            best_weight
-        } else {
-            0.5 * unseen_idf
-        };
+        q_weight[qi] = word_weight(best_weight, n);
     }
     if slots.is_empty() {
         return Vec::new();
     }
     let total_weight: f32 = q_weight.iter().sum();
-    let field_w = field_weights(opts);
+    let scorer = DocScorer::new(opts, avg_len);
     let mut cands = Vec::new();
     for (d, fields) in docs.iter().enumerate() {
         let mut tf: HashMap<u32, [f32; FIELDS]> = HashMap::new();
@@ -130,37 +124,18 @@ pub(crate) fn reference_search(
                 }
             }
         }
-        let mut norm = [0.0f32; FIELDS];
-        for f in 0..FIELDS {
-            norm[f] = 1.0 - B[f] + B[f] * fields[f].len() as f32 / avg_len[f];
-        }
+        let norm = scorer.norms(fields.each_ref().map(|f| f.len() as u32));
         let mut best = vec![0.0f32; q_len];
         let mut strong = vec![false; q_len];
         for (id, tf) in &tf {
-            let outside_files = tf[..FIELDS - 1].iter().any(|&x| x > 0.0);
-            let mut tfw = 0.0;
-            for f in 0..FIELDS {
-                tfw += field_w[f] * tf[f] / norm[f];
-            }
-            let sat = tfw * (K1 + 1.0) / (tfw + K1);
+            let fit = scorer.fit(tf, &norm);
             for &(qi, sim) in &slots[id] {
-                best[qi] = best[qi].max(sim * idf(*id as usize) * sat);
-                strong[qi] |= outside_files || sim >= 1.0;
+                best[qi] = best[qi].max(sim * idf(*id as usize) * fit.sat);
+                strong[qi] |= fit.outside_files || sim >= 1.0;
             }
         }
-        let mut score = 0.0;
-        let mut covered = 0.0;
-        for qi in 0..q_len {
-            score += best[qi];
-            if strong[qi] {
-                covered += q_weight[qi];
-            }
-        }
-        let coverage = if total_weight > 0.0 {
-            covered / total_weight
-        } else {
-            0.0
-        };
+        let (score, coverage) =
+            sum_and_coverage(best.iter().copied(), &strong, &q_weight, total_weight);
         if tf.is_empty() || score <= 0.0 {
             continue;
         }

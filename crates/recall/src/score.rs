@@ -6,23 +6,118 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::engine::{Hit, SearchOptions};
-use crate::explain::{Explanation, Field, TermMatch, WordExplanation};
-use crate::pass::{FIELDS, Pass};
+use crate::engine::Hit;
+use crate::explain::{Explanation, TermMatch, WordExplanation};
+use crate::fields::{B, FIELDS, FILES, Field};
+use crate::matches::Pass;
+use crate::options::SearchOptions;
 use crate::query::{Query, Word};
 use crate::similarity::how;
 
-/// BM25 length normalisation per field.
-pub(crate) const B: [f32; FIELDS] = [0.5, 0.75, 0.5, 0.0, 0.75];
 /// BM25 term-frequency saturation.
 pub(crate) const K1: f32 = 1.2;
 /// Expansions kept per query word (the most similar ones).
 pub(crate) const MAX_EXPANSIONS: usize = 64;
 
-/// The field weights in field order: title, body, tags, branch, files.
-pub(crate) fn field_weights(opts: &SearchOptions) -> [f32; FIELDS] {
-    let w = opts.weights;
-    [w.title, w.description, w.tags, w.branch, w.files]
+/// The inverse document frequency of a term found in `df` of `n` documents.
+pub(crate) fn idf(df: u32, n: f32) -> f32 {
+    let df = df as f32;
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// The weight of a query word whose best expansion weighs `best` (similarity × IDF) in `n`
+/// documents: that, or for a word found nowhere, half the IDF of an unseen term. A word
+/// found nowhere still counts against every document: "file locking" with no "locking"
+/// anywhere must not become a search for "file".
+pub(crate) fn word_weight(best: f32, n: f32) -> f32 {
+    if best > 0.0 {
+        best
+    } else {
+        0.5 * (1.0 + (n + 0.5) / 0.5).ln()
+    }
+}
+
+/// How one matched term scores in one document, before its similarity and IDF.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TermFit {
+    /// The saturated, field-weighted, length-normalised term frequency.
+    pub(crate) sat: f32,
+    /// The fields it is in, one bit per field number.
+    pub(crate) fields: u8,
+    /// Whether it is in some field other than the files (a word found only in file paths,
+    /// and only approximately — "locking" in `Cargo.lock` — adds to the score but does not
+    /// count as covering the word).
+    pub(crate) outside_files: bool,
+}
+
+/// The per-document part of BM25F, written once for every engine (the pass, the index and
+/// the reference engine): field length normalisation, term-frequency saturation, and the
+/// sum and coverage of a document's best matches.
+pub(crate) struct DocScorer {
+    field_w: [f32; FIELDS],
+    avg_len: [f32; FIELDS],
+}
+
+impl DocScorer {
+    /// A scorer with `opts`' field weights over documents of average field lengths
+    /// `avg_len`.
+    pub(crate) fn new(opts: &SearchOptions, avg_len: [f32; FIELDS]) -> DocScorer {
+        DocScorer {
+            field_w: opts.weights.by_field(),
+            avg_len,
+        }
+    }
+
+    /// The length normalisation of each field of a document with these field lengths.
+    pub(crate) fn norms(&self, lens: [u32; FIELDS]) -> [f32; FIELDS] {
+        let mut norm = [0.0f32; FIELDS];
+        for (f, n) in norm.iter_mut().enumerate() {
+            let len = lens[f] as f32;
+            *n = 1.0 - B[f] + B[f] * len / self.avg_len[f];
+        }
+        norm
+    }
+
+    /// How a term occurring `tf[f]` times in each field `f` of a document of norms `norm`
+    /// fits it.
+    pub(crate) fn fit(&self, tf: &[f32; FIELDS], norm: &[f32; FIELDS]) -> TermFit {
+        let outside_files = tf[..FILES].iter().any(|&x| x > 0.0);
+        let mut tfw = 0.0;
+        let mut fields = 0u8;
+        for f in 0..FIELDS {
+            tfw += self.field_w[f] * tf[f] / norm[f];
+            fields |= u8::from(tf[f] > 0.0) << f;
+        }
+        TermFit {
+            sat: tfw * (K1 + 1.0) / (tfw + K1),
+            fields,
+            outside_files,
+        }
+    }
+}
+
+/// A document's raw sum and coverage from its best contribution per query word (`best`),
+/// which words it covers (`strong`) and the words' weights.
+pub(crate) fn sum_and_coverage(
+    best: impl Iterator<Item = f32>,
+    strong: &[bool],
+    q_weight: &[f32],
+    total_weight: f32,
+) -> (f32, f32) {
+    let mut sum = 0.0;
+    let mut covered = 0.0;
+    for (qi, value) in best.enumerate() {
+        sum += value;
+        if strong[qi] {
+            covered += q_weight[qi];
+        }
+    }
+    let coverage = if total_weight > 0.0 {
+        covered / total_weight
+    } else {
+        0.0
+    };
+    (sum, coverage)
 }
 
 /// A document that matched something, before the cut: its raw sum and its coverage.
@@ -92,8 +187,7 @@ struct Best {
 
 impl Pass {
     fn idf(&self, term: usize, n: f32) -> f32 {
-        let df = self.terms[term].df as f32;
-        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        idf(self.terms[term].df, n)
     }
 
     // Several per-field arrays are indexed by the field number together.
@@ -127,7 +221,6 @@ impl Pass {
         // the `MAX_EXPANSIONS` most similar expansions of each word.
         let mut kept: Vec<Vec<(usize, f32, u32)>> = vec![Vec::new(); self.terms.len()];
         let mut q_weight = vec![0.0f32; q_len];
-        let unseen_idf = (1.0 + (n + 0.5) / 0.5).ln();
         let mut any = false;
         for (qi, list) in found.iter_mut().enumerate() {
             if list.len() > MAX_EXPANSIONS {
@@ -143,20 +236,14 @@ impl Pass {
                 kept[t as usize].push((qi, sim, wi));
                 any = true;
             }
-            // A word found nowhere still counts, at half weight, against every document:
-            // "file locking" with no "locking" anywhere must not become a search for "file".
-            q_weight[qi] = if best_weight > 0.0 {
-                best_weight
-            } else {
-                0.5 * unseen_idf
-            };
+            q_weight[qi] = word_weight(best_weight, n);
         }
         if !any {
             return Vec::new();
         }
         let total_weight: f32 = q_weight.iter().sum();
         let term_idf: Vec<f32> = (0..self.terms.len()).map(|t| self.idf(t, n)).collect();
-        let field_w = field_weights(opts);
+        let scorer = DocScorer::new(opts, self.avg_len);
 
         let mut tf: Vec<[f32; FIELDS]> = vec![[0.0; FIELDS]; self.terms.len()];
         let mut touched: Vec<usize> = Vec::new();
@@ -181,24 +268,15 @@ impl Pass {
             if touched.is_empty() {
                 continue;
             }
-            let mut norm = [0.0f32; FIELDS];
-            for f in 0..FIELDS {
-                let len = doc.lens[f] as f32;
-                norm[f] = 1.0 - B[f] + B[f] * len / self.avg_len[f];
-            }
+            let norm = scorer.norms(doc.lens);
             best.iter_mut().for_each(|b| b.value = 0.0);
             strong.iter_mut().for_each(|s| *s = false);
             for &t in &touched {
-                // A word found only in file paths, and only approximately ("locking" in
-                // `Cargo.lock`), adds to the score but does not count as covering the word.
-                let outside_files = tf[t][..FIELDS - 1].iter().any(|&x| x > 0.0);
-                let mut tfw = 0.0;
-                let mut fields = 0u8;
-                for f in 0..FIELDS {
-                    tfw += field_w[f] * tf[t][f] / norm[f];
-                    fields |= u8::from(tf[t][f] > 0.0) << f;
-                }
-                let sat = tfw * (K1 + 1.0) / (tfw + K1);
+                let TermFit {
+                    sat,
+                    fields,
+                    outside_files,
+                } = scorer.fit(&tf[t], &norm);
                 for &(qi, sim, wi) in &kept[t] {
                     let v = sim * term_idf[t] * sat;
                     // Equal contributions go to the smaller term text (explanations must not
@@ -222,19 +300,12 @@ impl Pass {
                 tf[t] = [0.0; FIELDS];
             }
             touched.clear();
-            let mut sum = 0.0;
-            let mut covered = 0.0;
-            for qi in 0..q_len {
-                sum += best[qi].value;
-                if strong[qi] {
-                    covered += q_weight[qi];
-                }
-            }
-            let coverage = if total_weight > 0.0 {
-                covered / total_weight
-            } else {
-                0.0
-            };
+            let (sum, coverage) = sum_and_coverage(
+                best.iter().map(|b| b.value),
+                &strong,
+                &q_weight,
+                total_weight,
+            );
             if sum <= 0.0 {
                 continue;
             }

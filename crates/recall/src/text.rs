@@ -6,32 +6,6 @@
 //! are also split into their parts (`parseSince` → `parsesince`, `parse`, `since`), so a
 //! query for either form finds the other.
 
-/// Calls `emit(field, token)` with every token of a checkpoint's five fields in field order
-/// (title — the description's first line —, body, tags, branch, files), each value
-/// tokenized alone: the tokens the search pass finds in it (the property tests pin the two
-/// equal). The index and the reference engine both tokenize with this.
-pub(crate) fn checkpoint_tokens(
-    cp: &goldfish_store::Checkpoint,
-    buf: &mut Vec<u8>,
-    mut emit: impl FnMut(usize, &[u8]),
-) {
-    let (title, body) = match cp.description.split_once('\n') {
-        Some((t, b)) => (t, b),
-        None => (cp.description.as_str(), ""),
-    };
-    tokenize(title, buf, |t| emit(0, t));
-    tokenize(body, buf, |t| emit(1, t));
-    for tag in &cp.tags {
-        tokenize(tag, buf, |t| emit(2, t));
-    }
-    if let Some(branch) = cp.branch.as_deref() {
-        tokenize(branch, buf, |t| emit(3, t));
-    }
-    for file in &cp.files {
-        tokenize(file, buf, |t| emit(4, t));
-    }
-}
-
 /// Calls `emit` with every folded token of `text`, reusing `buf` for the bytes.
 ///
 /// A token is a run of alphanumeric characters of at least two bytes. A camelCase word

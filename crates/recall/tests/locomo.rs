@@ -191,6 +191,8 @@ fn locomo_figures() -> TestResult {
     );
     let opts = SearchOptions::default();
     let (tuning, held) = convs.split_at(5);
+    let names = |h: &[Conversation]| h.iter().map(|c| c.id.as_str()).collect::<Vec<_>>().join(", ");
+    println!("tuning half: {}; held back: {}", names(tuning), names(held));
     header();
     let mut whole = [Figures::default(); 3];
     for (name, half) in [("tuning (1-5)", tuning), ("held back (6-10)", held)] {

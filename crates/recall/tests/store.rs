@@ -531,3 +531,66 @@ fn standup_lists_decisions_and_incidents_apart() -> TestResult {
     );
     Ok(())
 }
+
+/// A typed memory is searched the same way by [`search`] over the checkpoints in memory and
+/// by [`recall`] (through the index and over the files): its type and structured fields are
+/// part of its body for both, with the same scores.
+#[test]
+fn search_and_recall_rank_a_typed_memory_alike() -> TestResult {
+    use goldfish_recall::{Query, SearchOptions, search};
+    use goldfish_store::{CheckpointInput, MemoryType};
+
+    let s = TestStore::new("2025-10-13T09:00:00Z")?;
+    s.save_at("2025-10-13T08:00:00Z", "ws", "Compared queue backends", &[])?;
+    s.save_at(
+        "2025-10-13T08:10:00Z",
+        "ws",
+        "Chose postgres for the queue\nLatency measured under load.",
+        &[],
+    )?;
+    s.clock.set(t("2025-10-13T08:20:00Z"));
+    let mut input = CheckpointInput::new("Queue storage settled");
+    input.workspace = Some("ws".into());
+    input.memory_type = MemoryType::Decision;
+    input.structured.decision = Some("postgres with skip locked rows".into());
+    input.structured.alternatives = vec!["redis streams".into()];
+    s.store.save_checkpoint(input)?;
+    s.save_at("2025-10-13T08:30:00Z", "ws", "Redis cache warmed", &[])?;
+
+    let mut o = all_opts("2025-10-13T12:00:00Z");
+    o.explain = true;
+    let from = t("2025-10-12T00:00:00Z");
+    let to = t("2025-10-14T00:00:00Z");
+    let cps = s.store.checkpoints_between("ws", from, to)?.checkpoints;
+    let mut search_opts = SearchOptions::default();
+    search_opts.explain = true;
+    for text in ["postgres decision", "skip locked", "redis alternatives"] {
+        let hits = search(&Query::parse(text), &cps, &search_opts);
+        let by_search: Vec<(&str, f32)> = hits
+            .iter()
+            .map(|h| (cps[h.index].title(), h.score))
+            .collect();
+        assert!(
+            by_search
+                .iter()
+                .any(|(title, _)| *title == "Queue storage settled"),
+            "{text}: search() finds the typed memory by its typed text: {by_search:?}"
+        );
+        for use_index in [true, false] {
+            o.search = Some(text.into());
+            o.use_index = use_index;
+            let r = recall(&s.store, &o)?;
+            let by_recall: Vec<(&str, f32)> = r
+                .checkpoints
+                .iter()
+                .zip(&r.explanations)
+                .map(|(c, e)| (c.title(), e.score))
+                .collect();
+            assert_eq!(
+                by_recall, by_search,
+                "{text} (index {use_index}): recall() and search() agree"
+            );
+        }
+    }
+    Ok(())
+}

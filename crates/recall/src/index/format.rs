@@ -19,7 +19,7 @@
 
 use std::fmt;
 
-use crate::pass::FIELDS;
+use crate::fields::FIELDS;
 
 /// The first eight bytes of every index file.
 pub(crate) const MAGIC: [u8; 8] = *b"GFINDEX\0";

@@ -1,0 +1,336 @@
+//! `goldfish index`: status, rebuild and verification of the index files, and reading
+//! arbitrary bytes as an index (the fuzz target).
+
+use super::*;
+
+/// Re-reads every file of `workspace` and compares with its index file: the differences.
+pub(crate) fn verify(store: &Store, workspace: &str) -> Result<Vec<String>, String> {
+    let dirs = store.workspace_dirs(workspace);
+    let listing = list(&dirs);
+    let path = index_path(store, workspace);
+    let ix = match probe_with(&path, &dirs, &listing) {
+        Probe::Fresh(ix) => ix,
+        Probe::Stale(_, files) => {
+            return Ok(files.into_iter().map(|f| format!("stale: {f}")).collect());
+        }
+        // Nothing to index, nothing kept: the index agrees.
+        Probe::Missing if listing.files.is_empty() && listing.problems.is_empty() => {
+            return Ok(Vec::new());
+        }
+        Probe::Missing => {
+            return Err(format!(
+                "{}: no index yet (the next search builds it)",
+                path.display()
+            ));
+        }
+        Probe::Corrupt(c) => return Ok(vec![format!("unusable: {c}")]),
+    };
+    let built = build(workspace, &dirs, listing);
+    let mut diffs = Vec::new();
+    let decoded = (|| -> Result<Contents, Corrupt> {
+        let docs = ix.docs()?;
+        let vocab = ix.vocab()?;
+        let postings = ix.section(POSTINGS)?;
+        let terms = format::decode_terms(&vocab, &postings, docs.len())?;
+        Ok(Contents {
+            meta: ix.meta.clone(),
+            files: ix.files.clone(),
+            docs,
+            terms,
+        })
+    })();
+    let decoded = match decoded {
+        Ok(c) => c,
+        Err(c) => return Ok(vec![format!("unusable: {c}")]),
+    };
+    let strip = |m: &Meta| Meta {
+        built_ns: 0,
+        ..m.clone()
+    };
+    if strip(&decoded.meta) != strip(&built.meta) {
+        diffs.push("entries' totals, dates or problems differ".to_string());
+    }
+    let key = |f: &FileRec| (f.dir, f.date, f.len, f.mtime_ns, f.ino);
+    if decoded
+        .files
+        .iter()
+        .map(key)
+        .ne(built.files.iter().map(key))
+    {
+        diffs.push("the day files differ".to_string());
+    }
+    if decoded.docs != built.docs {
+        diffs.push(format!(
+            "entries differ ({} indexed, {} in the files)",
+            decoded.docs.len(),
+            built.docs.len()
+        ));
+    }
+    if decoded.terms != built.terms {
+        diffs.push(format!(
+            "vocabulary or postings differ ({} terms indexed, {} in the files)",
+            decoded.terms.len(),
+            built.terms.len()
+        ));
+    }
+    Ok(diffs)
+}
+
+/// Reads arbitrary bytes as an index file, as a search would (for the fuzz target): never
+/// panics.
+#[doc(hidden)]
+pub fn read_index_bytes(bytes: &[u8]) -> Result<usize, String> {
+    let src = Source::Bytes(Arc::new(bytes.to_vec()));
+    let ix = load(src, bytes.len() as u64, PathBuf::new(), Vec::new()).map_err(|c| c.0)?;
+    let docs = ix.docs().map_err(|c| c.0)?;
+    let vocab = ix.vocab().map_err(|c| c.0)?;
+    let postings = ix.section(POSTINGS).map_err(|c| c.0)?;
+    let terms = format::decode_terms(&vocab, &postings, docs.len()).map_err(|c| c.0)?;
+    Ok(terms.len())
+}
+
+// ----- `goldfish index` -----------------------------------------------------------------
+
+/// How a workspace's index file stands against its day files.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase", tag = "state")]
+#[non_exhaustive]
+pub enum IndexState {
+    /// Up to date: a search uses it as is.
+    Fresh,
+    /// Out of date (the next search rebuilds it): the day files that differ.
+    Stale {
+        /// Each day file that differs, with `(new)`, `(changed)` or `(gone)`.
+        changed: Vec<String>,
+    },
+    /// No index file yet (the next search builds it).
+    Missing,
+    /// The workspace has no day files: nothing to index, and no index file is kept.
+    Empty,
+    /// Unreadable, truncated, of another format version or failing a checksum (the next
+    /// search rebuilds it, with a note).
+    Unusable {
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// One workspace's index.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct WorkspaceIndex {
+    /// The workspace.
+    pub workspace: String,
+    /// Its index file.
+    pub path: PathBuf,
+    /// How it stands.
+    #[serde(flatten)]
+    pub state: IndexState,
+    /// Checkpoints indexed (0 when missing or unusable).
+    pub entries: usize,
+    /// Day files indexed.
+    pub files: usize,
+    /// Size of the index file in bytes.
+    pub bytes: u64,
+    /// When it was built.
+    pub built: Option<DateTime<Utc>>,
+}
+
+/// What [`index_status`] and [`index_rebuild`] report.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct IndexStatus {
+    /// Where the index files are.
+    pub dir: PathBuf,
+    /// Per workspace, in name order.
+    pub workspaces: Vec<WorkspaceIndex>,
+    /// Checkpoints indexed in all.
+    pub entries: usize,
+    /// Bytes on disk in all.
+    pub bytes: u64,
+}
+
+/// One workspace's verification.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct WorkspaceVerify {
+    /// The workspace.
+    pub workspace: String,
+    /// Its index file.
+    pub path: PathBuf,
+    /// True when the index agrees with its day files in every entry, term and posting.
+    pub ok: bool,
+    /// What disagrees (empty when `ok`).
+    pub differences: Vec<String>,
+}
+
+/// What [`index_verify`] found.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct IndexVerify {
+    /// True when every index agreed with its files.
+    pub ok: bool,
+    /// Per workspace, in name order.
+    pub workspaces: Vec<WorkspaceVerify>,
+}
+
+pub(super) fn scope_workspaces(
+    store: &Store,
+    scope: &crate::Scope,
+    cwd: Option<&Path>,
+) -> Result<Vec<String>, crate::Error> {
+    Ok(match scope {
+        crate::Scope::All => store.list_workspaces()?,
+        crate::Scope::Current => vec![crate::recall::resolve_scope(None, cwd)?],
+        crate::Scope::Named(n) => vec![crate::recall::resolve_scope(Some(n), cwd)?],
+    })
+}
+
+pub(super) fn summary(
+    workspace: &str,
+    path: PathBuf,
+    state: IndexState,
+    ix: Option<&WsIndex>,
+) -> WorkspaceIndex {
+    WorkspaceIndex {
+        workspace: workspace.to_string(),
+        path,
+        state,
+        entries: ix.map_or(0, WsIndex::entries),
+        files: ix.map_or(0, WsIndex::file_count),
+        bytes: ix.map_or(0, WsIndex::size),
+        built: ix.and_then(WsIndex::built),
+    }
+}
+
+pub(super) fn status_of(store: &Store, workspaces: Vec<WorkspaceIndex>) -> IndexStatus {
+    IndexStatus {
+        dir: store.root().join(INDEX_DIR),
+        entries: workspaces.iter().map(|w| w.entries).sum(),
+        bytes: workspaces.iter().map(|w| w.bytes).sum(),
+        workspaces,
+    }
+}
+
+/// The state of the recall index of `scope`'s workspaces (`cwd` resolves
+/// [`Scope::Current`](crate::Scope::Current)): per workspace its entries, files, size,
+/// build time and what is stale. Reads the index files and lists the day files; writes
+/// nothing.
+pub fn index_status(
+    store: &Store,
+    scope: &crate::Scope,
+    cwd: Option<&Path>,
+) -> Result<IndexStatus, crate::Error> {
+    let list = scope_workspaces(store, scope, cwd)?
+        .into_iter()
+        .map(|ws| {
+            let path = index_path(store, &ws);
+            let dirs = store.workspace_dirs(&ws);
+            let listing = list(&dirs);
+            match probe_with(&path, &dirs, &listing) {
+                Probe::Fresh(ix) => summary(&ws, path, IndexState::Fresh, Some(&ix)),
+                Probe::Stale(ix, changed) => {
+                    summary(&ws, path, IndexState::Stale { changed }, Some(&ix))
+                }
+                Probe::Missing if listing.files.is_empty() && listing.problems.is_empty() => {
+                    summary(&ws, path, IndexState::Empty, None)
+                }
+                Probe::Missing => summary(&ws, path, IndexState::Missing, None),
+                Probe::Corrupt(c) => summary(&ws, path, IndexState::Unusable { reason: c.0 }, None),
+            }
+        })
+        .collect();
+    Ok(status_of(store, list))
+}
+
+/// Rebuilds the recall index of `scope`'s workspaces from their day files (several at a
+/// time), calling `progress(done, total, workspace)` as each one is written and
+/// `progress(total, total, "")` at the end. Errors:
+/// the scope cannot be resolved, or an index file cannot be written (named).
+pub fn index_rebuild(
+    store: &Store,
+    scope: &crate::Scope,
+    cwd: Option<&Path>,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<IndexStatus, crate::Error> {
+    let workspaces = scope_workspaces(store, scope, cwd)?;
+    let total = workspaces.len();
+    // Workspaces are built in parallel; progress is reported here, as each one finishes.
+    let threads = std::thread::available_parallelism()
+        .map_or(4, |n| n.get())
+        .clamp(1, 8)
+        .min(total.max(1));
+    let mut built: Vec<Option<(WsIndex, Option<String>)>> = Vec::new();
+    built.resize_with(total, || None);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let (tx, next, workspaces) = (tx.clone(), &next, &workspaces);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(ws) = workspaces.get(i) else { break };
+                    let (ix, unwritten) = rebuild(store, ws);
+                    if tx.send((i, (ix.close(), unwritten))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (done, (i, result)) in rx.iter().enumerate() {
+            progress(done, total, &workspaces[i]);
+            built[i] = Some(result);
+        }
+    });
+    let mut list = Vec::with_capacity(total);
+    for (ws, result) in workspaces.iter().zip(built) {
+        let Some((ix, unwritten)) = result else {
+            continue;
+        };
+        if let Some(why) = unwritten {
+            return Err(crate::Error::file(
+                &ix.path,
+                format!("cannot write the recall index: {why}"),
+            ));
+        }
+        // A workspace without day files is given no file (see `rebuild_with`).
+        list.push(if ix.file_count() == 0 && !ix.path.exists() {
+            summary(ws, ix.path.clone(), IndexState::Empty, None)
+        } else {
+            summary(ws, ix.path.clone(), IndexState::Fresh, Some(&ix))
+        });
+    }
+    progress(total, total, "");
+    Ok(status_of(store, list))
+}
+
+/// Re-reads every day file of `scope`'s workspaces and compares with their index files:
+/// [`IndexVerify::ok`] is false when any index disagrees (stale, unusable, missing while the
+/// workspace has day files, or an entry, term or posting differs). Writes nothing.
+pub fn index_verify(
+    store: &Store,
+    scope: &crate::Scope,
+    cwd: Option<&Path>,
+) -> Result<IndexVerify, crate::Error> {
+    let workspaces: Vec<WorkspaceVerify> = scope_workspaces(store, scope, cwd)?
+        .into_iter()
+        .map(|ws| {
+            let differences = match verify(store, &ws) {
+                Ok(d) => d,
+                Err(missing) => vec![missing],
+            };
+            WorkspaceVerify {
+                path: index_path(store, &ws),
+                workspace: ws,
+                ok: differences.is_empty(),
+                differences,
+            }
+        })
+        .collect();
+    Ok(IndexVerify {
+        ok: workspaces.iter().all(|w| w.ok),
+        workspaces,
+    })
+}

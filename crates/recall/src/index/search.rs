@@ -1,0 +1,317 @@
+//! A search through the indexes: the matched terms' postings within the window, scored by
+//! the same code as the pass, and the checkpoints shown parsed again from their day files.
+
+use super::*;
+
+/// Why the index cannot answer this call (then recall reads the day files).
+#[derive(Debug)]
+pub(crate) struct Fallback(pub(crate) String);
+
+impl Fallback {
+    /// A part of `ix` found unusable during a search: the file is removed (the next recall
+    /// rebuilds it) and this call reads the day files.
+    pub(super) fn unusable(ix: &WsIndex, why: Corrupt) -> Fallback {
+        let _ = fs::remove_file(&ix.path);
+        Fallback(format!(
+            "{} was unusable ({why}); removed it for a rebuild",
+            ix.path.display()
+        ))
+    }
+}
+
+/// What a search through the index found: as recall reports it.
+#[derive(Debug, Default)]
+pub(crate) struct Answer {
+    /// The checkpoints shown (at most the limit), best first.
+    pub(crate) shown: Vec<Checkpoint>,
+    /// Their explanations, when asked for.
+    pub(crate) explanations: Vec<Explanation>,
+    /// Hits before the limit.
+    pub(crate) total: usize,
+    /// Per workspace (in the order given): hits and shown.
+    pub(crate) counts: Vec<(String, usize, usize)>,
+    /// Problems of the day files in the window.
+    pub(crate) skipped: Vec<SkippedFile>,
+}
+
+/// One workspace's part of a search.
+pub(super) struct Part {
+    pub(super) ix: WsIndex,
+    /// Selected entries (local numbers), in the order recall reads them.
+    pub(super) selected: Vec<u32>,
+    pub(super) base: usize,
+}
+
+/// Searches `workspaces` within `window` through their indexes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn search(
+    store: &Store,
+    workspaces: &[String],
+    window: TimeWindow,
+    query: &Query,
+    opts: &SearchOptions,
+    limit: usize,
+    cache: Option<&crate::RecallCache>,
+    notes: &mut Vec<String>,
+) -> Result<Answer, Fallback> {
+    let words: Vec<Word> = query.words(opts);
+    let mut matcher = TermMatcher::new(&words, opts);
+    let mut parts: Vec<Part> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut n = 0usize;
+    let mut totals = [0u64; FIELDS];
+    let mut df: Vec<u32> = Vec::new();
+    let mut docs_out: Vec<DocMatch> = Vec::new();
+    let mut occ_out: Vec<(u32, u8)> = Vec::new();
+    let from = (
+        window.from.timestamp(),
+        window.from.timestamp_subsec_nanos(),
+    );
+    let to = (window.to.timestamp(), window.to.timestamp_subsec_nanos());
+    let (first, last) = (days(window.from.date_naive()), days(window.to.date_naive()));
+    for ix in fresh_all(store, workspaces, cache, notes) {
+        if from > to {
+            // An empty window reads nothing, so it has nothing to report.
+            continue;
+        }
+        report_problems(&ix, first, last, &mut skipped);
+        if ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
+            continue;
+        }
+        let ix = ix.reopen().map_err(|c| Fallback(c.0))?;
+        let unusable = |c| Fallback::unusable(&ix, c);
+        let docs = ix.docs_view().map_err(unusable)?;
+        // One directory and the whole workspace in the window: every entry, in stored
+        // order (already recall's), with the stored totals; nothing to read per entry.
+        let covered = ix.dirs.len() == 1
+            && first <= ix.meta.min_date
+            && ix.meta.max_date <= last
+            && from <= ix.meta.min_ts
+            && ix.meta.max_ts <= to;
+        let mut selected: Vec<u32> = Vec::new();
+        let mut lens_sum = [0u64; FIELDS];
+        if covered {
+            selected.extend(0..docs.len() as u32);
+            lens_sum = ix.meta.totals;
+        } else {
+            let mut seen = HashSet::new();
+            let mut keys = Vec::new();
+            for i in 0..docs.len() {
+                let d = docs.get(i).map_err(unusable)?;
+                let date = ix.files[d.file as usize].date;
+                if date < first || date > last {
+                    continue;
+                }
+                if ix.dirs.len() > 1 && !seen.insert(d.group) {
+                    continue;
+                }
+                let ts = (d.secs, d.nanos);
+                if ts >= from && ts <= to {
+                    selected.push(i as u32);
+                    keys.push(ts);
+                    for (total, len) in lens_sum.iter_mut().zip(d.lens) {
+                        *total += u64::from(len);
+                    }
+                }
+            }
+            // Several directories keep reading order: recall sorts by time, stably.
+            if !keys.is_sorted() {
+                let mut pairs: Vec<((i64, u32), u32)> = keys.into_iter().zip(selected).collect();
+                pairs.sort_by_key(|p| p.0);
+                selected = pairs.into_iter().map(|p| p.1).collect();
+            }
+        }
+        if selected.is_empty() {
+            continue;
+        }
+        for (total, t) in totals.iter_mut().zip(lens_sum) {
+            *total += t;
+        }
+        let base = n;
+        n += selected.len();
+        // Local entry → its place among the selected (none: the identity).
+        let pos: Option<Vec<u32>> = (!covered).then(|| {
+            let mut pos = vec![NONE; docs.len()];
+            for (p, &i) in selected.iter().enumerate() {
+                pos[i as usize] = p as u32;
+            }
+            pos
+        });
+        let vocab = ix.vocab().map_err(unusable)?;
+        let mut occ: Vec<(u32, u32, u8, u32)> = Vec::new();
+        for t in 0..vocab.len() {
+            let g = matcher.classify(vocab.text(t));
+            if g == NONE {
+                continue;
+            }
+            if df.len() <= g as usize {
+                df.resize(g as usize + 1, 0);
+            }
+            let at = vocab.postings(t);
+            let bytes = ix.postings(&at).map_err(unusable)?;
+            let mut last_doc = NONE;
+            let decoded = format::decode_postings(&bytes, &at, docs.len(), |d, f, tf| {
+                let p = pos.as_ref().map_or(d, |pos| pos[d as usize]);
+                if p != NONE {
+                    if last_doc != d {
+                        last_doc = d;
+                        df[g as usize] += 1;
+                    }
+                    occ.push((p, g, f, tf));
+                }
+            });
+            decoded.map_err(unusable)?;
+        }
+        occ.sort_unstable_by_key(|o| o.0);
+        let mut i = 0;
+        while i < occ.len() {
+            let p = occ[i].0;
+            while i < occ.len() && occ[i].0 == p {
+                let (_, g, f, tf) = occ[i];
+                for _ in 0..tf {
+                    occ_out.push((g, f));
+                }
+                i += 1;
+            }
+            let d = &docs.get(selected[p as usize] as usize).map_err(unusable)?;
+            docs_out.push(DocMatch {
+                index: base + p as usize,
+                timestamp: timestamp(d),
+                lens: d.lens,
+                end: occ_out.len(),
+            });
+        }
+        parts.push(Part {
+            ix: ix.close(),
+            selected,
+            base,
+        });
+    }
+    let mut answer = Answer {
+        skipped,
+        ..Answer::default()
+    };
+    if n == 0 || query.is_empty() {
+        return Ok(answer);
+    }
+    // Terms of the vocabularies that no searched entry holds are not in the searched set:
+    // the pass never sees them, and neither does scoring.
+    let mut renumber = vec![NONE; df.len()];
+    let mut terms = Vec::new();
+    for (t, mut term) in matcher.into_terms().into_iter().enumerate() {
+        let count = df.get(t).copied().unwrap_or(0);
+        if count > 0 {
+            term.df = count;
+            renumber[t] = terms.len() as u32;
+            terms.push(term);
+        }
+    }
+    for o in &mut occ_out {
+        o.0 = renumber[o.0 as usize];
+    }
+    let pass = Pass {
+        terms,
+        docs: docs_out,
+        occurrences: occ_out,
+        avg_len: average_lengths(totals, n),
+    };
+    let hits: Vec<Hit> = pass.score(query, &words, n, opts);
+    answer.total = hits.len();
+    let part_of = |index: usize| parts.partition_point(|p| p.base <= index) - 1;
+    let mut counts = vec![(0usize, 0usize); parts.len()];
+    let mut parsed: HashMap<(usize, u32), Vec<Checkpoint>> = HashMap::new();
+    let mut opened: HashMap<usize, WsIndex> = HashMap::new();
+    for (k, hit) in hits.into_iter().enumerate() {
+        let pi = part_of(hit.index);
+        counts[pi].0 += 1;
+        if k >= limit {
+            continue;
+        }
+        counts[pi].1 += 1;
+        let part = &parts[pi];
+        // The entries' table was checked whole by this call, through the same open file.
+        let open = match opened.entry(pi) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(part.ix.reopen().map_err(|c| Fallback(c.0))?)
+            }
+        };
+        let doc = &open
+            .doc(part.selected[hit.index - part.base])
+            .map_err(|c| Fallback::unusable(open, c))?;
+        let cps = match parsed.entry((pi, doc.file)) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(read_entries(&part.ix, doc.file)?)
+            }
+        };
+        let cp = cps
+            .get(doc.ordinal as usize)
+            .cloned()
+            .ok_or_else(|| Fallback("a day file changed during the search".into()))?;
+        answer.shown.push(cp);
+        if let Some(e) = hit.explain {
+            answer.explanations.push(*e);
+        }
+    }
+    answer.counts = parts
+        .iter()
+        .zip(counts)
+        .filter(|(_, c)| c.0 > 0)
+        .map(|(p, c)| (p.ix.meta.workspace.clone(), c.0, c.1))
+        .collect();
+    Ok(answer)
+}
+
+pub(super) fn timestamp(d: &DocRec) -> DateTime<Utc> {
+    DateTime::from_timestamp(d.secs, d.nanos).unwrap_or_default()
+}
+
+/// Parses the entries of an indexed day file again, checking it is the file indexed.
+pub(super) fn read_entries(ix: &WsIndex, file: u32) -> Result<Vec<Checkpoint>, Fallback> {
+    let changed = || Fallback("a day file changed during the search".into());
+    let rec = ix.files.get(file as usize).ok_or_else(changed)?;
+    let (path, date) = file_path(&ix.dirs, rec)
+        .zip(date_of(rec.date))
+        .ok_or_else(changed)?;
+    let mut copy = *rec;
+    let bytes = read_checked(&path, &mut copy).map_err(|_| changed())?;
+    if (copy.len, copy.mtime_ns, copy.ino) != (rec.len, rec.mtime_ns, rec.ino) {
+        return Err(changed());
+    }
+    Ok(parse_day_bytes(&bytes, &ix.meta.workspace, date).checkpoints)
+}
+
+/// The problems recall reports for a window of dates, in the store's order: per directory,
+/// its listing problems (the whole list then sorted by path), then its files' problems by
+/// date.
+pub(super) fn report_problems(ix: &WsIndex, first: i32, last: i32, out: &mut Vec<SkippedFile>) {
+    let start = out.len();
+    let skipped = |p: &ProblemRec| SkippedFile {
+        path: PathBuf::from(&p.path),
+        line: (p.line > 0).then_some(p.line as usize),
+        message: p.message.clone(),
+    };
+    for d in 0..ix.dirs.len() as u32 {
+        for p in ix
+            .meta
+            .problems
+            .iter()
+            .filter(|p| p.file == u32::MAX && p.dir == d)
+        {
+            out.push(skipped(p));
+        }
+        out[start..].sort_by(|a, b| a.path.cmp(&b.path));
+        for p in ix
+            .meta
+            .problems
+            .iter()
+            .filter(|p| p.file != u32::MAX && p.dir == d)
+        {
+            let date = ix.files[p.file as usize].date;
+            if date >= first && date <= last {
+                out.push(skipped(p));
+            }
+        }
+    }
+}
