@@ -401,9 +401,9 @@ mod tests {
         "", "s", "es", "ies", "ied", "y", "ing", "ingly", "ed", "edly", "eed", "e", "ation",
         "ational", "tional", "ization", "izer", "ize", "ator", "ate", "alism", "aliti", "alli",
         "al", "fulness", "ful", "fulli", "ousli", "ousness", "ous", "iveness", "iviti", "ive",
-        "biliti", "bli", "ble", "able", "ible", "abli", "ogi", "lessli", "less", "entli",
-        "ent", "ement", "ment", "enci", "ence", "anci", "ance", "icate", "iciti", "ical", "ic",
-        "ness", "ative", "ism", "ist", "iti", "ity", "li", "ly", "er", "ant", "ion", "ll",
+        "biliti", "bli", "ble", "able", "ible", "abli", "ogi", "lessli", "less", "entli", "ent",
+        "ement", "ment", "enci", "ence", "anci", "ance", "icate", "iciti", "ical", "ic", "ness",
+        "ative", "ism", "ist", "iti", "ity", "li", "ly", "er", "ant", "ion", "ll",
     ];
 
     /// The claim the prefilters rest on for the Snowball rule: a stem of four bytes or more

@@ -189,13 +189,26 @@ mod tests {
     fn sim(q: &str, v: &str) -> f32 {
         let mut buf = [0u8; 64];
         let qs = stem(q.as_bytes(), &mut buf).to_vec();
-        similarity(q.as_bytes(), &qs, &porter2(q.as_bytes()), v.as_bytes(), false)
+        similarity(
+            q.as_bytes(),
+            &qs,
+            &porter2(q.as_bytes()),
+            v.as_bytes(),
+            false,
+        )
     }
 
     fn kind(q: &str, v: &str) -> MatchKind {
         let mut buf = [0u8; 64];
         let qs = stem(q.as_bytes(), &mut buf).to_vec();
-        how(q.as_bytes(), &qs, &porter2(q.as_bytes()), v.as_bytes(), false, false)
+        how(
+            q.as_bytes(),
+            &qs,
+            &porter2(q.as_bytes()),
+            v.as_bytes(),
+            false,
+            false,
+        )
     }
 
     /// Each rule, with the kind an explanation gives it.

@@ -115,7 +115,9 @@ pub(crate) fn line(label: &str, f: &[Figures; 3]) {
 #[ignore = "a tuning aid, not a check"]
 fn tuning_sweep() -> TestResult {
     let sets = TuningSets::read()?;
-    println!("setting                      | LoCoMo 1-5 r10 mrr | NL r10 mrr | keyword r10 mrr | empty | sum");
+    println!(
+        "setting                      | LoCoMo 1-5 r10 mrr | NL r10 mrr | keyword r10 mrr | empty | sum"
+    );
     line("BM25 + Porter", &sets.porter());
     line("defaults", &sets.engine(&SearchOptions::default()));
     let (good, bad) = sets.top10(&SearchOptions::default());
@@ -130,7 +132,10 @@ fn tuning_sweep() -> TestResult {
             let mut o = SearchOptions::default();
             o.min_coverage = cover;
             o.relative_cutoff = cutoff;
-            line(&format!("coverage {cover} cut-off {cutoff}"), &sets.engine(&o));
+            line(
+                &format!("coverage {cover} cut-off {cutoff}"),
+                &sets.engine(&o),
+            );
         }
     }
     Ok(())
