@@ -44,9 +44,14 @@ pub struct SearchOptions {
     /// A document must cover at least this share (0–1) of what the best-covering document
     /// covers of the query's total IDF weight. Relative, so that a long question that no
     /// checkpoint answers word for word still finds the ones that answer most of it: a query
-    /// sharing a content word with some checkpoint never comes back empty. Default 0.5.
+    /// sharing a content word with some checkpoint never comes back empty. Default 0: no
+    /// floor. The score already multiplies by coverage, so a document covering less ranks
+    /// lower; measured on the evaluation sets, every floor dropped answers that ranked in
+    /// the top 10 (LoCoMo recall@10 0.706 without, 0.696 at 0.3, 0.677 at 0.5).
     pub min_coverage: f32,
-    /// Documents scoring below this share (0–1) of the best score are dropped. Default 0.2.
+    /// Documents scoring below this share (0–1) of the best score are dropped. Default 0:
+    /// order and the caller's limit give precision (0.1 and 0.2 lowered recall@10 on
+    /// LoCoMo by 0.014 and 0.022, on the natural-language set by up to 0.022).
     pub relative_cutoff: f32,
     /// Vocabulary terms less similar than this (0–1) to a query word are ignored; a term
     /// with no similarity at all (0) never matches, whatever this is. Default 0.5.
@@ -64,8 +69,8 @@ impl Default for SearchOptions {
         SearchOptions {
             weights: FieldWeights::default(),
             fuzzy: true,
-            min_coverage: 0.5,
-            relative_cutoff: 0.2,
+            min_coverage: 0.0,
+            relative_cutoff: 0.0,
             min_similarity: 0.5,
             synonym_weight: 0.9,
             explain: false,

@@ -105,14 +105,14 @@ impl<'a> Matcher<'a> {
         let mut matches = Vec::new();
         for (qi, w) in self.words.iter().enumerate() {
             if let Some(weight) = w.synonym {
-                let sim = synonym_similarity(&w.bytes, &w.stem, tok);
+                let sim = synonym_similarity(&w.bytes, &w.stem, &w.porter, tok);
                 if sim > 0.0 && sim >= self.opts.min_similarity {
                     matches.push((qi, sim * weight));
                 }
             } else if w.bytes == tok {
                 matches.push((qi, 1.0));
             } else if self.opts.fuzzy && w.may_match(v) {
-                let sim = similarity(&w.bytes, &w.stem, tok, w.is_last);
+                let sim = similarity(&w.bytes, &w.stem, &w.porter, tok, w.is_last);
                 if sim > 0.0 && sim >= self.opts.min_similarity && sim < 1.0 {
                     matches.push((qi, sim));
                 }

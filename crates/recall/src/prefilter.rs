@@ -72,6 +72,9 @@ pub(crate) struct Probe {
     pub(crate) len: usize,
     /// The most edits any typo branch of [`similarity`](crate::similarity::similarity) allows for this word.
     pub(crate) max_edits: u32,
+    /// Whether the word's Snowball stem is long enough to match by
+    /// ([`same_porter2`](crate::similarity::same_porter2)).
+    pub(crate) porter: bool,
 }
 
 impl Probe {
@@ -82,7 +85,8 @@ impl Probe {
     /// tokens with its first byte (exact, prefixes, same stem, and its typo rule); the prefix
     /// branches imply equal first three or four bytes, and so does a stem of at least five
     /// bytes that begins the word (the stemmer may rewrite only its last byte, so the token
-    /// begins with the stem's first four); everything else needs lengths within
+    /// begins with the stem's first four), and so does the same Snowball stem (see
+    /// [`same_porter2`](crate::similarity::same_porter2)); everything else needs lengths within
     /// four, and the token may neither bring nor lose more than `max_edits` distinct bytes
     /// outside the stemmer's suffix letters (an edit adds or removes at most one distinct
     /// byte; two words with the same stem differ only in suffix letters).
@@ -98,7 +102,8 @@ impl Probe {
         let near = lq.abs_diff(lv) <= 4;
         let prefix = (lq >= 3) & (lv > lq) & (diff & 0x00ff_ffff == 0)
             | (lv >= 4) & (lq > lv) & (diff == 0)
-            | (lv >= 5) & (lq > 5) & (diff == 0) & near;
+            | (lv >= 5) & (lq > 5) & (diff == 0) & near
+            | self.porter & (lv >= 4) & (diff & 0x00ff_ffff == 0);
         let letters = at_most(v.mask & !self.mask & !SUFFIX_LETTERS, self.max_edits)
             & at_most(self.mask & !v.mask & !SUFFIX_LETTERS, self.max_edits);
         first & (prefix | near & letters)
@@ -264,7 +269,7 @@ mod tests {
         ];
         for &(q, v, matches) in cases {
             let w = word(q, false);
-            let sim = similarity(&w.bytes, &w.stem, v.as_bytes(), false);
+            let sim = similarity(&w.bytes, &w.stem, &w.porter, v.as_bytes(), false);
             assert_eq!(sim > 0.0, matches, "{q} ~ {v}: {sim}");
             assert_eq!(w.may_match(&Token::new(v.as_bytes())), matches, "{q} ~ {v}");
             let filter = scan_filter(std::slice::from_ref(&w), &SearchOptions::default());
@@ -329,7 +334,7 @@ mod tests {
         ] {
             let w = word(q, true);
             assert!(
-                similarity(&w.bytes, &w.stem, v.as_bytes(), true) > 0.0,
+                similarity(&w.bytes, &w.stem, &w.porter, v.as_bytes(), true) > 0.0,
                 "{q} ~ {v}"
             );
             assert!(scan_filter(&[w], &opts).passes(v.as_bytes()), "{q} ~ {v}");
@@ -391,6 +396,66 @@ mod tests {
         }
     }
 
+    /// Snowball English suffixes and endings it rewrites, to build words of one stem.
+    const SNOWBALL_ENDINGS: &[&str] = &[
+        "", "s", "es", "ies", "ied", "y", "ing", "ingly", "ed", "edly", "eed", "e", "ation",
+        "ational", "tional", "ization", "izer", "ize", "ator", "ate", "alism", "aliti", "alli",
+        "al", "fulness", "ful", "fulli", "ousli", "ousness", "ous", "iveness", "iviti", "ive",
+        "biliti", "bli", "ble", "able", "ible", "abli", "ogi", "lessli", "less", "entli", "ent",
+        "ement", "ment", "enci", "ence", "anci", "ance", "icate", "iciti", "ical", "ic", "ness",
+        "ative", "ism", "ist", "iti", "ity", "li", "ly", "er", "ant", "ion", "ll",
+    ];
+
+    /// The claim the prefilters rest on for the Snowball rule: a stem of four bytes or more
+    /// begins with the first three bytes of the word, over every token of both evaluation
+    /// corpora.
+    #[test]
+    fn a_long_snowball_stem_keeps_the_first_three_bytes() {
+        let mut buf = Vec::new();
+        let mut n = 0;
+        for text in [
+            include_str!("../tests/fixtures/eval_checkpoints.jsonl"),
+            include_str!("../tests/fixtures/nl_corpus.jsonl"),
+        ] {
+            crate::text::tokenize(text, &mut buf, |t| {
+                let p = crate::text::porter2(t);
+                if p.len() >= 4 {
+                    n += 1;
+                    assert_eq!(p[..3], t[..3], "{}", String::from_utf8_lossy(t));
+                }
+            });
+        }
+        assert!(n > 50_000, "{n} tokens");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+        /// Two words of one root with Snowball endings: when their stems are the same (and
+        /// long enough), the prefilters let the one through for the other.
+        #[test]
+        fn prefilter_never_rejects_a_snowball_match(
+            root in "[a-z]{0,3}[aeiouy][b-df-hj-np-tv-z][a-z]{0,4}",
+            a in proptest::sample::select(SNOWBALL_ENDINGS),
+            b in proptest::sample::select(SNOWBALL_ENDINGS),
+            is_last: bool,
+        ) {
+            let (q, v) = (format!("{root}{a}"), format!("{root}{b}"));
+            let w = word(&q, is_last);
+            let syn = Word::new(q.as_bytes(), 0, false, Some(0.7));
+            let v = v.as_bytes();
+            let p = crate::text::porter2(v);
+            proptest::prop_assert!(p.len() < 4 || p[..3] == v[..3], "{:?}", v);
+            if crate::similarity::same_porter2(&w.bytes, &w.porter, v) {
+                let opts = SearchOptions::default();
+                proptest::prop_assert!(similarity(&w.bytes, &w.stem, &w.porter, v, is_last) > 0.0);
+                proptest::prop_assert!(w.may_match(&Token::new(v)), "{} ~ {:?}", q, v);
+                proptest::prop_assert!(scan_filter(std::slice::from_ref(&w), &opts).passes(v));
+                proptest::prop_assert!(syn.may_match(&Token::new(v)));
+                proptest::prop_assert!(scan_filter(std::slice::from_ref(&syn), &opts).passes(v));
+            }
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
         #[test]
@@ -401,7 +466,9 @@ mod tests {
                 b"abcdegilnorstuy09\xc3\xa9".to_vec())), 0..3),
             suffix in proptest::sample::select(vec![
                 "", "s", "es", "ies", "ied", "y", "ing", "ed", "d", "e", "tion", "ion", "ions",
-                "ation", "er", "ers", "ly", "ness",
+                "ation", "er", "ers", "ly", "ness", "ational", "ization", "fulness", "ment",
+                "ments", "ity", "ities", "ive", "ively", "able", "ably", "ance", "ence", "ism",
+                "ist", "ful", "less", "ous", "ousness", "ically", "al", "ally", "ies",
             ]),
             strip in 0usize..5,
             is_last: bool,
@@ -424,7 +491,7 @@ mod tests {
             let syn = Word::new(q.as_bytes(), 0, false, Some(0.7));
             let syn_filter = scan_filter(std::slice::from_ref(&syn), &SearchOptions::default());
             for v in candidates {
-                let s = synonym_similarity(&syn.bytes, &syn.stem, &v);
+                let s = synonym_similarity(&syn.bytes, &syn.stem, &syn.porter, &v);
                 proptest::prop_assert!(
                     s <= 0.0 || syn.may_match(&Token::new(&v)) && syn_filter.passes(&v),
                     "synonym {:?} ~ {:?}: similarity {} but rejected",
@@ -432,7 +499,7 @@ mod tests {
                     String::from_utf8_lossy(&v),
                     s
                 );
-                let sim = similarity(&w.bytes, &w.stem, &v, is_last);
+                let sim = similarity(&w.bytes, &w.stem, &w.porter, &v, is_last);
                 proptest::prop_assert!(
                     sim <= 0.0 || w.may_match(&Token::new(&v)) && filter.passes(&v),
                     "{:?} ~ {:?}: similarity {} but rejected",

@@ -5,7 +5,7 @@ use crate::lexicon::lexicon;
 use crate::options::SearchOptions;
 use crate::prefilter::{Probe, Token, head4};
 use crate::similarity::allowed_edits;
-use crate::text::{letter_mask, stem, tokenize};
+use crate::text::{letter_mask, porter2, stem, tokenize};
 
 /// A parsed query: its folded content words — stop words and the framing of a question
 /// ("how did we", "what did we decide about") removed, duplicates removed — at most
@@ -98,6 +98,8 @@ impl Query {
 pub(crate) struct Word {
     pub(crate) bytes: Vec<u8>,
     pub(crate) stem: Vec<u8>,
+    /// The Snowball English stem ([`porter2`]).
+    pub(crate) porter: Vec<u8>,
     /// The query word it stands for (its index in [`Query::terms`]).
     pub(crate) slot: usize,
     pub(crate) is_last: bool,
@@ -112,6 +114,7 @@ impl Word {
         let bytes = q.to_vec();
         let mut buf = [0u8; 64];
         let stem = stem(&bytes, &mut buf).to_vec();
+        let porter = porter2(&bytes);
         let stem_edits = if stem.len() >= 5 {
             allowed_edits(stem.len())
         } else {
@@ -123,7 +126,9 @@ impl Word {
                 mask: letter_mask(&bytes),
                 len: bytes.len(),
                 max_edits: allowed_edits(bytes.len()).max(stem_edits),
+                porter: porter.len() >= 4,
             },
+            porter,
             bytes,
             stem,
             slot,

@@ -71,7 +71,7 @@ pub(crate) fn reference_search(
             for w in words.iter().filter(|w| w.slot == qi) {
                 let sim = match w.synonym {
                     Some(weight) => {
-                        let s = synonym_similarity(&w.bytes, &w.stem, v);
+                        let s = synonym_similarity(&w.bytes, &w.stem, &w.porter, v);
                         if s > 0.0 && s >= opts.min_similarity {
                             s * weight
                         } else {
@@ -80,7 +80,7 @@ pub(crate) fn reference_search(
                     }
                     None if v[..] == w.bytes[..] => 1.0,
                     None if opts.fuzzy => {
-                        let s = similarity(&w.bytes, &w.stem, v, w.is_last);
+                        let s = similarity(&w.bytes, &w.stem, &w.porter, v, w.is_last);
                         if s > 0.0 && s >= opts.min_similarity && s < 1.0 {
                             s
                         } else {

@@ -354,7 +354,14 @@ impl Pass {
                 let q = &words[qi];
                 TermMatch {
                     term: String::from_utf8_lossy(term).into_owned(),
-                    how: how(&q.bytes, &q.stem, term, q.is_last, w.synonym.is_some()),
+                    how: how(
+                        &q.bytes,
+                        &q.stem,
+                        &q.porter,
+                        term,
+                        q.is_last,
+                        w.synonym.is_some(),
+                    ),
                     fields: (0..FIELDS)
                         .filter(|f| b.fields & (1 << f) != 0)
                         .map(Field::of)

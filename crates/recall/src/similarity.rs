@@ -2,7 +2,7 @@
 //! thresholds. Change a rule here (and its tests); the prefilters in [`crate::prefilter`] are
 //! checked against [`similarity`] by a property test, so a rule they no longer cover fails it.
 
-use crate::text::{osa_within, stem};
+use crate::text::{osa_within, porter2, stem};
 
 /// How many edits [`similarity`]'s typo test allows in a word of `len` bytes.
 pub(crate) fn allowed_edits(len: usize) -> u32 {
@@ -27,16 +27,30 @@ fn is_ending_slip(rest: &[u8]) -> bool {
     (2..=4).contains(&rest.len()) && ENDINGS.iter().any(|e| osa_within(rest, e, 1).is_some())
 }
 
-/// How similar a vocabulary term `v` is to the query word `q` (with stem `qs`), 0–1;
-/// exact equality is handled by the caller and scores 0 here only if nothing else applies.
-pub(crate) fn similarity(q: &[u8], qs: &[u8], v: &[u8], is_last: bool) -> f32 {
-    similarity_how(q, qs, v, is_last).0
+/// How similar a vocabulary term `v` is to the query word `q` (with stem `qs` and Snowball
+/// stem `qp`, see [`porter2`]), 0–1; exact equality is handled by the caller and scores 0
+/// here only if nothing else applies.
+pub(crate) fn similarity(q: &[u8], qs: &[u8], qp: &[u8], v: &[u8], is_last: bool) -> f32 {
+    similarity_how(q, qs, qp, v, is_last).0
+}
+
+/// Whether `v` has the Snowball stem `qp` of a word `q`: only for stems of at least four
+/// bytes (shorter ones conflate too much), and only for a `v` that begins with the first
+/// three bytes of `q`, which every such `v` does: Snowball English rewrites a word only from
+/// its third byte on (its suffixes are removed in the region after the first vowel and
+/// consonant, and each replacement keeps the first byte of what it replaces; the `y` → `i`
+/// of a word such as `cry` and the `e` added to `bl` give stems of three bytes), so a stem of
+/// four or more bytes begins with the first three bytes of every word it is the stem of.
+/// That is what lets the prefilters ask for those three bytes.
+#[inline]
+pub(crate) fn same_porter2(q: &[u8], qp: &[u8], v: &[u8]) -> bool {
+    qp.len() >= 4 && v.len() >= 4 && q.get(..3) == v.get(..3) && porter2(v) == qp
 }
 
 /// [`similarity`], and which rule gave it (the one with the highest similarity; for
 /// explanations).
 #[inline]
-fn similarity_how(q: &[u8], qs: &[u8], v: &[u8], is_last: bool) -> (f32, MatchKind) {
+fn similarity_how(q: &[u8], qs: &[u8], qp: &[u8], v: &[u8], is_last: bool) -> (f32, MatchKind) {
     if v == q {
         return (1.0, MatchKind::Exact);
     }
@@ -57,17 +71,19 @@ fn similarity_how(q: &[u8], qs: &[u8], v: &[u8], is_last: bool) -> (f32, MatchKi
             (sim, kind) = (s, MatchKind::Prefix);
         }
     }
-    if lq.abs_diff(lv) > 4 {
-        return (sim, kind);
-    }
     let mut vs_buf = [0u8; 64];
     let vs = stem(v, &mut vs_buf);
-    if vs.len() >= 3 && vs == qs {
+    // The same stem: the crate's light stemmer, or Snowball English (`inspired` ~
+    // `inspiration`, `hikes` ~ `hiking`), whose suffixes may differ in length by more.
+    if (lq.abs_diff(lv) <= 4 && vs.len() >= 3 && vs == qs) || same_porter2(q, qp, v) {
         return if 0.92 > sim {
             (0.92, MatchKind::Stem)
         } else {
             (sim, kind)
         };
+    }
+    if lq.abs_diff(lv) > 4 {
+        return (sim, kind);
     }
     // A slip in the ending: the term's stem of at least five bytes begins the query word,
     // whose rest is at most one edit from an inflection's ending ("migratoin" → "migrated",
@@ -107,14 +123,17 @@ fn similarity_how(q: &[u8], qs: &[u8], v: &[u8], is_last: bool) -> (f32, MatchKi
     (sim, kind)
 }
 
-/// How similar a token `v` is to a synonym `s` (with stem `ss`) of a query word, before the
-/// synonym's own weight: 1 for the synonym itself, 0.92 for another word of its stem (as
-/// [`similarity`] scores it), 0 otherwise — no typos, no partial words: a synonym is a
+/// How similar a token `v` is to a synonym `s` (with stem `ss` and Snowball stem `sp`) of a
+/// query word, before the synonym's own weight: 1 for the synonym itself, 0.92 for another
+/// word of its stem, light or Snowball (as [`similarity`] scores it), 0 otherwise — no typos, no partial words: a synonym is a
 /// guess already. Every token it matches, [`similarity`] matches too (the same branches),
 /// so the prefilters hold for synonyms as they are.
-pub(crate) fn synonym_similarity(s: &[u8], ss: &[u8], v: &[u8]) -> f32 {
+pub(crate) fn synonym_similarity(s: &[u8], ss: &[u8], sp: &[u8], v: &[u8]) -> f32 {
     if v == s {
         return 1.0;
+    }
+    if same_porter2(s, sp, v) {
+        return 0.92;
     }
     if s.len().abs_diff(v.len()) > 4 || ss.len() < 3 {
         return 0.0;
@@ -128,13 +147,20 @@ pub(crate) fn synonym_similarity(s: &[u8], ss: &[u8], v: &[u8]) -> f32 {
 }
 
 /// Which rule of [`similarity`] (or [`synonym_similarity`]) matched `v` to the query word
-/// `q` (stem `qs`): the one that gave the similarity. For explanations, computed only when
-/// one is asked for.
-pub(crate) fn how(q: &[u8], qs: &[u8], v: &[u8], is_last: bool, synonym: bool) -> MatchKind {
+/// `q` (stem `qs`, Snowball stem `qp`): the one that gave the similarity. For explanations,
+/// computed only when one is asked for.
+pub(crate) fn how(
+    q: &[u8],
+    qs: &[u8],
+    qp: &[u8],
+    v: &[u8],
+    is_last: bool,
+    synonym: bool,
+) -> MatchKind {
     if synonym {
         return MatchKind::Synonym;
     }
-    similarity_how(q, qs, v, is_last).1
+    similarity_how(q, qs, qp, v, is_last).1
 }
 
 /// How a query word matched a term.
@@ -144,7 +170,8 @@ pub(crate) fn how(q: &[u8], qs: &[u8], v: &[u8], is_last: bool, synonym: bool) -
 pub enum MatchKind {
     /// The same word (after folding case and accents).
     Exact,
-    /// Another form of the same word (`migrations` for `migrating`).
+    /// Another form of the same word (`migrations` for `migrating`, `inspiration` for
+    /// `inspired`).
     Stem,
     /// A partial word, either way (`auth` for `authentication`), or a slip in the ending
     /// after the term's stem (`migratoin` for `migrated`).
@@ -162,13 +189,26 @@ mod tests {
     fn sim(q: &str, v: &str) -> f32 {
         let mut buf = [0u8; 64];
         let qs = stem(q.as_bytes(), &mut buf).to_vec();
-        similarity(q.as_bytes(), &qs, v.as_bytes(), false)
+        similarity(
+            q.as_bytes(),
+            &qs,
+            &porter2(q.as_bytes()),
+            v.as_bytes(),
+            false,
+        )
     }
 
     fn kind(q: &str, v: &str) -> MatchKind {
         let mut buf = [0u8; 64];
         let qs = stem(q.as_bytes(), &mut buf).to_vec();
-        how(q.as_bytes(), &qs, v.as_bytes(), false, false)
+        how(
+            q.as_bytes(),
+            &qs,
+            &porter2(q.as_bytes()),
+            v.as_bytes(),
+            false,
+            false,
+        )
     }
 
     /// Each rule, with the kind an explanation gives it.
@@ -183,6 +223,11 @@ mod tests {
             ("migratoin", "migration", MatchKind::Typo),
             ("rolover", "rollover", MatchKind::Typo),
             ("datbase", "database", MatchKind::Typo),
+            // Snowball English, where the light stemmer stops.
+            ("inspired", "inspiration", MatchKind::Stem),
+            ("hikes", "hiking", MatchKind::Stem),
+            ("fulfilling", "fulfillment", MatchKind::Stem),
+            ("generously", "generous", MatchKind::Stem),
         ];
         for &(q, v, want) in cases {
             assert!(sim(q, v) > 0.0, "{q} ~ {v}");
@@ -198,10 +243,11 @@ mod tests {
         let s = |syn: &str, v: &str| {
             let mut buf = [0u8; 64];
             let ss = stem(syn.as_bytes(), &mut buf).to_vec();
-            synonym_similarity(syn.as_bytes(), &ss, v.as_bytes())
+            synonym_similarity(syn.as_bytes(), &ss, &porter2(syn.as_bytes()), v.as_bytes())
         };
         assert_eq!(s("database", "database"), 1.0);
         assert_eq!(s("database", "databases"), 0.92);
+        assert_eq!(s("inspiration", "inspired"), 0.92);
         assert_eq!(s("database", "datbase"), 0.0);
         assert_eq!(s("login", "log"), 0.0);
         assert_eq!(s("db", "dbs"), 0.0);

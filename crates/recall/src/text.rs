@@ -263,6 +263,19 @@ pub(crate) fn stem<'a>(t: &'a [u8], out: &'a mut [u8; 64]) -> &'a [u8] {
     s
 }
 
+/// The Snowball English (Porter2) stem of a folded token (`rust-stemmers`), or nothing for
+/// bytes that are not UTF-8 (a token cut inside a character) and for tokens of more than
+/// 64 bytes, which are not words.
+pub(crate) fn porter2(t: &[u8]) -> Vec<u8> {
+    match std::str::from_utf8(t) {
+        Ok(s) if t.len() <= 64 => rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+            .stem(s)
+            .as_bytes()
+            .to_vec(),
+        _ => Vec::new(),
+    }
+}
+
 /// Optimal-string-alignment distance (Damerau–Levenshtein with adjacent transpositions)
 /// between `a` and `b`, or `None` when it exceeds `max`. Both are short tokens.
 // The three DP rows are indexed by the same column together.

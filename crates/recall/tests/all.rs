@@ -9,4 +9,5 @@ mod nl_eval;
 mod props;
 mod seed;
 mod store;
+mod tuning;
 mod util;

@@ -252,25 +252,37 @@ fn evaluation_set_figures_and_floors() -> TestResult {
         "must beat both baselines"
     );
     // A query about nothing in the corpus may still share a word with a checkpoint ("quarterly
-    // sales report" and "Report August 2026"): it then finds that, as any query sharing a
-    // content word must, but never a swathe of the corpus.
+    // sales report" and "Report August 2026"): it then finds those, ranked, as any query
+    // sharing a content word must. There is no cut-off (it cost answers in the top 10 on
+    // every set), so the bound is what a stemmed BM25 returns: every checkpoint sharing a
+    // stemmed word, and little more (typos and partial words add a few).
+    let porter = crate::baseline::Bm25::porter(&cps);
+    let porter_noise: usize = qs
+        .iter()
+        .filter(|q| q.expect.is_empty())
+        .map(|q| porter.rank(&q.query).len())
+        .sum();
     assert!(
-        ours.noise_hits <= 10 * ours.noise_queries,
-        "queries about nothing in the corpus returned {} hits",
+        ours.noise_hits <= porter_noise + porter_noise / 2,
+        "queries about nothing in the corpus returned {} hits, BM25 + Porter {porter_noise}",
         ours.noise_hits
     );
 
-    // Goldfish v4's fuse.js matched "file locking" in a third of a 10,000-checkpoint corpus.
+    // Goldfish v4's fuse.js matched "file locking" in a third of a 10,000-checkpoint corpus,
+    // in time order; here the checkpoints that say "file" come back ranked.
     let loose = [
         ("goldfish-recall", ours_hits(&cps, "file locking")),
+        ("BM25 + Porter", porter.rank("file locking").len()),
         ("fuse-like (v4)", fuse_like(&cps)("file locking").len()),
     ];
     for (name, n) in loose {
         println!("\"file locking\": {name} returns {n} of {}", cps.len());
     }
     assert!(
-        loose[0].1 * 50 <= cps.len(),
-        "\"file locking\" must match at most 2% of the corpus"
+        loose[0].1 <= loose[1].1 + loose[1].1 / 2,
+        "\"file locking\" matched {} checkpoints, BM25 + Porter {}",
+        loose[0].1,
+        loose[1].1
     );
     Ok(())
 }

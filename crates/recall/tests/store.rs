@@ -50,10 +50,12 @@ fn all_counts_per_workspace_under_one_limit() -> TestResult {
         .collect();
     assert_eq!(counts, [("alpha", 5, 1), ("beta", 5, 1), ("gamma", 5, 2)]);
 
-    // Searching across workspaces ranks the union by relevance.
+    // Searching across workspaces ranks the union by relevance: the checkpoints that say both
+    // words first, then those that say one (no cut-off drops them).
     o.search = Some("beta stpe".into());
+    o.limit = 5;
     let r = recall(&s.store, &o)?;
-    assert_eq!(r.total, 5);
+    assert_eq!(r.total, 15);
     assert!(r.checkpoints.iter().all(|c| c.workspace == "beta"));
     Ok(())
 }
