@@ -192,6 +192,7 @@ mod error;
 mod explain;
 mod fields;
 mod format;
+pub mod fusion;
 pub mod index;
 mod inplace;
 mod lanes;
