@@ -40,3 +40,8 @@ pub trait Embedder {
     /// When the model fails on the input (the implementation says why).
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Error>;
 }
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

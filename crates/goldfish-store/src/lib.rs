@@ -197,3 +197,8 @@ pub use workspace::{
     choose_workspace, detect_workspace, find_project, normalize_workspace, recent_workspaces,
     resolve_workspace, validate_workspace,
 };
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -68,3 +68,8 @@ pub use tusk::{
     ProgressNote, SubTask, TuskCheckpoint, TuskJournal, TuskPlan, TuskWorkspace,
     parse_progress_notes, read_tusk,
 };
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

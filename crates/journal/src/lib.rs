@@ -122,3 +122,8 @@ pub use handover::{HANDOVER_LINES, Handover, HandoverOptions};
 pub use journal::{Approach, JOURNAL_FILE, Journal};
 pub use mutation::MutationCode;
 pub use status::{MUTATION_THRESHOLD, MutationRecord, Status, Streak};
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -234,3 +234,8 @@ pub use recall::{
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -338,3 +338,8 @@ fn next_char(text: &str, at: usize) -> usize {
         .next()
         .map_or(at + 1, |c| at + c.len_utf8())
 }
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

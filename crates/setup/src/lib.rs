@@ -89,3 +89,8 @@ pub use doctor::{
 };
 pub use error::{Error, ErrorKind};
 pub use server::{SERVER_NAME, Server, print_snippet};
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -100,3 +100,8 @@ pub use runner::{
     CANCEL_FILE, CancelHandle, CancelOutcome, PipelineRunner, PipelineView, RunEvent,
     RunnerOptions, STATE_FILE, ScanReport, StageStart,
 };
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

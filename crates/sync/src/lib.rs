@@ -96,3 +96,8 @@ pub use sync::{
     DRIVER_NAME, IN_REPO_DIR, InitReport, SyncOptions, SyncReport, SyncStatus, driver_command,
     driver_configured, fix_driver_config, init, init_in_repo, status, sync,
 };
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

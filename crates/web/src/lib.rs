@@ -213,3 +213,8 @@ pub enum Error {
     #[error("the web server stopped: {0}")]
     Io(#[from] std::io::Error),
 }
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
