@@ -9,7 +9,7 @@ use crate::util::{Env, TestResult, contains_all};
 /// The setup library's fixture configs (one file per client and shape, with golden results).
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../setup/tests/fixtures")
+        .join("../goldfish-setup/tests/fixtures")
         .join(name)
 }
 

@@ -1,6 +1,6 @@
 //! `goldfish hook prompt|file|pre-compact` and `goldfish stats` as real processes, fed each
 //! client's documented hook input on stdin, over the hooks' evaluation store
-//! (`crates/session/tests/fixtures/hook_store.jsonl`).
+//! (`crates/goldfish-session/tests/fixtures/hook_store.jsonl`).
 
 use serde_json::{Value, json};
 
@@ -8,7 +8,7 @@ use crate::util::{Env, Out, TestResult, contains_all};
 
 const STORE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../session/tests/fixtures/hook_store.jsonl"
+    "/../goldfish-session/tests/fixtures/hook_store.jsonl"
 );
 
 /// A store holding the evaluation memories (workspace `shop`), imported by the binary.

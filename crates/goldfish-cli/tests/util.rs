@@ -147,7 +147,7 @@ pub(crate) fn contains_all(haystack: &str, needles: &[&str]) -> TestResult {
 /// The recall crate's evaluation corpus, 1,974 real checkpoints of six projects, as
 /// checkpoints with their own ids, workspaces and timestamps.
 pub(crate) fn corpus() -> Result<Vec<goldfish_store::Checkpoint>, Box<dyn std::error::Error>> {
-    let text = include_str!("../../recall/tests/fixtures/nl_corpus.jsonl");
+    let text = include_str!("../../goldfish-recall/tests/fixtures/nl_corpus.jsonl");
     let mut all = Vec::new();
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

@@ -54,7 +54,7 @@ impl SignalKind {
     }
 
     /// The JSON Schema (draft 2020-12) of this kind's body, as shipped in
-    /// `crates/signals/schemas/<kind>.schema.json`, for agents written in other languages.
+    /// `crates/goldfish-signals/schemas/<kind>.schema.json`, for agents written in other languages.
     ///
     /// An empty file is also a valid signal; a JSON Schema cannot say so, so the schema
     /// describes only non-empty bodies.
