@@ -24,6 +24,11 @@ pub(crate) struct Context {
     pub(crate) cwd_is_client_root: bool,
     /// The user's home directory (`HOME`, else `USERPROFILE`): never a project.
     pub(crate) user_home: Option<PathBuf>,
+    /// The semantic channel's model, loaded at the first search that needs it and kept for
+    /// the process (the MCP server's every call); `None` inside when no model is installed or
+    /// it cannot be loaded.
+    pub(crate) semantic:
+        std::sync::Arc<std::sync::OnceLock<Option<goldfish_recall::SemanticChannel>>>,
 }
 
 /// The environment variable that names the workspace (also read by clap for `--workspace`).
@@ -60,11 +65,27 @@ impl Context {
             json: false,
             recall_cache: std::sync::Arc::default(),
             cwd_is_client_root: false,
+            semantic: std::sync::Arc::default(),
             user_home: std::env::var_os("HOME")
                 .or_else(|| std::env::var_os("USERPROFILE"))
                 .filter(|h| !h.is_empty())
                 .map(PathBuf::from),
         })
+    }
+
+    /// The semantic channel for a search, when a model is installed (`goldfish model
+    /// install`): loaded once per process. A model that cannot be loaded is reported once on
+    /// stderr, and recall stays lexical.
+    pub(crate) fn semantic(&self) -> Option<goldfish_recall::SemanticChannel> {
+        self.semantic
+            .get_or_init(|| match crate::commands::model::load_installed() {
+                Ok(found) => found,
+                Err(e) => {
+                    eprintln!("goldfish: the semantic channel is off ({e:#}); recall is lexical");
+                    None
+                }
+            })
+            .clone()
     }
 
     /// A worktree option, or the current directory.

@@ -746,6 +746,10 @@ pub(crate) struct RecallOut {
     /// The search, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) search: Option<String>,
+    /// What ranked a search's answer: "lexical", and "semantic" when the embedding model is
+    /// installed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) channels: Vec<String>,
     /// How many checkpoints matched before the limit.
     pub(crate) total: usize,
     /// With "all": how many checkpoints matched per workspace.
@@ -1055,6 +1059,9 @@ fn recall_options(
         o.limit = usize::try_from(limit).unwrap_or(usize::MAX);
     }
     o.cwd = Some(ctx.cwd.clone());
+    if o.search.is_some() {
+        o.semantic = ctx.semantic();
+    }
     Ok((o, guess))
 }
 
@@ -1094,6 +1101,7 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
         scope: c.workspace.clone(),
         window: [at.clone(), at],
         search: None,
+        channels: Vec::new(),
         total: 1,
         workspaces: Vec::new(),
         active_plan: None,
@@ -1160,6 +1168,7 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
         scope: r.scope.to_string(),
         window: [format_utc(&r.window.from), format_utc(&r.window.to)],
         search: r.search.clone(),
+        channels: r.channels.iter().map(|c| (*c).to_string()).collect(),
         total: r.total,
         workspaces: if r.scope.is_all() {
             r.workspaces

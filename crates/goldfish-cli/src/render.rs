@@ -162,6 +162,8 @@ pub(crate) fn recall_json(r: &RecallResult) -> Value {
         "all_workspaces": all,
         "window": r.window,
         "search": r.search,
+        // Which channels ranked the answer (a search only): lexical, and semantic with a model.
+        "channels": r.search.as_ref().map(|_| &r.channels),
         "now": format_utc(&r.now),
         "total": r.total,
         "checkpoints": r.checkpoints.iter().enumerate().map(|(i, c)| {

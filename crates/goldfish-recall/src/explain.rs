@@ -9,7 +9,7 @@ use crate::fields::Field;
 pub use crate::similarity::MatchKind;
 
 /// How a hit's score was made.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 #[non_exhaustive]
 pub struct Explanation {
     /// One entry per query word, in query order (words that matched nothing too).
@@ -20,6 +20,10 @@ pub struct Explanation {
     pub coverage: f32,
     /// The final score: `sum × coverage`.
     pub score: f32,
+    /// With the semantic channel: the hit's place in each channel's ranking and the fused
+    /// score that ordered the answer (`None` for a lexical-only search).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fusion: Option<crate::semantic::FusionExplanation>,
 }
 
 /// What one query word contributed.
@@ -69,6 +73,22 @@ pub struct TermMatch {
 pub fn format_explanation(e: &Explanation) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
+    if let Some(f) = &e.fusion {
+        let part = |name: &str, what: &str, p: Option<crate::fusion::ChannelPart>| match p {
+            Some(p) => format!(
+                "{name} #{} ({what} {:.2}) {:.4}",
+                p.rank, p.score, p.contribution
+            ),
+            None => format!("{name} –"),
+        };
+        let _ = writeln!(
+            out,
+            "fused {:.4} = {} + {}",
+            f.score,
+            part("lexical", "score", f.lexical),
+            part("semantic", "cosine", f.semantic)
+        );
+    }
     let _ = writeln!(
         out,
         "score {:.2} = sum {:.2} × coverage {:.2}",
@@ -142,6 +162,7 @@ mod tests {
             sum: 7.11,
             coverage: 0.58,
             score: 4.12,
+            fusion: None,
         };
         assert_eq!(
             format_explanation(&e),

@@ -83,7 +83,7 @@ impl FieldWeights {
 
 /// Calls `emit` with each piece of a checkpoint's typed text, in order: its type when it is
 /// not a plain checkpoint, then its structured fields' text. They belong to the body.
-fn typed_text(cp: &Checkpoint, mut emit: impl FnMut(&str)) {
+pub(crate) fn typed_text(cp: &Checkpoint, mut emit: impl FnMut(&str)) {
     if cp.memory_type != MemoryType::Checkpoint {
         emit(cp.memory_type.as_str());
     }

@@ -208,6 +208,7 @@ mod recall;
 mod reference;
 mod scan;
 mod score;
+pub mod semantic;
 mod similarity;
 mod standup;
 mod table;
@@ -223,8 +224,9 @@ pub use format::{
     plan_excerpt,
 };
 pub use index::{
-    INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,
-    WorkspaceVerify, index_rebuild, index_status, index_verify, read_index_bytes,
+    INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, VectorReport,
+    WorkspaceIndex, WorkspaceVerify, embed_vectors, index_rebuild, index_status, index_verify,
+    read_index_bytes,
 };
 pub use options::{FieldWeights, SearchOptions};
 pub use query::Query;
@@ -232,6 +234,7 @@ pub use recall::{
     DayCounts, Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount,
     checkpoints_per_day, recall, recall_with,
 };
+pub use semantic::{Embedder, SemanticChannel, SemanticOptions};
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};
 

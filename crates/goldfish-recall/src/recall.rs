@@ -11,6 +11,7 @@ use crate::explain::Explanation;
 use crate::index::{self, RecallCache};
 use crate::inplace::InPlace;
 use crate::options::SearchOptions;
+use crate::semantic::{Caches, SemanticChannel};
 use crate::window::TimeWindow;
 
 /// Which workspaces a recall reads: the store's [`WorkspaceSelector`](goldfish_store::WorkspaceSelector)
@@ -62,6 +63,10 @@ pub struct RecallOptions {
     /// crate's "How search works"): the same hits and scores as reading the files, without
     /// reading them all. `false`, or `$GOLDFISH_NO_INDEX=1`, reads the day files.
     pub use_index: bool,
+    /// Recall by meaning too: with a search, the semantic channel's ranking (nearest
+    /// sentence embeddings, see [`crate::semantic`]) is fused with the lexical one. `None`
+    /// (the default): lexical only, no model.
+    pub semantic: Option<SemanticChannel>,
 }
 
 /// Which checkpoints a recall keeps; every part is optional and all given parts must match.
@@ -183,6 +188,7 @@ impl Default for RecallOptions {
             filter: Filter::default(),
             goldfish_memories: true,
             use_index: true,
+            semantic: None,
         }
     }
 }
@@ -257,6 +263,10 @@ pub struct RecallResult {
     pub now: DateTime<Utc>,
     /// The search text, if any.
     pub search: Option<String>,
+    /// What ranked the answer, with a search: `["lexical"]`, or `["lexical", "semantic"]`
+    /// when the semantic channel took part. Empty without a search.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<&'static str>,
     /// The checkpoints: by relevance with a search, else newest first; at most `limit`.
     pub checkpoints: Vec<Checkpoint>,
     /// With [`RecallOptions::explain`] and a search: why each of
@@ -330,6 +340,28 @@ fn recall_inner(
         ..SearchOptions::default()
     };
     let mut notes = Vec::new();
+    // The semantic channel, with a search and a model: the query embedded once. A model that
+    // fails leaves the search lexical, with a note.
+    let mut caches = match (&query, &opts.semantic) {
+        (Some(_), Some(channel)) => {
+            let text = opts.search.as_deref().unwrap_or_default();
+            match Caches::new(store.root(), channel, text) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    notes.push(format!(
+                        "the semantic channel is off for this search ({e}); ranked lexically"
+                    ));
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    let channels = match (&query, &caches) {
+        (None, _) => Vec::new(),
+        (Some(_), None) => vec!["lexical"],
+        (Some(_), Some(_)) => vec!["lexical", "semantic"],
+    };
     // The index answers a search without filters over the store's own files; Goldfish 5–8
     // projects in the searched workspaces and filters are read from the files.
     let indexed = match &query {
@@ -347,6 +379,7 @@ fn recall_inner(
                 &search_opts,
                 opts.limit,
                 cache,
+                caches.as_mut(),
                 &mut notes,
             )
             .map_err(|why| {
@@ -388,8 +421,13 @@ fn recall_inner(
             &in_place,
             query.as_ref(),
             &search_opts,
+            caches.as_mut(),
+            &mut notes,
         )?,
     };
+    if let Some(c) = caches {
+        c.save(&mut notes);
+    }
 
     let active_plan = if all {
         None
@@ -418,6 +456,7 @@ fn recall_inner(
         window,
         now,
         search: opts.search.clone().filter(|s| !s.trim().is_empty()),
+        channels,
         checkpoints: shown,
         explanations,
         total,
@@ -534,6 +573,7 @@ type Shown = (
 
 /// Recall without the index: without a search, the newest checkpoints read one day file at a
 /// time; with one, the window's day files read, filtered and searched.
+#[allow(clippy::too_many_arguments)]
 fn read_and_search(
     store: &Store,
     opts: &RecallOptions,
@@ -542,6 +582,8 @@ fn read_and_search(
     in_place: &InPlace,
     query: Option<&Query>,
     search_opts: &SearchOptions,
+    caches: Option<&mut Caches<'_>>,
+    notes: &mut Vec<String>,
 ) -> Result<Shown, Error> {
     let Some(q) = query else {
         let (shown, total, counts, skipped) = crate::newest::newest(
@@ -563,7 +605,24 @@ fn read_and_search(
         checkpoints.retain(|c| opts.filter.matches(c));
     }
     let mut explanations = Vec::new();
-    let hits = search(q, &checkpoints, search_opts);
+    let mut hits = search(q, &checkpoints, search_opts);
+    if let Some(caches) = caches {
+        let entries: Vec<crate::semantic::Entry<'_>> = checkpoints
+            .iter()
+            .map(|c| crate::semantic::Entry {
+                workspace: &c.workspace,
+                key: crate::semantic::text_key(&crate::semantic::embedding_text(c)),
+            })
+            .collect();
+        hits = crate::semantic::rerank(
+            hits,
+            &entries,
+            caches,
+            search_opts.explain,
+            |i| checkpoints.get(i).map(crate::semantic::embedding_text),
+            notes,
+        );
+    }
     let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
     let mut ordered = Vec::with_capacity(hits.len());
     for hit in hits {

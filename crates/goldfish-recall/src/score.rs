@@ -384,6 +384,7 @@ impl Pass {
             sum: c.sum,
             coverage: c.coverage,
             score: c.sum * c.coverage,
+            fusion: None,
         }
     }
 }

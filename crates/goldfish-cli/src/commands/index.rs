@@ -52,10 +52,56 @@ pub(crate) fn run(ctx: &Context, command: IndexCommand) -> anyhow::Result<Report
                 }
             };
             let status = goldfish_recall::index_rebuild(&store, &scope, cwd, &mut progress)?;
-            Ok(Report::new(
-                render_status(&status),
-                serde_json::to_value(&status)?,
-            ))
+            let mut text = render_status(&status);
+            let mut json = serde_json::to_value(&status)?;
+            // With the embedding model installed: the vectors of entries that have none.
+            if let Some(channel) = ctx.semantic() {
+                let started = std::time::Instant::now();
+                let mut bar: Option<indicatif::ProgressBar> = None;
+                let mut progress = |done: usize, total: usize| {
+                    if !tty || total == 0 {
+                        return;
+                    }
+                    let bar = bar.get_or_insert_with(|| {
+                        let bar = indicatif::ProgressBar::new(total as u64);
+                        if let Ok(style) = indicatif::ProgressStyle::with_template(
+                            "embedding {bar:30} {pos}/{len} checkpoints ({per_sec}, {eta} left)",
+                        ) {
+                            bar.set_style(style);
+                        }
+                        bar
+                    });
+                    bar.set_position(done as u64);
+                    if done == total {
+                        bar.finish_and_clear();
+                    }
+                };
+                let report =
+                    goldfish_recall::embed_vectors(&store, &scope, cwd, &channel, &mut progress)?;
+                let secs = started.elapsed().as_secs_f64();
+                let _ = write!(
+                    text,
+                    "\nVectors ({}): {} embedded, {} kept, {} removed",
+                    channel.embedder.id(),
+                    report.embedded,
+                    report.kept,
+                    report.removed
+                );
+                if report.embedded > 0 {
+                    let _ = write!(
+                        text,
+                        " · {:.1} checkpoints/s",
+                        report.embedded as f64 / secs.max(1e-9)
+                    );
+                }
+                if report.unreadable > 0 {
+                    let _ = write!(text, " · {} unreadable", report.unreadable);
+                }
+                json["vectors"] = serde_json::to_value(&report)?;
+                json["vectors"]["model"] = channel.embedder.id().into();
+                json["vectors"]["seconds"] = secs.into();
+            }
+            Ok(Report::new(text, json))
         }
         IndexCommand::Verify => {
             let verify = goldfish_recall::index_verify(&store, &scope, cwd)?;

@@ -81,6 +81,9 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
         o.limit = limit;
     }
     o.cwd = Some(ctx.cwd.clone());
+    if o.search.is_some() {
+        o.semantic = ctx.semantic();
+    }
     let result = goldfish_recall::recall(&ctx.open_store()?, &o)?;
     // What the recall index did that a person should know (rebuilt, not writable): stderr.
     for note in &result.notes {

@@ -6,7 +6,7 @@ mod hook;
 mod index;
 mod journal;
 mod memory;
-mod model;
+pub(crate) mod model;
 mod notes;
 mod plan;
 mod serve;

@@ -334,3 +334,111 @@ pub fn index_verify(
         workspaces,
     })
 }
+
+/// What [`embed_vectors`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct VectorReport {
+    /// Workspaces whose entries were looked at.
+    pub workspaces: usize,
+    /// Entries (distinct texts) that got a vector now.
+    pub embedded: usize,
+    /// Entries that already had one and kept it.
+    pub kept: usize,
+    /// Vectors of texts no entry has any more, removed.
+    pub removed: usize,
+    /// Entries that could not be read (their day file changed meanwhile, or is corrupt).
+    pub unreadable: usize,
+}
+
+/// Gives every entry of `scope`'s workspaces a vector in the semantic channel's cache
+/// (`.index/{workspace}.gfv`), embedding only the entries without one (in batches), and
+/// removes vectors no entry uses any more. `progress(done, total)` counts entries embedded
+/// over all workspaces. Errors: the scope cannot be resolved, the model fails, or a vector
+/// file cannot be written (named).
+pub fn embed_vectors(
+    store: &Store,
+    scope: &crate::Scope,
+    cwd: Option<&Path>,
+    channel: &crate::semantic::SemanticChannel,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<VectorReport, crate::Error> {
+    use crate::semantic::{embedding_text, read_vectors, write_vectors};
+    let workspaces = scope_workspaces(store, scope, cwd)?;
+    let embedder = channel.embedder.as_ref();
+    let mut report = VectorReport {
+        workspaces: workspaces.len(),
+        ..VectorReport::default()
+    };
+    // First what is missing everywhere (so that progress has a total), then the embedding.
+    let mut work = Vec::new();
+    for ws in &workspaces {
+        let mut notes = Vec::new();
+        let ix = fresh(store, ws, None, &mut notes);
+        let docs = ix
+            .reopen()
+            .and_then(|open| open.docs())
+            .map_err(|c| crate::Error::file(&ix.path, c.0))?;
+        let vectors = read_vectors(store.root(), ws, embedder);
+        let mut by_file: HashMap<u32, Vec<(u32, u64)>> = HashMap::new();
+        let mut seen = HashSet::new();
+        for d in &docs {
+            if !seen.insert(d.text) {
+                continue;
+            }
+            if vectors.contains(d.text) {
+                report.kept += 1;
+            } else {
+                by_file.entry(d.file).or_default().push((d.ordinal, d.text));
+            }
+        }
+        let mut texts: Vec<(u64, String)> = Vec::new();
+        let mut files: Vec<_> = by_file.into_iter().collect();
+        files.sort_unstable_by_key(|f| f.0);
+        for (file, wanted) in files {
+            match super::search::read_entries(&ix, file) {
+                Ok(cps) => {
+                    for (ordinal, key) in wanted {
+                        match cps.get(ordinal as usize) {
+                            Some(cp) => texts.push((key, embedding_text(cp))),
+                            None => report.unreadable += 1,
+                        }
+                    }
+                }
+                Err(_) => report.unreadable += wanted.len(),
+            }
+        }
+        work.push((ws.clone(), seen, vectors, texts));
+    }
+    let total: usize = work.iter().map(|w| w.3.len()).sum();
+    let mut done = 0;
+    progress(0, total);
+    const BATCH: usize = 16;
+    for (ws, keys, mut vectors, texts) in work {
+        let before = vectors.len();
+        vectors.retain(|k| keys.contains(&k));
+        report.removed += before - vectors.len();
+        for batch in texts.chunks(BATCH) {
+            let refs: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+            let out = embedder.embed_documents(&refs).map_err(|e| {
+                crate::Error::file(
+                    &crate::semantic::vectors_path(store.root(), &ws),
+                    format!("the model could not embed entries of {ws}: {e}"),
+                )
+            })?;
+            vectors.insert(batch.iter().map(|(k, _)| *k).zip(out).collect());
+            done += batch.len();
+            report.embedded += batch.len();
+            progress(done, total);
+        }
+        if vectors.dirty {
+            write_vectors(store.root(), &ws, &vectors, embedder.id()).map_err(|e| {
+                crate::Error::file(
+                    &crate::semantic::vectors_path(store.root(), &ws),
+                    format!("cannot write the vectors: {e}"),
+                )
+            })?;
+        }
+    }
+    Ok(report)
+}

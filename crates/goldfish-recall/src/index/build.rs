@@ -109,6 +109,7 @@ pub(super) fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Cont
                 ordinal: ordinal as u32,
                 group,
                 lens,
+                text: crate::semantic::text_key(&crate::semantic::embedding_text(cp)),
             });
         }
     }

@@ -7,8 +7,8 @@
 //! meta     workspace, its directories, build time, listing problems, per-file problems,
 //!          field-length totals, the span of timestamps and dates
 //! files    per day file: directory, date, length, mtime (ns), inode, content hash if racy
-//! docs     per entry (fixed 44 bytes): timestamp (seconds, nanoseconds), file, ordinal in
-//!          the file, duplicate group, the five field lengths
+//! docs     per entry (fixed 52 bytes): timestamp (seconds, nanoseconds), file, ordinal in
+//!          the file, duplicate group, the five field lengths, the key of its embedded text
 //! vocab    term count; per term (fixed 20 bytes): text offset, postings offset and length,
 //!          postings checksum; then the texts, sorted
 //! postings per term: (doc delta, tf << 3 | field) as LEB128 varints, by doc then field
@@ -18,7 +18,8 @@
 //! each term's postings carry their own checksum, so a search checks what it reads and no
 //! more. Every checksum is the CRC-32 the header names, zero-extended where the field is 64
 //! bits. Any mismatch, a short file, an unknown version or checksum algorithm: [`Corrupt`].
-//! Version 1 (a hand-written 64-bit hash, no algorithm named) is read as unknown and rebuilt.
+//! Version 1 (a hand-written 64-bit hash, no algorithm named) and version 2 (no text keys)
+//! are read as unknown and rebuilt.
 
 use std::fmt;
 
@@ -27,7 +28,7 @@ use crate::fields::FIELDS;
 /// The first eight bytes of every index file.
 pub(crate) const MAGIC: [u8; 8] = *b"GFINDEX\0";
 /// The format this code writes and reads; any other is rebuilt.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 /// The checksum algorithm this code writes and reads, as the header names it: CRC-32.
 pub(crate) const CHECKSUM_ALGORITHM: [u8; 4] = *b"CR32";
 /// Sections, in file order.
@@ -35,7 +36,7 @@ pub(crate) const SECTIONS: usize = 5;
 /// Bytes of the header: magic, version, checksum algorithm, total length, sections, checksum.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 4 + 8 + SECTIONS * 24 + 8;
 /// Bytes of one entry of the docs section.
-pub(crate) const DOC_LEN: usize = 8 + 4 + 4 + 4 + 4 + 4 * FIELDS;
+pub(crate) const DOC_LEN: usize = 8 + 4 + 4 + 4 + 4 + 4 * FIELDS + 8;
 /// Bytes of one entry of the vocabulary's table.
 const TERM_LEN: usize = 4 + 8 + 4 + 4;
 
@@ -189,6 +190,8 @@ pub(crate) struct DocRec {
     pub(crate) group: u32,
     /// Tokens per field.
     pub(crate) lens: [u32; FIELDS],
+    /// The key of its embedded text ([`crate::semantic::text_key`]): what finds its vector.
+    pub(crate) text: u64,
 }
 
 /// A problem found when indexing, reported by every recall whose window covers it.
@@ -383,6 +386,7 @@ fn encode_docs(docs: &[DocRec]) -> Vec<u8> {
         for l in d.lens {
             w.u32(l);
         }
+        w.u64(d.text);
     }
     w.0
 }
@@ -408,10 +412,12 @@ pub(crate) fn decode_docs(
             ordinal: r.u32()?,
             group: r.u32()?,
             lens: [0; FIELDS],
+            text: 0,
         };
         for l in &mut d.lens {
             *l = r.u32()?;
         }
+        d.text = r.u64()?;
         if d.file as usize >= files || d.group as usize > first + i {
             return Err(corrupt(format!("entry {i} points outside the index")));
         }
@@ -721,6 +727,7 @@ mod tests {
                 ordinal: i as u32,
                 group: i as u32,
                 lens: [1, 2, 3, 4, 5],
+                text: next(),
             })
             .collect();
         let mut terms: Terms = (0..n_terms)

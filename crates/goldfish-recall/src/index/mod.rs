@@ -44,8 +44,8 @@ mod search;
 
 use self::{access::*, build::*, fresh::*, listing::*};
 pub use admin::{
-    IndexState, IndexStatus, IndexVerify, WorkspaceIndex, WorkspaceVerify, index_rebuild,
-    index_status, index_verify, read_index_bytes,
+    IndexState, IndexStatus, IndexVerify, VectorReport, WorkspaceIndex, WorkspaceVerify,
+    embed_vectors, index_rebuild, index_status, index_verify, read_index_bytes,
 };
 pub use fresh::RecallCache;
 pub(crate) use search::search;

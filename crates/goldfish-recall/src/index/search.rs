@@ -52,6 +52,7 @@ pub(crate) fn search(
     opts: &SearchOptions,
     limit: usize,
     cache: Option<&crate::RecallCache>,
+    semantic: Option<&mut crate::semantic::Caches<'_>>,
     notes: &mut Vec<String>,
 ) -> Result<Answer, Fallback> {
     let words: Vec<Word> = query.words(opts);
@@ -63,6 +64,8 @@ pub(crate) fn search(
     let mut df: Vec<u32> = Vec::new();
     let mut docs_out: Vec<DocMatch> = Vec::new();
     let mut occ_out: Vec<(u32, u8)> = Vec::new();
+    // With the semantic channel: per searched entry (global number), its part and text key.
+    let mut keys: Vec<(usize, u64)> = Vec::new();
     let from = (
         window.from.timestamp(),
         window.from.timestamp_subsec_nanos(),
@@ -129,6 +132,11 @@ pub(crate) fn search(
         }
         let base = n;
         n += selected.len();
+        if semantic.is_some() {
+            for &i in &selected {
+                keys.push((parts.len(), docs.get(i as usize).map_err(unusable)?.text));
+            }
+        }
         // Local entry → its place among the selected (none: the identity).
         let pos: Option<Vec<u32>> = (!covered).then(|| {
             let mut pos = vec![NONE; docs.len()];
@@ -215,7 +223,26 @@ pub(crate) fn search(
         occurrences: occ_out,
         avg_len: average_lengths(totals, n),
     };
-    let hits: Vec<Hit> = pass.score(query, &words, n, opts);
+    let mut hits: Vec<Hit> = pass.score(query, &words, n, opts);
+    if let Some(caches) = semantic {
+        let entries: Vec<crate::semantic::Entry<'_>> = keys
+            .iter()
+            .map(|&(pi, key)| crate::semantic::Entry {
+                workspace: &parts[pi].ix.meta.workspace,
+                key,
+            })
+            .collect();
+        let text_of = |index: usize| -> Option<String> {
+            let (pi, _) = *keys.get(index)?;
+            let part = &parts[pi];
+            let open = part.ix.reopen().ok()?;
+            let doc = open.doc(part.selected[index - part.base]).ok()?;
+            let cps = read_entries(&part.ix, doc.file).ok()?;
+            cps.get(doc.ordinal as usize)
+                .map(crate::semantic::embedding_text)
+        };
+        hits = crate::semantic::rerank(hits, &entries, caches, opts.explain, text_of, notes);
+    }
     answer.total = hits.len();
     let part_of = |index: usize| parts.partition_point(|p| p.base <= index) - 1;
     let mut counts = vec![(0usize, 0usize); parts.len()];

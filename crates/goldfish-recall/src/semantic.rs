@@ -1,0 +1,633 @@
+//! The semantic channel: recall by meaning, from sentence embeddings, fused with the lexical
+//! ranking.
+//!
+//! The model is behind [`Embedder`], so a Rust agent can plug in its own; with the
+//! `semantic` cargo feature, `goldfish_embed::BertEmbedder` (all-MiniLM-L6-v2 run in
+//! process by candle) implements it. Without an embedder in
+//! [`RecallOptions::semantic`](crate::RecallOptions::semantic), recall is lexical and
+//! nothing here runs.
+//!
+//! Vectors are a cache beside the recall index, like its postings: one file per workspace,
+//! `{store}/.index/{workspace}.gfv`, keyed by the embedding model's id and, per entry, by a
+//! 64-bit FNV-1a hash of the text embedded ([`embedding_text`]): an unchanged entry keeps its
+//! vector, a changed one gets a new one, another model starts a new file. Deleting it loses
+//! nothing. Vectors are unit length, stored as 8-bit integers with one scale per vector
+//! (384 bytes and 4 for all-MiniLM-L6-v2 instead of 1,536).
+//!
+//! A recall embeds its query and at most [`SemanticOptions::embed_missing`] entries that
+//! have no vector yet (the newest first); the others rank lexically only until
+//! [`embed_missing_vectors`] (`goldfish index rebuild`) or a later recall computes them.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use goldfish_store::Checkpoint;
+
+use crate::engine::Hit;
+use crate::explain::Explanation;
+use crate::fusion::{ChannelPart, Fusion, fuse};
+
+/// The error an [`Embedder`] returns: anything that can say what went wrong.
+pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A sentence-embedding model, as recall uses it.
+pub trait Embedder: Send + Sync {
+    /// What identifies the model and its weights (name and revision): the vector cache is
+    /// keyed by it, so vectors of two models are never compared.
+    fn id(&self) -> &str;
+    /// The length of its vectors.
+    fn dimension(&self) -> usize;
+    /// Embeds a search query.
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError>;
+    /// Embeds documents, one vector per text, in order.
+    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// How the semantic channel takes part in a search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct SemanticOptions {
+    /// How many of each channel's best entries are fused (default 50).
+    pub candidates: usize,
+    /// Entries less similar than this (cosine) are not semantic candidates (default 0.2): a
+    /// query about nothing in the store brings back nothing by meaning either.
+    pub min_similarity: f32,
+    /// At most this many entries without a vector are embedded by one recall (default 8);
+    /// the rest rank lexically until embedded.
+    pub embed_missing: usize,
+    /// How the two rankings are fused.
+    pub fusion: Fusion,
+}
+
+impl Default for SemanticOptions {
+    fn default() -> Self {
+        SemanticOptions {
+            candidates: 50,
+            min_similarity: 0.2,
+            embed_missing: 8,
+            fusion: Fusion::default(),
+        }
+    }
+}
+
+/// The semantic channel of a recall: a model and how to use it.
+#[derive(Clone)]
+pub struct SemanticChannel {
+    /// The model.
+    pub embedder: Arc<dyn Embedder>,
+    /// How it takes part.
+    pub options: SemanticOptions,
+}
+
+impl SemanticChannel {
+    /// The channel with `embedder` and default options.
+    pub fn new(embedder: Arc<dyn Embedder>) -> Self {
+        SemanticChannel {
+            embedder,
+            options: SemanticOptions::default(),
+        }
+    }
+}
+
+impl fmt::Debug for SemanticChannel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SemanticChannel")
+            .field("model", &self.embedder.id())
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl PartialEq for SemanticChannel {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.embedder, &other.embedder) && self.options == other.options
+    }
+}
+
+/// How a hit's place was made from the two channels: in
+/// [`Explanation::fusion`](crate::Explanation::fusion) when the semantic channel ranked.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct FusionExplanation {
+    /// The fused score: the order of the answer.
+    pub score: f32,
+    /// Its place in the lexical ranking, if it had one among the candidates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<ChannelPart>,
+    /// Its place in the semantic ranking (the score is the cosine similarity), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<ChannelPart>,
+}
+
+/// The text of a checkpoint that is embedded: its description (title and body), its typed
+/// fields and its tags.
+#[must_use]
+pub fn embedding_text(cp: &Checkpoint) -> String {
+    let mut text = cp.description.clone();
+    crate::fields::typed_text(cp, |t| {
+        text.push('\n');
+        text.push_str(t);
+    });
+    if !cp.tags.is_empty() {
+        text.push('\n');
+        text.push_str(&cp.tags.join(", "));
+    }
+    text
+}
+
+/// The key of an embedded text in the vector cache: its 64-bit FNV-1a hash (a hash whose
+/// output never changes between builds).
+#[must_use]
+pub fn text_key(text: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    h.write(text.as_bytes());
+    h.finish()
+}
+
+/// The vector cache file of a workspace.
+pub(crate) fn vectors_path(root: &Path, workspace: &str) -> PathBuf {
+    root.join(crate::index::INDEX_DIR)
+        .join(format!("{workspace}.gfv"))
+}
+
+const MAGIC: [u8; 8] = *b"GFVECT\0\0";
+const VERSION: u32 = 1;
+
+/// One workspace's vectors: sorted by key, quantized.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Vectors {
+    dim: usize,
+    /// `(key, scale, quantized)`, sorted by key, keys unique.
+    keys: Vec<u64>,
+    scales: Vec<f32>,
+    values: Vec<i8>,
+    /// Added since read: the file is to be written.
+    pub(crate) dirty: bool,
+}
+
+impl Vectors {
+    fn empty(dim: usize) -> Self {
+        Vectors {
+            dim,
+            ..Vectors::default()
+        }
+    }
+
+    /// How many vectors.
+    pub(crate) fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether `key` has a vector.
+    pub(crate) fn contains(&self, key: u64) -> bool {
+        self.keys.binary_search(&key).is_ok()
+    }
+
+    /// The cosine similarity of the unit vector `query` with `key`'s vector.
+    pub(crate) fn cosine(&self, key: u64, query: &[f32]) -> Option<f32> {
+        let i = self.keys.binary_search(&key).ok()?;
+        let v = &self.values[i * self.dim..(i + 1) * self.dim];
+        let dot: f32 = v.iter().zip(query).map(|(&a, &b)| f32::from(a) * b).sum();
+        Some(dot * self.scales[i])
+    }
+
+    /// Adds vectors (normalised and quantized here).
+    pub(crate) fn insert(&mut self, new: Vec<(u64, Vec<f32>)>) {
+        if new.is_empty() {
+            return;
+        }
+        let mut all: Vec<(u64, f32, Vec<i8>)> = Vec::with_capacity(self.keys.len() + new.len());
+        for (i, &key) in self.keys.iter().enumerate() {
+            let v = self.values[i * self.dim..(i + 1) * self.dim].to_vec();
+            all.push((key, self.scales[i], v));
+        }
+        for (key, v) in new {
+            if v.len() != self.dim {
+                continue;
+            }
+            let (scale, q) = quantize(&v);
+            all.push((key, scale, q));
+        }
+        // The newest vector of a key wins: a stable sort keeps the later one last.
+        all.sort_by_key(|r| r.0);
+        all.dedup_by(|later, earlier| {
+            if later.0 == earlier.0 {
+                std::mem::swap(later, earlier);
+                true
+            } else {
+                false
+            }
+        });
+        self.keys = all.iter().map(|r| r.0).collect();
+        self.scales = all.iter().map(|r| r.1).collect();
+        self.values = all.into_iter().flat_map(|r| r.2).collect();
+        self.dirty = true;
+    }
+
+    /// Keeps only the vectors whose keys `keep` says.
+    pub(crate) fn retain(&mut self, keep: impl Fn(u64) -> bool) {
+        let before = self.keys.len();
+        let mut keys = Vec::new();
+        let mut scales = Vec::new();
+        let mut values = Vec::new();
+        for (i, &key) in self.keys.iter().enumerate() {
+            if keep(key) {
+                keys.push(key);
+                scales.push(self.scales[i]);
+                values.extend_from_slice(&self.values[i * self.dim..(i + 1) * self.dim]);
+            }
+        }
+        if keys.len() != before {
+            self.dirty = true;
+        }
+        (self.keys, self.scales, self.values) = (keys, scales, values);
+    }
+
+    /// The file's bytes: header (magic, version, dimension, the model id), the records
+    /// (key u64, scale f32, the quantized values), a CRC-32 of everything before it.
+    pub(crate) fn encode(&self, model: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(32 + model.len() + self.keys.len() * (12 + self.dim));
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&(self.dim as u32).to_le_bytes());
+        out.extend_from_slice(&(model.len() as u32).to_le_bytes());
+        out.extend_from_slice(model.as_bytes());
+        out.extend_from_slice(&(self.keys.len() as u64).to_le_bytes());
+        for (i, key) in self.keys.iter().enumerate() {
+            out.extend_from_slice(&key.to_le_bytes());
+            out.extend_from_slice(&self.scales[i].to_le_bytes());
+            out.extend(
+                self.values[i * self.dim..(i + 1) * self.dim]
+                    .iter()
+                    .map(|&v| v as u8),
+            );
+        }
+        let sum = crc32fast::hash(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Decodes a file written by [`Vectors::encode`] for `model` of dimension `dim`; `None`
+    /// when it is of another model, version or dimension, or damaged (then it is rebuilt).
+    pub(crate) fn decode(bytes: &[u8], model: &str, dim: usize) -> Option<Vectors> {
+        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(4)?)?;
+        if crc32fast::hash(body) != u32::from_le_bytes(sum.try_into().ok()?) {
+            return None;
+        }
+        let mut r = body;
+        let mut take = |n: usize| -> Option<&[u8]> {
+            let (head, rest) = r.split_at_checked(n)?;
+            r = rest;
+            Some(head)
+        };
+        let u32_at = |b: &[u8]| b.try_into().ok().map(u32::from_le_bytes);
+        if take(8)? != MAGIC || u32_at(take(4)?)? != VERSION {
+            return None;
+        }
+        if u32_at(take(4)?)? as usize != dim {
+            return None;
+        }
+        let id_len = u32_at(take(4)?)? as usize;
+        if take(id_len)? != model.as_bytes() {
+            return None;
+        }
+        let count = usize::try_from(u64::from_le_bytes(take(8)?.try_into().ok()?)).ok()?;
+        if r.len() != count.checked_mul(12 + dim)? {
+            return None;
+        }
+        let mut v = Vectors::empty(dim);
+        v.keys.reserve(count);
+        v.values.reserve(count * dim);
+        for rec in r.chunks_exact(12 + dim) {
+            let key = u64::from_le_bytes(rec[..8].try_into().ok()?);
+            if v.keys.last().is_some_and(|&last| last >= key) {
+                return None;
+            }
+            v.keys.push(key);
+            v.scales
+                .push(f32::from_le_bytes(rec[8..12].try_into().ok()?));
+            v.values.extend(rec[12..].iter().map(|&b| b as i8));
+        }
+        Some(v)
+    }
+}
+
+/// Unit length, then 8-bit integers with one scale: `v[i] ≈ q[i] × scale`.
+fn quantize(v: &[f32]) -> (f32, Vec<i8>) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let norm = if norm > 0.0 { norm } else { 1.0 };
+    let max = v.iter().fold(0f32, |m, x| m.max((x / norm).abs()));
+    let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+    let q = v
+        .iter()
+        .map(|x| (x / norm / scale).round().clamp(-127.0, 127.0) as i8)
+        .collect();
+    (scale, q)
+}
+
+/// A query vector made unit length.
+pub(crate) fn unit(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        for x in &mut v {
+            *x /= norm;
+        }
+    }
+    v
+}
+
+/// The vector caches of the workspaces one recall reads, loaded on first use and written
+/// back (atomic replace) when a recall added vectors.
+pub(crate) struct Caches<'a> {
+    root: &'a Path,
+    pub(crate) channel: &'a SemanticChannel,
+    pub(crate) query: Vec<f32>,
+    by_workspace: HashMap<String, Vectors>,
+}
+
+impl<'a> Caches<'a> {
+    /// Embeds the query; an error of the model is returned for the caller's note.
+    pub(crate) fn new(
+        root: &'a Path,
+        channel: &'a SemanticChannel,
+        query: &str,
+    ) -> Result<Self, EmbedError> {
+        let v = channel.embedder.embed_query(query)?;
+        if v.len() != channel.embedder.dimension() {
+            return Err(format!(
+                "the model gave a vector of {} numbers, not its dimension {}",
+                v.len(),
+                channel.embedder.dimension()
+            )
+            .into());
+        }
+        Ok(Caches {
+            root,
+            channel,
+            query: unit(v),
+            by_workspace: HashMap::new(),
+        })
+    }
+
+    /// The vectors of `workspace` (read from its file on first use; none if it has none).
+    pub(crate) fn of(&mut self, workspace: &str) -> &mut Vectors {
+        let (root, embedder) = (self.root, &self.channel.embedder);
+        self.by_workspace
+            .entry(workspace.to_string())
+            .or_insert_with(|| read_vectors(root, workspace, embedder.as_ref()))
+    }
+
+    /// Writes back the workspaces' files that changed; what could not be written is noted.
+    pub(crate) fn save(self, notes: &mut Vec<String>) {
+        for (ws, v) in self.by_workspace {
+            if v.dirty
+                && let Err(e) = write_vectors(self.root, &ws, &v, self.channel.embedder.id())
+            {
+                notes.push(format!(
+                    "the vectors of {ws} could not be saved ({e}); they are computed again next time"
+                ));
+            }
+        }
+    }
+}
+
+pub(crate) fn read_vectors(root: &Path, workspace: &str, embedder: &dyn Embedder) -> Vectors {
+    std::fs::read(vectors_path(root, workspace))
+        .ok()
+        .and_then(|b| Vectors::decode(&b, embedder.id(), embedder.dimension()))
+        .unwrap_or_else(|| Vectors::empty(embedder.dimension()))
+}
+
+pub(crate) fn write_vectors(
+    root: &Path,
+    workspace: &str,
+    v: &Vectors,
+    model: &str,
+) -> Result<(), goldfish_core::fs::FsError> {
+    let path = vectors_path(root, workspace);
+    if let Some(dir) = path.parent() {
+        goldfish_core::fs::create_dir_all(dir, None)?;
+    }
+    goldfish_core::fs::write_atomic(
+        &path,
+        &v.encode(model),
+        &goldfish_core::fs::WriteOptions::default(),
+    )
+}
+
+/// One searched entry, as the semantic channel sees it.
+pub(crate) struct Entry<'w> {
+    pub(crate) workspace: &'w str,
+    pub(crate) key: u64,
+}
+
+/// Re-ranks a lexical answer with the semantic channel: `entries[i]` describes the entry
+/// numbered `i` in `hits`; `text_of(i)` gives the text of an entry without a vector (for the
+/// bounded number embedded now). Returns the fused hits, best first, and notes.
+pub(crate) fn rerank<'w>(
+    hits: Vec<Hit>,
+    entries: &[Entry<'w>],
+    caches: &mut Caches<'_>,
+    explain: bool,
+    mut text_of: impl FnMut(usize) -> Option<String>,
+    notes: &mut Vec<String>,
+) -> Vec<Hit> {
+    let opts = caches.channel.options;
+    // Entries without a vector: the newest (last in reading order) are embedded first.
+    let mut missing: Vec<usize> = Vec::new();
+    for (i, e) in entries.iter().enumerate().rev() {
+        if missing.len() >= opts.embed_missing {
+            break;
+        }
+        if !caches.of(e.workspace).contains(e.key) {
+            missing.push(i);
+        }
+    }
+    if !missing.is_empty() {
+        let texts: Vec<(usize, String)> = missing
+            .iter()
+            .filter_map(|&i| text_of(i).map(|t| (i, t)))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
+        match caches.channel.embedder.embed_documents(&refs) {
+            Ok(vectors) => {
+                let mut per_ws: HashMap<&str, Vec<(u64, Vec<f32>)>> = HashMap::new();
+                for ((i, _), v) in texts.iter().zip(vectors) {
+                    let e = &entries[*i];
+                    per_ws.entry(e.workspace).or_default().push((e.key, v));
+                }
+                for (ws, new) in per_ws {
+                    caches.of(ws).insert(new);
+                }
+            }
+            Err(e) => notes.push(format!(
+                "entries without a vector could not be embedded ({e}); they rank lexically"
+            )),
+        }
+    }
+    let query = std::mem::take(&mut caches.query);
+    let mut semantic: Vec<(usize, f32)> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(sim) = caches.of(e.workspace).cosine(e.key, &query)
+            && sim >= opts.min_similarity
+        {
+            semantic.push((i, sim));
+        }
+    }
+    caches.query = query;
+    // Best first; equal similarity keeps the newer entry first (later in reading order).
+    semantic.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    semantic.truncate(opts.candidates);
+    let cut = hits.len().min(opts.candidates);
+    let lexical: Vec<(usize, f32)> = hits[..cut].iter().map(|h| (h.index, h.score)).collect();
+    let mut by_index: HashMap<usize, Hit> = HashMap::with_capacity(cut);
+    let mut rest = Vec::new();
+    for (k, hit) in hits.into_iter().enumerate() {
+        if k < cut {
+            by_index.insert(hit.index, hit);
+        } else {
+            rest.push(hit);
+        }
+    }
+    let words = by_index
+        .values()
+        .find_map(|h| h.explain.as_ref().map(|e| e.unmatched()));
+    let mut out: Vec<Hit> = fuse(&lexical, &semantic, opts.fusion)
+        .into_iter()
+        .map(|f| {
+            let mut hit = by_index.remove(&f.key).unwrap_or(Hit {
+                index: f.key,
+                score: 0.0,
+                explain: None,
+            });
+            hit.score = f.score;
+            if explain {
+                let mut e = hit
+                    .explain
+                    .take()
+                    .map(|e| *e)
+                    .or_else(|| words.clone())
+                    .unwrap_or_default();
+                e.fusion = Some(FusionExplanation {
+                    score: f.score,
+                    lexical: f.lexical,
+                    semantic: f.semantic,
+                });
+                hit.explain = Some(Box::new(e));
+            }
+            hit
+        })
+        .collect();
+    // Lexical hits beyond the candidates keep their order after the fused ones.
+    out.extend(rest);
+    out
+}
+
+impl Explanation {
+    /// This explanation's words with nothing matched: what a hit found only by meaning says
+    /// about the query's words.
+    fn unmatched(&self) -> Explanation {
+        let mut e = self.clone();
+        for w in &mut e.words {
+            w.matched = None;
+            w.covered = false;
+        }
+        e.sum = 0.0;
+        e.coverage = 0.0;
+        e.score = 0.0;
+        e.fusion = None;
+        e
+    }
+}
+
+/// goldfish's model (`goldfish_embed::BertEmbedder`, all-MiniLM-L6-v2 by default) as an
+/// [`Embedder`], with the id its vectors are cached under.
+#[cfg(feature = "semantic")]
+pub struct ModelEmbedder {
+    model: goldfish_embed::BertEmbedder,
+    id: String,
+}
+
+#[cfg(feature = "semantic")]
+impl ModelEmbedder {
+    /// `model`, whose vectors are cached under `id`: give a different id for different
+    /// weights (the binary uses the model's name and its files' sizes).
+    pub fn new(model: goldfish_embed::BertEmbedder, id: impl Into<String>) -> Self {
+        ModelEmbedder {
+            model,
+            id: id.into(),
+        }
+    }
+}
+
+#[cfg(feature = "semantic")]
+impl fmt::Debug for ModelEmbedder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelEmbedder")
+            .field("id", &self.id)
+            .finish()
+    }
+}
+
+#[cfg(feature = "semantic")]
+impl Embedder for ModelEmbedder {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn dimension(&self) -> usize {
+        goldfish_embed::Embedder::dimension(&self.model)
+    }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut v = goldfish_embed::Embedder::embed(&self.model, &[text])?;
+        v.pop().ok_or_else(|| "the model returned no vector".into())
+    }
+    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(goldfish_embed::Embedder::embed(&self.model, texts)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_round_trip_and_a_damaged_file_is_refused() {
+        let mut v = Vectors::empty(3);
+        v.insert(vec![(9, vec![1.0, 0.0, 0.0]), (2, vec![0.0, 3.0, 4.0])]);
+        v.insert(vec![(9, vec![0.0, 1.0, 0.0])]);
+        let bytes = v.encode("m@1");
+        let back = Vectors::decode(&bytes, "m@1", 3).expect("decodes");
+        assert_eq!(back.keys, [2, 9]);
+        let q = unit(vec![0.0, 1.0, 0.0]);
+        assert!((back.cosine(9, &q).unwrap_or(0.0) - 1.0).abs() < 0.01);
+        assert!((back.cosine(2, &q).unwrap_or(0.0) - 0.6).abs() < 0.01);
+        assert!(back.cosine(5, &q).is_none());
+        assert!(Vectors::decode(&bytes, "other", 3).is_none());
+        assert!(Vectors::decode(&bytes, "m@1", 4).is_none());
+        for cut in 0..bytes.len() {
+            assert!(Vectors::decode(&bytes[..cut], "m@1", 3).is_none());
+        }
+        let mut flipped = bytes.clone();
+        flipped[40] ^= 1;
+        assert!(Vectors::decode(&flipped, "m@1", 3).is_none());
+    }
+
+    #[test]
+    fn quantized_cosine_is_close_to_the_exact_one() {
+        let a: Vec<f32> = (0..384)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0)
+            .collect();
+        let b: Vec<f32> = (0..384)
+            .map(|i| ((i * 53 % 97) as f32 - 48.0) / 48.0)
+            .collect();
+        let (ua, ub) = (unit(a), unit(b.clone()));
+        let exact: f32 = ua.iter().zip(&ub).map(|(x, y)| x * y).sum();
+        let mut v = Vectors::empty(384);
+        v.insert(vec![(1, b)]);
+        let got = v.cosine(1, &ua).unwrap_or(f32::NAN);
+        assert!((got - exact).abs() < 0.01, "{got} vs {exact}");
+    }
+}
