@@ -185,3 +185,95 @@ fn install_from_a_directory_that_is_not_a_model_names_the_file() -> TestResult {
     assert_eq!(std::fs::read_dir(models.path())?.count(), 0);
     Ok(())
 }
+
+/// Recall by meaning through the binary with the real model: a question in other words
+/// than its answer finds it first (lexically it does not), `--json` says which channels
+/// ranked, `goldfish index rebuild` reports the vectors, and a damaged model leaves recall
+/// lexical with one line on stderr.
+#[test]
+fn recall_finds_by_meaning_with_the_real_model() -> TestResult {
+    let source = real_model()?;
+    let env = Env::new()?;
+    let models = tempfile::tempdir()?;
+    let no_models = tempfile::tempdir()?;
+    let run = |args: &[&str],
+               dir: &Path|
+     -> Result<(serde_json::Value, String), Box<dyn std::error::Error>> {
+        let out = env.cmd(args).env("GOLDFISH_MODEL_DIR", dir).output()?;
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if !out.status.success() {
+            return Err(format!("{args:?}: {stderr}").into());
+        }
+        Ok((serde_json::from_slice(&out.stdout)?, stderr))
+    };
+    let source_arg = source.to_string_lossy().into_owned();
+    run(
+        &["--json", "model", "install", "--from", &source_arg],
+        models.path(),
+    )?;
+    for text in [
+        "Normalised the case of Windows drive letters so one workspace is not registered twice",
+        "Bumped tokio to 1.40 and fixed the new clippy lints",
+        "Wrote down the release checklist in RELEASING.md",
+        "Cached the carrier shipping rates for an hour",
+    ] {
+        run(&["--json", "checkpoint", text], no_models.path())?;
+    }
+    let question =
+        "the same project showed up two times because C: and c: looked like different folders";
+    let recall = ["--json", "recall", "--explain", "--search", question];
+
+    let (lexical, _) = run(&recall, no_models.path())?;
+    assert_eq!(
+        lexical["channels"],
+        serde_json::json!(["lexical"]),
+        "{lexical}"
+    );
+    let first = |r: &serde_json::Value| {
+        r["checkpoints"][0]["description"]
+            .as_str()
+            .map(String::from)
+    };
+    assert_ne!(
+        first(&lexical)
+            .as_deref()
+            .map(|d| d.starts_with("Normalised")),
+        Some(true),
+        "lexically the answer is not first: {lexical}"
+    );
+
+    let (hybrid, stderr) = run(&recall, models.path())?;
+    assert_eq!(
+        hybrid["channels"],
+        serde_json::json!(["lexical", "semantic"]),
+        "{stderr}"
+    );
+    assert!(
+        first(&hybrid).is_some_and(|d| d.starts_with("Normalised")),
+        "{hybrid}"
+    );
+    let semantic = &hybrid["checkpoints"][0]["explain"]["fusion"]["semantic"];
+    assert_eq!(semantic["rank"], 1, "{hybrid}");
+    assert!(
+        semantic["score"].as_f64().is_some_and(|c| c > 0.3),
+        "{hybrid}"
+    );
+
+    // The recall embedded the four checkpoints; a rebuild keeps their vectors.
+    let (rebuilt, _) = run(&["--json", "index", "rebuild"], models.path())?;
+    assert_eq!(rebuilt["vectors"]["embedded"], 0, "{rebuilt}");
+    assert_eq!(rebuilt["vectors"]["kept"], 4, "{rebuilt}");
+    assert!(env.home().join(".index/test.gfv").is_file());
+
+    // A damaged model: recall still answers, lexically, and says why once.
+    let tokenizer = models.path().join(DEFAULT_MODEL).join("tokenizer.json");
+    std::fs::write(&tokenizer, b"{ not json")?;
+    let (damaged, stderr) = run(&recall, models.path())?;
+    assert_eq!(damaged["channels"], serde_json::json!(["lexical"]));
+    assert_eq!(damaged["checkpoints"], lexical["checkpoints"]);
+    assert!(
+        stderr.contains("semantic channel is off") && stderr.contains("tokenizer.json"),
+        "{stderr}"
+    );
+    Ok(())
+}

@@ -8,6 +8,7 @@ mod locomo;
 mod nl_eval;
 mod props;
 mod seed;
+mod semantic;
 mod store;
 mod tuning;
 mod util;

@@ -1,0 +1,289 @@
+//! The semantic channel's plumbing, with a model of the test's own (what a Rust agent that
+//! brings its own model does): vectors cached beside the index and computed only for new
+//! or changed entries, a bounded number per recall, fused answers the same through the
+//! index and through the day files, and a failing model that leaves recall lexical.
+//!
+//! The model is a bag of concepts: each word maps to a concept (synonyms share one), and a
+//! text's vector counts its concepts. It knows that a cat is a feline, which the lexical
+//! engine does not, so a search for one finds the other only by meaning.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use goldfish_recall::semantic::EmbedError;
+use goldfish_recall::{
+    Embedder, RecallOptions, RecallResult, Scope, SemanticChannel, SemanticOptions, embed_vectors,
+    recall,
+};
+
+use crate::util::{TestResult, TestStore};
+
+const DIM: usize = 16;
+
+#[derive(Default)]
+struct Concepts {
+    documents: AtomicUsize,
+    queries: AtomicUsize,
+    broken: AtomicBool,
+}
+
+impl Concepts {
+    fn vector(text: &str) -> Vec<f32> {
+        let mut v = vec![0.0; DIM];
+        for word in text.split(|c: char| !c.is_alphanumeric()) {
+            let word = word.to_lowercase();
+            let concept = match word.as_str() {
+                "" => continue,
+                "cat" | "cats" | "feline" | "kitten" => 1,
+                "dog" | "dogs" | "canine" | "puppy" => 2,
+                "car" | "vehicle" | "automobile" => 3,
+                "rain" | "storm" | "weather" => 4,
+                _ => 5 + word.bytes().map(usize::from).sum::<usize>() % (DIM - 5),
+            };
+            v[concept] += 1.0;
+        }
+        v
+    }
+
+    fn check(&self) -> Result<(), EmbedError> {
+        if self.broken.load(Ordering::SeqCst) {
+            Err("the test model is broken".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Embedder for Concepts {
+    fn id(&self) -> &str {
+        "concepts@1"
+    }
+    fn dimension(&self) -> usize {
+        DIM
+    }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.check()?;
+        self.queries.fetch_add(1, Ordering::SeqCst);
+        Ok(Self::vector(text))
+    }
+    fn embed_documents(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.check()?;
+        self.documents.fetch_add(texts.len(), Ordering::SeqCst);
+        Ok(texts.iter().map(|t| Self::vector(t)).collect())
+    }
+}
+
+fn store() -> Result<TestStore, Box<dyn std::error::Error>> {
+    let s = TestStore::new("2026-05-02T10:00:00Z")?;
+    s.save_at(
+        "2026-04-01T09:00:00Z",
+        "pets",
+        "Adopted a kitten for the office",
+        &[],
+    )?;
+    s.save_at(
+        "2026-04-02T09:00:00Z",
+        "pets",
+        "Walked the puppy twice a day",
+        &[],
+    )?;
+    s.save_at(
+        "2026-04-03T09:00:00Z",
+        "pets",
+        "Washed the car before the storm",
+        &[],
+    )?;
+    s.save_at(
+        "2026-04-04T09:00:00Z",
+        "pets",
+        "Fed the feline at noon",
+        &[],
+    )?;
+    s.save_at("2026-05-01T09:00:00Z", "pets", "Bought office chairs", &[])?;
+    Ok(s)
+}
+
+fn channel(model: &Arc<Concepts>, embed_missing: usize) -> SemanticChannel {
+    let mut c = SemanticChannel::new(model.clone());
+    let mut o = SemanticOptions::default();
+    o.embed_missing = embed_missing;
+    o.min_similarity = 0.3;
+    c.options = o;
+    c
+}
+
+fn opts(search: &str, semantic: Option<SemanticChannel>, use_index: bool) -> RecallOptions {
+    let mut o = RecallOptions::default();
+    o.workspace = Scope::from("pets");
+    o.search = Some(search.into());
+    o.from = Some("2000-01-01".into());
+    o.explain = true;
+    o.goldfish_memories = false;
+    o.use_index = use_index;
+    o.semantic = semantic;
+    o
+}
+
+fn titles(r: &RecallResult) -> Vec<&str> {
+    r.checkpoints.iter().map(|c| c.title()).collect()
+}
+
+#[test]
+fn a_checkpoint_found_only_by_meaning_is_fused_in() -> TestResult {
+    let s = store()?;
+    let model = Arc::new(Concepts::default());
+    // Lexically, "cat" is in no checkpoint: nothing.
+    let lexical = recall(&s.store, &opts("cat", None, true))?;
+    assert!(lexical.checkpoints.is_empty());
+    assert_eq!(lexical.channels, ["lexical"]);
+
+    let r = recall(&s.store, &opts("cat", Some(channel(&model, 100)), true))?;
+    assert_eq!(r.channels, ["lexical", "semantic"]);
+    let mut found = titles(&r);
+    found.sort_unstable();
+    assert_eq!(
+        found,
+        ["Adopted a kitten for the office", "Fed the feline at noon"]
+    );
+    let fusion = r.explanations[0].fusion.expect("a fused explanation");
+    assert!(fusion.lexical.is_none());
+    let semantic = fusion.semantic.expect("its semantic part");
+    assert_eq!(semantic.rank, 1);
+    assert!(semantic.score > 0.3 && fusion.score > 0.0);
+    assert!(goldfish_recall::format_explanation(&r.explanations[0]).contains("semantic #1"));
+
+    // A word both channels see: the checkpoint they agree on is first.
+    let r = recall(
+        &s.store,
+        &opts("office kitten", Some(channel(&model, 100)), true),
+    )?;
+    assert_eq!(titles(&r)[0], "Adopted a kitten for the office");
+    let f = r.explanations[0].fusion.expect("fused");
+    assert_eq!(
+        (f.lexical.map(|p| p.rank), f.semantic.map(|p| p.rank)),
+        (Some(1), Some(1))
+    );
+    Ok(())
+}
+
+#[test]
+fn vectors_are_computed_once_and_again_only_for_what_changed() -> TestResult {
+    let s = store()?;
+    let model = Arc::new(Concepts::default());
+    let o = opts("feline", Some(channel(&model, 100)), true);
+    recall(&s.store, &o)?;
+    assert_eq!(model.documents.load(Ordering::SeqCst), 5);
+    let vectors = s.dir.path().join(".index/pets.gfv");
+    assert!(vectors.is_file());
+
+    recall(&s.store, &o)?;
+    assert_eq!(
+        model.documents.load(Ordering::SeqCst),
+        5,
+        "nothing new to embed"
+    );
+
+    // One entry edited by hand: only it is embedded again, and found under its new text.
+    let day = s.dir.path().join("pets/checkpoints/2026-04-02.md");
+    let text = std::fs::read_to_string(&day)?;
+    std::fs::write(&day, text.replace("Walked the puppy", "Walked the cat"))?;
+    let r = recall(&s.store, &o)?;
+    assert_eq!(model.documents.load(Ordering::SeqCst), 6);
+    assert!(titles(&r).contains(&"Walked the cat twice a day"));
+
+    // The cache deleted: everything is computed again, and the answer is the same.
+    std::fs::remove_file(&vectors)?;
+    let again = recall(&s.store, &o)?;
+    assert_eq!(model.documents.load(Ordering::SeqCst), 11);
+    assert_eq!(titles(&again), titles(&r));
+
+    // A damaged cache is not trusted: computed again.
+    let mut bytes = std::fs::read(&vectors)?;
+    let last = bytes.len() - 10;
+    bytes[last] ^= 0x55;
+    std::fs::write(&vectors, bytes)?;
+    recall(&s.store, &o)?;
+    assert_eq!(model.documents.load(Ordering::SeqCst), 16);
+    Ok(())
+}
+
+#[test]
+fn a_recall_embeds_a_bounded_number_newest_first() -> TestResult {
+    let s = store()?;
+    let model = Arc::new(Concepts::default());
+    let o = opts("cat", Some(channel(&model, 2)), true);
+    let r = recall(&s.store, &o)?;
+    assert_eq!(model.documents.load(Ordering::SeqCst), 2);
+    // The two newest have vectors: the feline is one of them; the kitten, older, has none
+    // yet and no word of the query, so it is not found yet.
+    assert_eq!(titles(&r), ["Fed the feline at noon"]);
+    // Each later recall embeds two more, until all have vectors.
+    recall(&s.store, &o)?;
+    let r = recall(&s.store, &o)?;
+    assert_eq!(titles(&r).len(), 2);
+    recall(&s.store, &o)?;
+    assert_eq!(model.documents.load(Ordering::SeqCst), 5);
+    Ok(())
+}
+
+#[test]
+fn the_index_and_the_day_files_give_the_same_fused_answer() -> TestResult {
+    let s = store()?;
+    let model = Arc::new(Concepts::default());
+    for query in ["cat", "office kitten", "storm vehicle", "noon"] {
+        let through_index = recall(&s.store, &opts(query, Some(channel(&model, 100)), true))?;
+        let from_files = recall(&s.store, &opts(query, Some(channel(&model, 100)), false))?;
+        assert_eq!(titles(&through_index), titles(&from_files), "{query}");
+        assert_eq!(through_index.total, from_files.total, "{query}");
+        assert_eq!(
+            serde_json::to_string(&through_index.explanations)?,
+            serde_json::to_string(&from_files.explanations)?,
+            "{query}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_failing_model_leaves_recall_lexical_with_a_note() -> TestResult {
+    let s = store()?;
+    let model = Arc::new(Concepts::default());
+    model.broken.store(true, Ordering::SeqCst);
+    let r = recall(&s.store, &opts("office", Some(channel(&model, 100)), true))?;
+    let lexical = recall(&s.store, &opts("office", None, true))?;
+    assert_eq!(r.channels, ["lexical"]);
+    assert_eq!(titles(&r), titles(&lexical));
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("the test model is broken")),
+        "{:?}",
+        r.notes
+    );
+    Ok(())
+}
+
+#[test]
+fn embed_vectors_fills_what_is_missing_and_prunes_what_is_gone() -> TestResult {
+    let s = store()?;
+    let model = Arc::new(Concepts::default());
+    let c = channel(&model, 0);
+    let mut calls = Vec::new();
+    let report = embed_vectors(&s.store, &Scope::All, None, &c, &mut |d, t| {
+        calls.push((d, t))
+    })?;
+    assert_eq!((report.embedded, report.kept, report.removed), (5, 0, 0));
+    assert_eq!(calls.first(), Some(&(0, 5)));
+    assert_eq!(calls.last(), Some(&(5, 5)));
+
+    let day = s.dir.path().join("pets/checkpoints/2026-05-01.md");
+    std::fs::remove_file(day)?;
+    let report = embed_vectors(&s.store, &Scope::All, None, &c, &mut |_, _| {})?;
+    assert_eq!((report.embedded, report.kept, report.removed), (0, 4, 1));
+    // With every vector there, a recall embeds no document, only its query.
+    let before = model.documents.load(Ordering::SeqCst);
+    let r = recall(&s.store, &opts("cat", Some(channel(&model, 100)), true))?;
+    assert_eq!(model.documents.load(Ordering::SeqCst), before);
+    assert_eq!(titles(&r).len(), 2);
+    Ok(())
+}
