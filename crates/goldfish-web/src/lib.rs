@@ -98,6 +98,21 @@ pub struct App {
     now: Option<DateTime<Utc>>,
     cwd: Option<PathBuf>,
     recall_cache: std::sync::Arc<goldfish_recall::RecallCache>,
+    semantic: Option<std::sync::Arc<LazySemantic>>,
+}
+
+/// The semantic channel's model, loaded by the first search that needs it.
+struct LazySemantic {
+    load: Box<dyn Fn() -> Option<goldfish_recall::SemanticChannel> + Send + Sync>,
+    channel: std::sync::OnceLock<Option<goldfish_recall::SemanticChannel>>,
+}
+
+impl std::fmt::Debug for LazySemantic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazySemantic")
+            .field("channel", &self.channel.get())
+            .finish_non_exhaustive()
+    }
 }
 
 impl App {
@@ -110,7 +125,22 @@ impl App {
             now: None,
             cwd: None,
             recall_cache: std::sync::Arc::default(),
+            semantic: None,
         }
+    }
+
+    /// Ranks the view's searches by meaning too (see `goldfish_recall::semantic`): `load`
+    /// gives the channel (`None`: no model) and is called once, by the first search, so a
+    /// view that is never searched loads no model. By default searches are lexical.
+    pub fn with_semantic(
+        mut self,
+        load: impl Fn() -> Option<goldfish_recall::SemanticChannel> + Send + Sync + 'static,
+    ) -> App {
+        self.semantic = Some(std::sync::Arc::new(LazySemantic {
+            load: Box::new(load),
+            channel: std::sync::OnceLock::new(),
+        }));
+        self
     }
 
     /// Also shows this worktree's `JOURNAL.md`, `GOBLIN_NOTES.md` and pipeline state.
@@ -167,6 +197,11 @@ impl App {
         store: &goldfish_store::Store,
         opts: &goldfish_recall::RecallOptions,
     ) -> Result<goldfish_recall::RecallResult, goldfish_recall::Error> {
+        if let (Some(_), Some(lazy)) = (&opts.search, &self.semantic) {
+            let mut opts = opts.clone();
+            opts.semantic = lazy.channel.get_or_init(|| (lazy.load)()).clone();
+            return goldfish_recall::recall_with(store, &opts, &self.recall_cache);
+        }
         goldfish_recall::recall_with(store, opts, &self.recall_cache)
     }
 

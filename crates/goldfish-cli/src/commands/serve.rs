@@ -10,7 +10,10 @@ use crate::context::Context;
 /// `goldfish serve`: serves until the process is stopped.
 pub(crate) fn run(ctx: &Context, a: ServeArgs) -> anyhow::Result<()> {
     let ip = a.bind.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
-    let mut app = App::new(&ctx.home).with_cwd(&ctx.cwd);
+    let semantic = ctx.clone();
+    let mut app = App::new(&ctx.home)
+        .with_cwd(&ctx.cwd)
+        .with_semantic(move || semantic.semantic());
     for wt in &a.worktree {
         app = app.with_worktree(ctx.worktree(Some(wt)));
     }

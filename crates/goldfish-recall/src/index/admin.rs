@@ -414,22 +414,62 @@ pub fn embed_vectors(
     let mut done = 0;
     progress(0, total);
     const BATCH: usize = 16;
+    // Batches are embedded by one thread per core (the model runs each on one), and their
+    // vectors gathered here, in order, as they come.
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 8);
     for (ws, keys, mut vectors, texts) in work {
         let before = vectors.len();
         vectors.retain(|k| keys.contains(&k));
         report.removed += before - vectors.len();
-        for batch in texts.chunks(BATCH) {
-            let refs: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
-            let out = embedder.embed_documents(&refs).map_err(|e| {
-                crate::Error::file(
-                    &crate::semantic::vectors_path(store.root(), &ws),
-                    format!("the model could not embed entries of {ws}: {e}"),
-                )
-            })?;
-            vectors.insert(batch.iter().map(|(k, _)| *k).zip(out).collect());
-            done += batch.len();
-            report.embedded += batch.len();
-            progress(done, total);
+        let batches: Vec<&[(u64, String)]> = texts.chunks(BATCH).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut failure = None;
+        std::thread::scope(|scope| {
+            for _ in 0..threads.min(batches.len()) {
+                let (tx, next, batches) = (tx.clone(), &next, &batches);
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(batch) = batches.get(i) else { break };
+                        let refs: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+                        let out = embedder.embed_documents(&refs);
+                        let failed = out.is_err();
+                        if tx.send((i, out)).is_err() || failed {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            for (i, out) in rx {
+                match out {
+                    Ok(out) => {
+                        let batch = batches[i];
+                        vectors.insert(batch.iter().map(|(k, _)| *k).zip(out).collect());
+                        done += batch.len();
+                        report.embedded += batch.len();
+                        progress(done, total);
+                    }
+                    Err(e) => {
+                        // The other threads stop at their next batch.
+                        next.store(batches.len(), std::sync::atomic::Ordering::Relaxed);
+                        failure.get_or_insert(e);
+                    }
+                }
+            }
+        });
+        if let Some(e) = failure {
+            // What was embedded before the failure is kept.
+            if vectors.dirty {
+                let _ = write_vectors(store.root(), &ws, &vectors, embedder.id());
+            }
+            return Err(crate::Error::file(
+                &crate::semantic::vectors_path(store.root(), &ws),
+                format!("the model could not embed entries of {ws}: {e}"),
+            ));
         }
         if vectors.dirty {
             write_vectors(store.root(), &ws, &vectors, embedder.id()).map_err(|e| {
