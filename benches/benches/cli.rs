@@ -571,7 +571,7 @@ fn semantic(c: &mut Criterion) {
     let model_arg = model.to_str().expect("a UTF-8 path").to_string();
     for args in [
         vec!["model", "install", "--from", model_arg.as_str()],
-        vec!["index", "rebuild"],
+        vec!["--workspace", "all", "index", "rebuild"],
     ] {
         let out = with_model(&args).output().expect("spawn goldfish");
         assert!(
