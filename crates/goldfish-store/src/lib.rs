@@ -153,6 +153,7 @@ mod plan;
 mod plan_action;
 mod redaction;
 mod store;
+mod supersede;
 mod workspace;
 
 /// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
@@ -191,6 +192,7 @@ pub use store::{
     CheckpointInput, CheckpointRange, HOME_ENV, IN_REPO_DIR, Imported, PlanInput, PlanList,
     PlanUpdate, Skipped, Store, find_repo_memory, validate_plan_id,
 };
+pub use supersede::{Link, MAX_TOPIC_CHARS, Supersession};
 pub use workspace::{
     DEFAULT_WORKSPACE, RESERVED_WORKSPACE_NAMES, WORKSPACE_ENV, WorkspaceCandidate,
     WorkspaceChoice, WorkspaceQuery, WorkspaceSelector, WorkspaceSource, check_writable_workspace,
