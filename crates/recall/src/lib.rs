@@ -218,8 +218,8 @@ pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use fields::Field;
 pub use format::{
-    FormatOptions, format_checkpoint, format_recall, format_recall_counted, format_standup,
-    plan_excerpt,
+    FormatOptions, format_checkpoint, format_checkpoint_linked, format_recall,
+    format_recall_counted, format_standup, plan_excerpt,
 };
 pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,
@@ -228,8 +228,8 @@ pub use index::{
 pub use options::{FieldWeights, SearchOptions};
 pub use query::Query;
 pub use recall::{
-    DayCounts, Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount,
-    checkpoints_per_day, recall, recall_with,
+    DayCounts, Filter, Links, RecallOptions, RecallResult, Scope, SkippedFile, StoreState,
+    WorkspaceCount, checkpoints_per_day, links_of, recall, recall_with,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};

@@ -1,9 +1,10 @@
 //! Recall over a store: read the window's day files, search or sort, cap, attach the plan.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
+use goldfish_store::{Checkpoint, Link, MemoryType, Plan, Store, Supersession, resolve_workspace};
 
 use crate::engine::{Query, search};
 use crate::error::Error;
@@ -62,6 +63,9 @@ pub struct RecallOptions {
     /// crate's "How search works"): the same hits and scores as reading the files, without
     /// reading them all. `false`, or `$GOLDFISH_NO_INDEX=1`, reads the day files.
     pub use_index: bool,
+    /// Also recall checkpoints that a later one supersedes (default false: only the newest
+    /// of a chain is recalled; see the crate documentation, "Supersession").
+    pub include_superseded: bool,
 }
 
 /// Which checkpoints a recall keeps; every part is optional and all given parts must match.
@@ -81,6 +85,9 @@ pub struct Filter {
     pub file: Option<String>,
     /// Only checkpoints naming this symbol (see above).
     pub symbol: Option<String>,
+    /// `(workspace, id)` of the checkpoints a recall hides because another supersedes them:
+    /// set by [`recall`] itself, never by its caller.
+    hidden: HashSet<(String, String)>,
 }
 
 impl Filter {
@@ -90,10 +97,18 @@ impl Filter {
             && self.tags.iter().all(|t| t.trim().is_empty())
             && self.file.as_deref().is_none_or(|f| f.trim().is_empty())
             && self.symbol.as_deref().is_none_or(|s| s.trim().is_empty())
+            && self.hidden.is_empty()
     }
 
     /// True when `checkpoint` matches every given part.
     pub fn matches(&self, checkpoint: &Checkpoint) -> bool {
+        if !self.hidden.is_empty()
+            && self
+                .hidden
+                .contains(&(checkpoint.workspace.clone(), checkpoint.id.clone()))
+        {
+            return false;
+        }
         if self
             .memory_type
             .is_some_and(|t| t != checkpoint.memory_type)
@@ -183,8 +198,48 @@ impl Default for RecallOptions {
             filter: Filter::default(),
             goldfish_memories: true,
             use_index: true,
+            include_superseded: false,
         }
     }
+}
+
+/// The supersession links of one checkpoint: both ways, each with the other end's id and
+/// title.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct Links {
+    /// The earlier checkpoints this one replaces, in its `Supersedes` bullet's order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<Link>,
+    /// The later checkpoints that replace this one, oldest first (shown only when it is
+    /// recalled anyway: [`RecallOptions::include_superseded`], or by id).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded_by: Vec<Link>,
+}
+
+impl Links {
+    /// The links of `checkpoint` in its workspace's `supersession`.
+    pub fn of(supersession: &Supersession, checkpoint: &Checkpoint) -> Links {
+        Links {
+            supersedes: supersession.supersedes(checkpoint),
+            superseded_by: supersession.superseded_by(&checkpoint.id).to_vec(),
+        }
+    }
+
+    /// True when the checkpoint has no link either way.
+    pub fn is_empty(&self) -> bool {
+        self.supersedes.is_empty() && self.superseded_by.is_empty()
+    }
+}
+
+/// The supersession links of one checkpoint of `store` (read from every day file of its
+/// workspace), for a view of that checkpoint alone: `goldfish show`, the `recall` tool's
+/// `id`, the web view's checkpoint page, a save's reply.
+///
+/// Errors: the checkpoint's workspace name is invalid.
+pub fn links_of(store: &Store, checkpoint: &Checkpoint) -> Result<Links, Error> {
+    let supersession = store.supersession(&checkpoint.workspace)?;
+    Ok(Links::of(&supersession, checkpoint))
 }
 
 /// How many checkpoints of one workspace matched and how many are in the result.
@@ -259,6 +314,10 @@ pub struct RecallResult {
     pub search: Option<String>,
     /// The checkpoints: by relevance with a search, else newest first; at most `limit`.
     pub checkpoints: Vec<Checkpoint>,
+    /// What each of [`checkpoints`](RecallResult::checkpoints) supersedes and what supersedes
+    /// it, in the same order; empty when no recalled workspace has a link.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<Links>,
     /// With [`RecallOptions::explain`] and a search: why each of
     /// [`checkpoints`](RecallResult::checkpoints) matched, in the same order. Empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -319,6 +378,20 @@ fn recall_inner(
         workspaces,
         all,
     } = prepare(store, opts)?;
+    // Who is superseded comes from every day file of each workspace, not the window's: a
+    // checkpoint of last week replaced today is hidden from a recall of last week.
+    let supersession: Vec<Supersession> = workspaces
+        .iter()
+        .map(|ws| store.supersession(ws))
+        .collect::<Result<_, _>>()?;
+    let mut filter = opts.filter.clone();
+    if !opts.include_superseded {
+        for (ws, s) in workspaces.iter().zip(&supersession) {
+            filter
+                .hidden
+                .extend(s.superseded_ids().map(|id| (ws.clone(), id.to_string())));
+        }
+    }
     // A blank search is no search; text without a single content word is an error that says
     // so, never a silent "nothing matched".
     let query = match opts.search.as_deref().filter(|s| !s.trim().is_empty()) {
@@ -336,7 +409,7 @@ fn recall_inner(
         Some(q)
             if opts.use_index
                 && !index::disabled_by_env()
-                && opts.filter.is_empty()
+                && filter.is_empty()
                 && !workspaces.iter().any(|ws| in_place.has_checkpoints(ws)) =>
         {
             index::search(
@@ -383,6 +456,7 @@ fn recall_inner(
         None => read_and_search(
             store,
             opts,
+            &filter,
             &workspaces,
             window,
             &in_place,
@@ -409,6 +483,20 @@ fn recall_inner(
         }
     };
 
+    let links = if supersession.iter().all(Supersession::is_empty) {
+        Vec::new()
+    } else {
+        shown
+            .iter()
+            .map(|c| {
+                workspaces
+                    .iter()
+                    .position(|ws| *ws == c.workspace)
+                    .map(|i| Links::of(&supersession[i], c))
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
     Ok(RecallResult {
         scope: if all {
             Scope::All
@@ -419,6 +507,7 @@ fn recall_inner(
         now,
         search: opts.search.clone().filter(|s| !s.trim().is_empty()),
         checkpoints: shown,
+        links,
         explanations,
         total,
         workspaces: counts,
@@ -537,6 +626,7 @@ type Shown = (
 fn read_and_search(
     store: &Store,
     opts: &RecallOptions,
+    filter: &Filter,
     workspaces: &[String],
     window: TimeWindow,
     in_place: &InPlace,
@@ -544,14 +634,8 @@ fn read_and_search(
     search_opts: &SearchOptions,
 ) -> Result<Shown, Error> {
     let Some(q) = query else {
-        let (shown, total, counts, skipped) = crate::newest::newest(
-            store,
-            workspaces,
-            window,
-            in_place,
-            &opts.filter,
-            opts.limit,
-        )?;
+        let (shown, total, counts, skipped) =
+            crate::newest::newest(store, workspaces, window, in_place, filter, opts.limit)?;
         return Ok((shown, Vec::new(), total, counts, skipped));
     };
     let (mut checkpoints, mut skipped) = read_all(store, workspaces, window)?;
@@ -559,8 +643,8 @@ fn read_and_search(
         in_place.add_checkpoints(ws, window, &mut checkpoints);
     }
     skipped.extend(in_place.skipped.iter().cloned());
-    if !opts.filter.is_empty() {
-        checkpoints.retain(|c| opts.filter.matches(c));
+    if !filter.is_empty() {
+        checkpoints.retain(|c| filter.matches(c));
     }
     let mut explanations = Vec::new();
     let hits = search(q, &checkpoints, search_opts);
