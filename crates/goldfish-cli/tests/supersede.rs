@@ -232,3 +232,32 @@ fn the_mcp_tools_take_supersedes_topic_and_include_superseded() -> TestResult {
     assert!(text(&r[4]).contains("superseded by"), "{}", text(&r[4]));
     Ok(())
 }
+
+#[test]
+fn export_and_import_keep_the_links() -> TestResult {
+    let env = Env::new()?;
+    let old = save(
+        &env,
+        "Retries back off linearly",
+        &["--type", "decision", "--topic", "retries"],
+    )?;
+    let new = save(
+        &env,
+        "Retries back off exponentially",
+        &["--type", "decision", "--topic", "retries"],
+    )?;
+    let first = env.ok(&["-w", "all", "export"])?;
+    assert!(
+        first.contains(&format!("\"supersedes\":[\"{old}\"]")),
+        "{first}"
+    );
+    assert!(first.contains("\"topic\":\"retries\""), "{first}");
+    let file = env.cwd.path().join("all.jsonl");
+    std::fs::write(&file, &first)?;
+    let other = Env::new()?;
+    other.ok(&["import", "jsonl", file.to_str().ok_or("path")?])?;
+    assert_eq!(other.ok(&["-w", "all", "export"])?, first);
+    let v = other.json(&["recall", "--days", "7"])?;
+    assert_eq!(ids(&v), [new], "{v}");
+    Ok(())
+}
