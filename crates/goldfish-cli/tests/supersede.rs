@@ -118,7 +118,7 @@ fn a_topic_replaces_the_current_memory_of_that_topic() -> TestResult {
     assert_eq!(v["supersedes"][0]["id"], a.as_str(), "{v}");
     assert_eq!(v["topic"], "Deploy-Days");
     let v = env.json(&["recall"])?;
-    assert_eq!(ids(&v), [b.clone()], "{v}");
+    assert_eq!(ids(&v), std::slice::from_ref(&b), "{v}");
     // The day file says it, as ordinary bullets.
     let day = std::fs::read_dir(env.home().join("test/checkpoints"))?
         .filter_map(Result::ok)

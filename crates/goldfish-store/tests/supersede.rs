@@ -59,7 +59,7 @@ fn a_topic_supersedes_the_current_memory_of_that_topic() -> TestResult {
     clock.advance(Duration::days(3));
     let b = save(&store, "Tokens rotate daily", Some(" Auth-Tokens "), &[])?;
     assert_eq!(b.topic.as_deref(), Some("Auth-Tokens"));
-    assert_eq!(b.supersedes, [a.id.clone()]);
+    assert_eq!(b.supersedes, std::slice::from_ref(&a.id));
     // The file says it, as an ordinary bullet.
     let text = std::fs::read_to_string(
         home.path()

@@ -384,10 +384,12 @@ fn recall_inner(
         .iter()
         .map(|ws| store.supersession(ws))
         .collect::<Result<_, _>>()?;
-    let mut filter = opts.filter.clone();
+    // The options as read: the caller's, with the superseded checkpoints filtered out.
+    let mut effective = opts.clone();
     if !opts.include_superseded {
         for (ws, s) in workspaces.iter().zip(&supersession) {
-            filter
+            effective
+                .filter
                 .hidden
                 .extend(s.superseded_ids().map(|id| (ws.clone(), id.to_string())));
         }
@@ -409,7 +411,7 @@ fn recall_inner(
         Some(q)
             if opts.use_index
                 && !index::disabled_by_env()
-                && filter.is_empty()
+                && effective.filter.is_empty()
                 && !workspaces.iter().any(|ws| in_place.has_checkpoints(ws)) =>
         {
             index::search(
@@ -455,8 +457,7 @@ fn recall_inner(
         }
         None => read_and_search(
             store,
-            opts,
-            &filter,
+            &effective,
             &workspaces,
             window,
             &in_place,
@@ -626,7 +627,6 @@ type Shown = (
 fn read_and_search(
     store: &Store,
     opts: &RecallOptions,
-    filter: &Filter,
     workspaces: &[String],
     window: TimeWindow,
     in_place: &InPlace,
@@ -634,8 +634,14 @@ fn read_and_search(
     search_opts: &SearchOptions,
 ) -> Result<Shown, Error> {
     let Some(q) = query else {
-        let (shown, total, counts, skipped) =
-            crate::newest::newest(store, workspaces, window, in_place, filter, opts.limit)?;
+        let (shown, total, counts, skipped) = crate::newest::newest(
+            store,
+            workspaces,
+            window,
+            in_place,
+            &opts.filter,
+            opts.limit,
+        )?;
         return Ok((shown, Vec::new(), total, counts, skipped));
     };
     let (mut checkpoints, mut skipped) = read_all(store, workspaces, window)?;
@@ -643,8 +649,8 @@ fn read_and_search(
         in_place.add_checkpoints(ws, window, &mut checkpoints);
     }
     skipped.extend(in_place.skipped.iter().cloned());
-    if !filter.is_empty() {
-        checkpoints.retain(|c| filter.matches(c));
+    if !opts.filter.is_empty() {
+        checkpoints.retain(|c| opts.filter.matches(c));
     }
     let mut explanations = Vec::new();
     let hits = search(q, &checkpoints, search_opts);
