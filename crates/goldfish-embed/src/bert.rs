@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
 use crate::{Embedder, Error};
 
@@ -61,6 +61,48 @@ impl ModelFiles {
         self.max_length(&config)?;
         check_safetensors_header(&self.path("model.safetensors"))?;
         Ok(dimension)
+    }
+
+    /// 16 hex digits of a SHA-256 over what makes the model: `config.json`, the pooling and
+    /// sentence-transformers configurations, `tokenizer_json` (the tokenizer's bytes, already
+    /// read by the caller), the weights' header and 16 samples of 4 KiB spread over the weights.
+    /// Reads about 100 KiB of the weights: cheap at load, and different weights differ in it.
+    fn fingerprint(&self, tokenizer_json: &[u8]) -> Result<String, Error> {
+        use sha2::Digest;
+        use std::io::{Read, Seek, SeekFrom};
+        let mut hash = sha2::Sha256::new();
+        for name in [
+            "config.json",
+            "1_Pooling/config.json",
+            "sentence_bert_config.json",
+        ] {
+            let path = self.path(name);
+            match std::fs::read(&path) {
+                Ok(bytes) => hash.update(&bytes),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => hash.update(b"-"),
+                Err(e) => return Err(Error::io(&path, e)),
+            }
+        }
+        hash.update(tokenizer_json);
+        let path = self.path("model.safetensors");
+        let mut file = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let size = file.metadata().map_err(|e| Error::io(&path, e))?.len();
+        let mut sample = vec![0u8; 4096];
+        const SAMPLES: u64 = 16;
+        for k in 0..SAMPLES {
+            let at = (size.saturating_sub(4096)) * k / (SAMPLES - 1);
+            file.seek(SeekFrom::Start(at))
+                .map_err(|e| Error::io(&path, e))?;
+            let n = usize::try_from(size.min(4096)).unwrap_or(4096);
+            file.read_exact(&mut sample[..n])
+                .map_err(|e| Error::io(&path, e))?;
+            hash.update(&sample[..n]);
+        }
+        hash.update(size.to_le_bytes());
+        Ok(hash.finalize()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect())
     }
 
     fn config(&self) -> Result<Config, Error> {
@@ -194,15 +236,22 @@ fn check_safetensors_header(path: &Path) -> Result<(), Error> {
 /// A sentence-transformers BERT model (all-MiniLM-L6-v2 and its kind) run on the CPU.
 pub struct BertEmbedder {
     model: BertModel,
+    /// Truncates to `max_length`; pads nothing (batches are padded here, to their longest).
     tokenizer: Tokenizer,
+    pad_id: u32,
     dimension: usize,
     max_length: usize,
+    model_id: String,
+    /// A private pool of a chosen size ([`BertEmbedder::with_threads`]); else rayon's global
+    /// pool, one thread per core.
+    pool: Option<rayon::ThreadPool>,
     device: Device,
 }
 
 impl std::fmt::Debug for BertEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BertEmbedder")
+            .field("model_id", &self.model_id)
             .field("dimension", &self.dimension)
             .field("max_length", &self.max_length)
             .finish_non_exhaustive()
@@ -220,24 +269,29 @@ impl BertEmbedder {
         let config = files.config()?;
         let max_length = files.max_length(&config)?;
         let tokenizer_path = files.path("tokenizer.json");
-        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+        let tokenizer_json =
+            std::fs::read(&tokenizer_path).map_err(|e| Error::io(&tokenizer_path, e))?;
+        let mut tokenizer = Tokenizer::from_bytes(&tokenizer_json)
             .map_err(|e| Error::corrupt(&tokenizer_path, format!("not a tokenizer: {e}")))?;
-        let pad_token = tokenizer
-            .get_padding()
-            .map_or_else(|| "[PAD]".to_owned(), |p| p.pad_token.clone());
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length,
                 ..TruncationParams::default()
             }))
             .map_err(|e| Error::corrupt(&tokenizer_path, format!("cannot truncate: {e}")))?;
-        tokenizer.with_padding(Some(PaddingParams {
-            strategy: PaddingStrategy::BatchLongest,
-            pad_id: u32::try_from(config.pad_token_id).unwrap_or(0),
-            pad_token,
-            ..PaddingParams::default()
-        }));
+        let pad_id = tokenizer
+            .get_padding()
+            .map_or(u32::try_from(config.pad_token_id).unwrap_or(0), |p| {
+                p.pad_id
+            });
+        tokenizer.with_padding(None);
         let weights = files.path("model.safetensors");
+        let model_id = format!(
+            "{}@{}",
+            dir.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            files.fingerprint(&tokenizer_json)?
+        );
         let device = Device::Cpu;
         // SAFETY: the map is read-only and lives as long as the tensors built from it. Mapping a
         // file is unsound only if another process changes it while it is mapped; goldfish never
@@ -251,10 +305,37 @@ impl BertEmbedder {
         Ok(Self {
             model,
             tokenizer,
+            pad_id,
             dimension,
             max_length,
+            model_id,
+            pool: None,
             device,
         })
+    }
+
+    /// Runs the model on `threads` threads of its own instead of rayon's global pool (one
+    /// thread per core). The crate reads no environment variable: this is the knob.
+    ///
+    /// # Errors
+    /// When the operating system refuses the threads.
+    pub fn with_threads(mut self, threads: usize) -> Result<Self, Error> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .thread_name(|i| format!("goldfish-embed-{i}"))
+            .build()
+            .map_err(|e| Error::Model(format!("cannot start {threads} threads: {e}")))?;
+        self.pool = Some(pool);
+        Ok(self)
+    }
+
+    /// The model's identity: its directory's name, `@`, and a fingerprint (16 hex digits of a
+    /// SHA-256) of its configuration, tokenizer, weights header and samples of its weights. Two
+    /// directories holding the same model share it; a different model or revision changes it,
+    /// so vectors cached under one id are never mixed with another model's.
+    #[must_use]
+    pub fn model_id(&self) -> &str {
+        &self.model_id
     }
 
     /// The number of tokens (with the special ones) a text is truncated to.
@@ -278,21 +359,20 @@ impl BertEmbedder {
         Ok(encoding.len())
     }
 
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Error> {
+    /// One forward pass over `encodings`, padded here to the longest of them.
+    fn embed_batch(&self, encodings: &[&Encoding]) -> Result<Vec<Vec<f32>>, Error> {
         let model = |e: candle_core::Error| Error::Model(e.to_string());
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.to_vec(), true)
-            .map_err(|e| Error::Model(e.to_string()))?;
         let rows = encodings.len();
-        let len = encodings.first().map_or(0, tokenizers::Encoding::len);
-        let mut ids = Vec::with_capacity(rows * len);
-        let mut types = Vec::with_capacity(rows * len);
-        let mut mask = Vec::with_capacity(rows * len);
-        for e in &encodings {
-            ids.extend_from_slice(e.get_ids());
-            types.extend_from_slice(e.get_type_ids());
-            mask.extend_from_slice(e.get_attention_mask());
+        let len = encodings.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
+        let mut ids = vec![self.pad_id; rows * len];
+        let mut types = vec![0u32; rows * len];
+        let mut mask = vec![0u32; rows * len];
+        for (row, e) in encodings.iter().enumerate() {
+            let at = row * len;
+            let n = e.len();
+            ids[at..at + n].copy_from_slice(e.get_ids());
+            types[at..at + n].copy_from_slice(e.get_type_ids());
+            mask[at..at + n].copy_from_slice(e.get_attention_mask());
         }
         let ids = Tensor::from_vec(ids, (rows, len), &self.device).map_err(model)?;
         let types = Tensor::from_vec(types, (rows, len), &self.device).map_err(model)?;
@@ -333,6 +413,63 @@ impl BertEmbedder {
             .to_vec2::<f32>()
             .map_err(model)
     }
+
+    /// Embeds `texts` as [`Embedder::embed`] does, calling `progress(done, total)` after each
+    /// group of batches (texts done so far, `texts.len()`), from the calling thread.
+    ///
+    /// Texts are tokenized once, sorted by token count so that a batch pads little, and
+    /// batches run side by side, one per thread of the pool (candle's element-wise layers are
+    /// single-threaded, so one batch alone leaves a core idle half of the time).
+    ///
+    /// # Errors
+    /// When the tokenizer or the model fails.
+    pub fn embed_with_progress(
+        &self,
+        texts: &[&str],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<Vec<f32>>, Error> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| Error::Model(e.to_string()))?;
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| encodings[i].len());
+        let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
+        let side_by_side = self
+            .pool
+            .as_ref()
+            .map_or_else(
+                rayon::current_num_threads,
+                rayon::ThreadPool::current_num_threads,
+            )
+            .max(1);
+        let mut out = vec![Vec::new(); texts.len()];
+        let mut done = 0;
+        for group in batches.chunks(side_by_side) {
+            let run = || {
+                use rayon::prelude::*;
+                group
+                    .par_iter()
+                    .map(|chunk| {
+                        let batch: Vec<&Encoding> = chunk.iter().map(|&i| &encodings[i]).collect();
+                        self.embed_batch(&batch)
+                    })
+                    .collect::<Result<Vec<_>, Error>>()
+            };
+            let vectors = match &self.pool {
+                Some(pool) => pool.install(run)?,
+                None => run()?,
+            };
+            for (chunk, vectors) in group.iter().zip(vectors) {
+                for (&i, vector) in chunk.iter().zip(vectors) {
+                    out[i] = vector;
+                }
+                done += chunk.len();
+            }
+            progress(done, texts.len());
+        }
+        Ok(out)
+    }
 }
 
 impl Embedder for BertEmbedder {
@@ -341,16 +478,18 @@ impl Embedder for BertEmbedder {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Error> {
-        // Sorted by length so that a batch pads little; the vectors go back in input order.
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| texts[i].len());
-        let mut out = vec![Vec::new(); texts.len()];
-        for chunk in order.chunks(BATCH) {
-            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
-            for (&i, vector) in chunk.iter().zip(self.embed_batch(&batch)?) {
-                out[i] = vector;
-            }
-        }
-        Ok(out)
+        self.embed_with_progress(texts, &mut |_, _| {})
+    }
+
+    fn model_id(&self) -> Option<String> {
+        Some(self.model_id.clone())
+    }
+
+    fn embed_many(
+        &self,
+        texts: &[&str],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<Vec<f32>>, Error> {
+        self.embed_with_progress(texts, progress)
     }
 }

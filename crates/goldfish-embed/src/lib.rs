@@ -39,6 +39,31 @@ pub trait Embedder {
     /// # Errors
     /// When the model fails on the input (the implementation says why).
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, Error>;
+
+    /// What identifies the model's vectors across processes (for [`BertEmbedder`], its name and
+    /// a fingerprint of its files): a cache of vectors is keyed on it and on
+    /// [`Embedder::dimension`]. `None` (the default): the vectors must not be cached.
+    fn model_id(&self) -> Option<String> {
+        None
+    }
+
+    /// Embeds many texts (a whole store), calling `progress(done, total)` as texts are done.
+    /// The default embeds 64 texts at a time through [`Embedder::embed`].
+    ///
+    /// # Errors
+    /// As [`Embedder::embed`].
+    fn embed_many(
+        &self,
+        texts: &[&str],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<Vec<f32>>, Error> {
+        let mut out = Vec::with_capacity(texts.len());
+        for chunk in texts.chunks(64) {
+            out.extend(self.embed(chunk)?);
+            progress(out.len(), texts.len());
+        }
+        Ok(out)
+    }
 }
 
 /// The README's examples, compiled and run as doctests.

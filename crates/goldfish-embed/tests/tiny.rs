@@ -401,3 +401,70 @@ fn the_model_root_is_resolved_in_order() -> TestResult {
     assert!(matches!(r(None, None, None), Err(Error::NoModelDir)));
     Ok(())
 }
+
+#[test]
+fn many_texts_of_mixed_lengths_embed_as_one_at_a_time_with_progress() -> TestResult {
+    let (_tmp, dir) = tiny()?;
+    // Two threads of its own: batches run side by side whatever the machine has.
+    let model = BertEmbedder::load(&dir)?.with_threads(2)?;
+    // 150 texts (several batches of 32), 0 to 40 words: some padded, some truncated, and the
+    // lengths out of order so that sorting by token count and putting back is exercised.
+    let texts: Vec<String> = (0..150)
+        .map(|i| {
+            WORDS
+                .iter()
+                .cycle()
+                .skip(i)
+                .take((i * 7) % 41)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut calls = Vec::new();
+    let many = model.embed_many(&refs, &mut |done, total| calls.push((done, total)))?;
+    assert_eq!(many.len(), refs.len());
+    // Progress rises to the total, and the last call says all are done.
+    assert!(calls.windows(2).all(|w| w[0].0 < w[1].0), "{calls:?}");
+    assert_eq!(calls.last(), Some(&(refs.len(), refs.len())));
+    for (text, v) in refs.iter().zip(&many) {
+        let alone = model.embed(&[text])?;
+        assert!(
+            close(&alone[0], v),
+            "{text:?}: alone {:?} among many {v:?}",
+            alone[0]
+        );
+    }
+    // The global pool gives the same vectors as the private one.
+    let global = BertEmbedder::load(&dir)?.embed(&refs)?;
+    assert!(many.iter().zip(&global).all(|(a, b)| close(a, b)));
+    Ok(())
+}
+
+#[test]
+fn the_model_id_names_the_model_and_changes_with_its_weights() -> TestResult {
+    let (tmp, dir) = tiny()?;
+    let model = BertEmbedder::load(&dir)?;
+    let id = model.model_id().to_owned();
+    assert!(id.starts_with("tiny@"), "{id}");
+    assert_eq!(Embedder::model_id(&model), Some(id.clone()));
+    // The same files elsewhere under the same name: the same id.
+    let copy = tmp.path().join("copy/tiny");
+    for name in ModelFiles::REQUIRED.iter().chain(&ModelFiles::OPTIONAL) {
+        let from = dir.join(name);
+        if from.is_file() {
+            std::fs::create_dir_all(copy.join(name).parent().ok_or("no parent")?)?;
+            std::fs::copy(from, copy.join(name))?;
+        }
+    }
+    assert_eq!(BertEmbedder::load(&copy)?.model_id(), id);
+    // One weight changed (the last bytes of the file): another id.
+    let weights = copy.join("model.safetensors");
+    let mut bytes = std::fs::read(&weights)?;
+    let last = bytes.len() - 2;
+    bytes[last] ^= 0x01;
+    std::fs::write(&weights, bytes)?;
+    assert_ne!(BertEmbedder::load(&copy)?.model_id(), id);
+    Ok(())
+}

@@ -21,7 +21,7 @@ pub(crate) fn model_dir() -> anyhow::Result<ModelDir> {
 
 /// The installed default model as recall's semantic channel; `Ok(None)` when none is
 /// installed (or no model directory can be found). Its vectors are cached under the model's
-/// name and the size of its files, so reinstalling other weights starts a new cache.
+/// fingerprint, so reinstalling other weights starts a new cache.
 pub(crate) fn load_installed() -> anyhow::Result<Option<goldfish_recall::SemanticChannel>> {
     let Ok(dir) = model_dir() else {
         return Ok(None);
@@ -30,7 +30,9 @@ pub(crate) fn load_installed() -> anyhow::Result<Option<goldfish_recall::Semanti
         return Ok(None);
     };
     let model = dir.load(DEFAULT_MODEL)?;
-    let id = format!("{}/{}", status.model, status.size);
+    // The model's fingerprint (its name and a hash of its files): other weights, other id.
+    let id = goldfish_embed::Embedder::model_id(&model)
+        .unwrap_or_else(|| format!("{}/{}", status.model, status.size));
     let embedder = goldfish_recall::semantic::ModelEmbedder::new(model, id);
     Ok(Some(goldfish_recall::SemanticChannel::new(
         std::sync::Arc::new(embedder),
