@@ -11,7 +11,8 @@ use crate::fields::{FIELDS, checkpoint_tokens};
 use crate::options::SearchOptions;
 use crate::query::Query;
 use crate::score::{
-    Candidate, DocScorer, MAX_EXPANSIONS, average_lengths, idf, rank, sum_and_coverage, word_weight,
+    Candidate, DocScorer, MAX_EXPANSIONS, average_lengths, idf, known_word_match, known_words,
+    rank, sum_and_coverage, word_weight,
 };
 use crate::similarity::{similarity, synonym_similarity};
 
@@ -62,13 +63,14 @@ pub(crate) fn reference_search(
     let mut slots: HashMap<u32, Vec<(usize, f32)>> = HashMap::new();
     let mut q_weight = vec![0.0f32; q_len];
     let words = query.words(opts);
+    let known = known_words(&words, terms.iter().map(Vec::as_slice));
     for qi in 0..q_len {
         // Every term, with the best similarity any word of this slot (the query word or one
         // of its synonyms) gives it.
         let mut found: Vec<(u32, f32)> = Vec::new();
         for (id, v) in terms.iter().enumerate() {
             let mut best = 0.0f32;
-            for w in words.iter().filter(|w| w.slot == qi) {
+            for (wi, w) in words.iter().enumerate().filter(|(_, w)| w.slot == qi) {
                 let sim = match w.synonym {
                     Some(weight) => {
                         let s = synonym_similarity(&w.bytes, &w.stem, &w.porter, v);
@@ -82,7 +84,7 @@ pub(crate) fn reference_search(
                     None if opts.fuzzy => {
                         let s = similarity(&w.bytes, &w.stem, &w.porter, v, w.is_last);
                         if s > 0.0 && s >= opts.min_similarity && s < 1.0 {
-                            s
+                            known_word_match(w, known[wi], v, s, opts).unwrap_or(0.0)
                         } else {
                             0.0
                         }

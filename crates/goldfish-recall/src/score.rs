@@ -12,7 +12,7 @@ use crate::fields::{B, FIELDS, FILES, Field};
 use crate::matches::Pass;
 use crate::options::SearchOptions;
 use crate::query::{Query, Word};
-use crate::similarity::how;
+use crate::similarity::{how, known_word_similarity};
 
 /// BM25 term-frequency saturation.
 pub(crate) const K1: f32 = 1.2;
@@ -185,6 +185,36 @@ struct Best {
     fields: u8,
 }
 
+/// Per word searched for, whether it is a query word (not a synonym) that the store holds:
+/// one of `terms`, the store's words that matched the query (every token equal to a query
+/// word matches it, so a word absent from them is absent from the store).
+pub(crate) fn known_words<'a>(
+    words: &[Word],
+    terms: impl Iterator<Item = &'a [u8]> + Clone,
+) -> Vec<bool> {
+    words
+        .iter()
+        .map(|w| w.synonym.is_none() && terms.clone().any(|t| t == &w.bytes[..]))
+        .collect()
+}
+
+/// The similarity of the match of `term` to `word` once it is known whether the store holds
+/// the word (`known`): for a word it holds, typos do not count
+/// ([`known_word_similarity`]); `None` when nothing else matches.
+pub(crate) fn known_word_match(
+    word: &Word,
+    known: bool,
+    term: &[u8],
+    sim: f32,
+    opts: &SearchOptions,
+) -> Option<f32> {
+    if !known || sim >= 1.0 {
+        return Some(sim);
+    }
+    let s = known_word_similarity(&word.bytes, &word.stem, &word.porter, term, word.is_last);
+    (s > 0.0 && s >= opts.min_similarity).then_some(s)
+}
+
 impl Pass {
     fn idf(&self, term: usize, n: f32) -> f32 {
         idf(self.terms[term].df, n)
@@ -204,8 +234,13 @@ impl Pass {
         // Expansion: for every query word, the matched terms it stands for, in term order,
         // each once with the best similarity of the words of its slot (and that word).
         let mut found: Vec<Vec<(u32, f32, u32)>> = vec![Vec::new(); q_len];
+        let known = known_words(words, self.terms.iter().map(|t| &t.text[..]));
         for (t, term) in self.terms.iter().enumerate() {
             for &(wi, sim) in &term.matches {
+                let Some(sim) = known_word_match(&words[wi], known[wi], &term.text, sim, opts)
+                else {
+                    continue;
+                };
                 let list = &mut found[words[wi].slot];
                 match list.last_mut() {
                     Some(last) if last.0 == t as u32 => {
@@ -346,6 +381,7 @@ impl Pass {
         term_idf: &[f32],
         c: &Candidate,
     ) -> Explanation {
+        let known = known_words(words, self.terms.iter().map(|t| &t.text[..]));
         let explained = query.terms.iter().enumerate().map(|(qi, word)| {
             let b = best[qi];
             let matched = (b.value > 0.0).then(|| {
@@ -361,6 +397,7 @@ impl Pass {
                         term,
                         q.is_last,
                         w.synonym.is_some(),
+                        known[qi],
                     ),
                     fields: (0..FIELDS)
                         .filter(|f| b.fields & (1 << f) != 0)

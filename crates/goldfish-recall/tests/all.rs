@@ -3,6 +3,7 @@
 mod baseline;
 mod eval;
 mod format;
+mod hybrid;
 mod index;
 mod locomo;
 mod nl_eval;
