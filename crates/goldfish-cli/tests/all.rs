@@ -30,7 +30,6 @@ mod redaction;
 mod secrets;
 mod show;
 mod signals;
-mod supersede;
 mod sync;
 mod thin;
 mod typed;

@@ -149,22 +149,6 @@
 //! imported and read in place counts once. They are never written to.
 //! [`RecallOptions::goldfish_memories`] turns this off.
 //!
-//! # Supersession
-//!
-//! A checkpoint may replace earlier ones (its `Supersedes` bullet, written by a save with
-//! `supersedes` ids or a `topic`; see goldfish-store). [`recall()`] shows the newest of a
-//! chain and hides what it replaced, unless [`RecallOptions::include_superseded`]; every
-//! shown checkpoint carries its links both ways, with ids and titles, in
-//! [`RecallResult::links`] (and [`links_of`] gives them for one checkpoint, for `show`).
-//!
-//! Who is superseded is derived from **every** day file of each recalled workspace, not only
-//! the window's, so a checkpoint of last week replaced today is hidden from a recall of last
-//! week ([`Store::supersession`](goldfish_store::Store::supersession): every day file is
-//! read as bytes, and only those holding a `Supersedes` or `Topic` bullet are parsed). The
-//! hidden ones are left out before the search, the ranking and the limit, as a filter is:
-//! a workspace with at least one superseded checkpoint is searched from its day files, not
-//! through the index, so the answer is the same with or without the index.
-//!
 //! # Memory
 //!
 //! Through the index, a search holds one workspace's entries' table and vocabulary at a
@@ -236,8 +220,8 @@ pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use fields::Field;
 pub use format::{
-    FormatOptions, format_checkpoint, format_checkpoint_linked, format_recall,
-    format_recall_counted, format_standup, plan_excerpt,
+    FormatOptions, format_checkpoint, format_recall, format_recall_counted, format_standup,
+    plan_excerpt,
 };
 pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, VectorReport,
@@ -247,8 +231,8 @@ pub use index::{
 pub use options::{FieldWeights, SearchOptions};
 pub use query::Query;
 pub use recall::{
-    DayCounts, Filter, Links, RecallOptions, RecallResult, Scope, SkippedFile, StoreState,
-    WorkspaceCount, checkpoints_per_day, links_of, recall, recall_with,
+    DayCounts, Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount,
+    checkpoints_per_day, recall, recall_with,
 };
 pub use semantic::{Embedder, SemanticChannel, SemanticOptions};
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};

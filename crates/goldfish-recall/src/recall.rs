@@ -1,10 +1,9 @@
 //! Recall over a store: read the window's day files, search or sort, cap, attach the plan.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, Link, MemoryType, Plan, Store, Supersession, resolve_workspace};
+use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
 
 use crate::engine::{Query, search};
 use crate::error::Error;
@@ -68,9 +67,6 @@ pub struct RecallOptions {
     /// sentence embeddings, see [`crate::semantic`]) is fused with the lexical one. `None`
     /// (the default): lexical only, no model.
     pub semantic: Option<SemanticChannel>,
-    /// Also recall checkpoints that a later one supersedes (default false: only the newest
-    /// of a chain is recalled; see the crate documentation, "Supersession").
-    pub include_superseded: bool,
 }
 
 /// Which checkpoints a recall keeps; every part is optional and all given parts must match.
@@ -90,9 +86,6 @@ pub struct Filter {
     pub file: Option<String>,
     /// Only checkpoints naming this symbol (see above).
     pub symbol: Option<String>,
-    /// `(workspace, id)` of the checkpoints a recall hides because another supersedes them:
-    /// set by [`recall`] itself, never by its caller.
-    hidden: HashSet<(String, String)>,
 }
 
 impl Filter {
@@ -102,18 +95,10 @@ impl Filter {
             && self.tags.iter().all(|t| t.trim().is_empty())
             && self.file.as_deref().is_none_or(|f| f.trim().is_empty())
             && self.symbol.as_deref().is_none_or(|s| s.trim().is_empty())
-            && self.hidden.is_empty()
     }
 
     /// True when `checkpoint` matches every given part.
     pub fn matches(&self, checkpoint: &Checkpoint) -> bool {
-        if !self.hidden.is_empty()
-            && self
-                .hidden
-                .contains(&(checkpoint.workspace.clone(), checkpoint.id.clone()))
-        {
-            return false;
-        }
         if self
             .memory_type
             .is_some_and(|t| t != checkpoint.memory_type)
@@ -204,48 +189,8 @@ impl Default for RecallOptions {
             goldfish_memories: true,
             use_index: true,
             semantic: None,
-            include_superseded: false,
         }
     }
-}
-
-/// The supersession links of one checkpoint: both ways, each with the other end's id and
-/// title.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-#[non_exhaustive]
-pub struct Links {
-    /// The earlier checkpoints this one replaces, in its `Supersedes` bullet's order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub supersedes: Vec<Link>,
-    /// The later checkpoints that replace this one, oldest first (shown only when it is
-    /// recalled anyway: [`RecallOptions::include_superseded`], or by id).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub superseded_by: Vec<Link>,
-}
-
-impl Links {
-    /// The links of `checkpoint` in its workspace's `supersession`.
-    pub fn of(supersession: &Supersession, checkpoint: &Checkpoint) -> Links {
-        Links {
-            supersedes: supersession.supersedes(checkpoint),
-            superseded_by: supersession.superseded_by(&checkpoint.id).to_vec(),
-        }
-    }
-
-    /// True when the checkpoint has no link either way.
-    pub fn is_empty(&self) -> bool {
-        self.supersedes.is_empty() && self.superseded_by.is_empty()
-    }
-}
-
-/// The supersession links of one checkpoint of `store` (read from every day file of its
-/// workspace), for a view of that checkpoint alone: `goldfish show`, the `recall` tool's
-/// `id`, the web view's checkpoint page, a save's reply.
-///
-/// Errors: the checkpoint's workspace name is invalid.
-pub fn links_of(store: &Store, checkpoint: &Checkpoint) -> Result<Links, Error> {
-    let supersession = store.supersession(&checkpoint.workspace)?;
-    Ok(Links::of(&supersession, checkpoint))
 }
 
 /// How many checkpoints of one workspace matched and how many are in the result.
@@ -324,10 +269,6 @@ pub struct RecallResult {
     pub channels: Vec<&'static str>,
     /// The checkpoints: by relevance with a search, else newest first; at most `limit`.
     pub checkpoints: Vec<Checkpoint>,
-    /// What each of [`checkpoints`](RecallResult::checkpoints) supersedes and what supersedes
-    /// it, in the same order; empty when no recalled workspace has a link.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub links: Vec<Links>,
     /// With [`RecallOptions::explain`] and a search: why each of
     /// [`checkpoints`](RecallResult::checkpoints) matched, in the same order. Empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -388,22 +329,6 @@ fn recall_inner(
         workspaces,
         all,
     } = prepare(store, opts)?;
-    // Who is superseded comes from every day file of each workspace, not the window's: a
-    // checkpoint of last week replaced today is hidden from a recall of last week.
-    let supersession: Vec<Supersession> = workspaces
-        .iter()
-        .map(|ws| store.supersession(ws))
-        .collect::<Result<_, _>>()?;
-    // The options as read: the caller's, with the superseded checkpoints filtered out.
-    let mut effective = opts.clone();
-    if !opts.include_superseded {
-        for (ws, s) in workspaces.iter().zip(&supersession) {
-            effective
-                .filter
-                .hidden
-                .extend(s.superseded_ids().map(|id| (ws.clone(), id.to_string())));
-        }
-    }
     // A blank search is no search; text without a single content word is an error that says
     // so, never a silent "nothing matched".
     let query = match opts.search.as_deref().filter(|s| !s.trim().is_empty()) {
@@ -443,7 +368,7 @@ fn recall_inner(
         Some(q)
             if opts.use_index
                 && !index::disabled_by_env()
-                && effective.filter.is_empty()
+                && opts.filter.is_empty()
                 && !workspaces.iter().any(|ws| in_place.has_checkpoints(ws)) =>
         {
             index::search(
@@ -490,7 +415,7 @@ fn recall_inner(
         }
         None => read_and_search(
             store,
-            &effective,
+            opts,
             &workspaces,
             window,
             &in_place,
@@ -522,20 +447,6 @@ fn recall_inner(
         }
     };
 
-    let links = if supersession.iter().all(Supersession::is_empty) {
-        Vec::new()
-    } else {
-        shown
-            .iter()
-            .map(|c| {
-                workspaces
-                    .iter()
-                    .position(|ws| *ws == c.workspace)
-                    .map(|i| Links::of(&supersession[i], c))
-                    .unwrap_or_default()
-            })
-            .collect()
-    };
     Ok(RecallResult {
         scope: if all {
             Scope::All
@@ -547,7 +458,6 @@ fn recall_inner(
         search: opts.search.clone().filter(|s| !s.trim().is_empty()),
         channels,
         checkpoints: shown,
-        links,
         explanations,
         total,
         workspaces: counts,

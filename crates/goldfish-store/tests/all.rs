@@ -12,7 +12,6 @@ mod plan_heading;
 mod redaction;
 mod roundtrip;
 mod seed;
-mod supersede;
 mod v4;
 
 use std::path::Path;
