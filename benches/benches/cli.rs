@@ -557,7 +557,6 @@ fn mcp_call(
 /// keeps the model loaded (target 20 ms); `semantic/save`: `goldfish checkpoint` with the
 /// model installed (a save loads no model; target 50 ms).
 fn semantic(c: &mut Criterion) {
-    use std::io::BufRead as _;
     let bin = goldfish_binary();
     let home = tempfile::tempdir().expect("temp dir");
     let models = tempfile::tempdir().expect("temp dir");
