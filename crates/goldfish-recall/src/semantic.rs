@@ -16,7 +16,7 @@
 //!
 //! A recall embeds its query and at most [`SemanticOptions::embed_missing`] entries that
 //! have no vector yet (the newest first); the others rank lexically only until
-//! [`embed_missing_vectors`] (`goldfish index rebuild`) or a later recall computes them.
+//! [`embed_vectors`](crate::embed_vectors) (`goldfish index rebuild`) or a later recall computes them.
 
 use std::collections::HashMap;
 use std::fmt;
