@@ -375,10 +375,14 @@ impl<'a> Caches<'a> {
 
     /// The vectors of `workspace` (read from its file on first use; none if it has none).
     pub(crate) fn of(&mut self, workspace: &str) -> &mut Vectors {
-        let (root, embedder) = (self.root, &self.channel.embedder);
+        // Called per searched entry: the workspace's name is copied only on its first use.
+        if !self.by_workspace.contains_key(workspace) {
+            let v = read_vectors(self.root, workspace, self.channel.embedder.as_ref());
+            self.by_workspace.insert(workspace.to_string(), v);
+        }
         self.by_workspace
-            .entry(workspace.to_string())
-            .or_insert_with(|| read_vectors(root, workspace, embedder.as_ref()))
+            .get_mut(workspace)
+            .expect("inserted just above")
     }
 
     /// Writes back the workspaces' files that changed; what could not be written is noted.
