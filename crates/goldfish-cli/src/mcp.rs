@@ -1035,7 +1035,7 @@ fn recall_options(
     ctx: &Context,
     p: RecallParams,
 ) -> anyhow::Result<(RecallOptions, Option<String>)> {
-    let mut o = RecallOptions::default();
+    let mut o = RecallOptions::from_env();
     let (scope, guess) = ctx.recall_scope(p.workspace.as_deref())?;
     o.workspace = scope;
     o.days = p
@@ -1210,6 +1210,7 @@ fn standup_markdown(ctx: &Context, days: Option<u64>) -> anyhow::Result<String> 
     if let Some(days) = days {
         o.days = u32::try_from(days).unwrap_or(u32::MAX);
     }
+    o.cwd = Some(ctx.cwd.clone());
     let s = goldfish_recall::standup_with(&ctx.open_store()?, &o)?;
     Ok(goldfish_recall::format_standup(
         &s,

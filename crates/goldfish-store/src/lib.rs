@@ -195,5 +195,5 @@ pub use workspace::{
     DEFAULT_WORKSPACE, RESERVED_WORKSPACE_NAMES, WORKSPACE_ENV, WorkspaceCandidate,
     WorkspaceChoice, WorkspaceQuery, WorkspaceSelector, WorkspaceSource, check_writable_workspace,
     choose_workspace, detect_workspace, find_project, normalize_workspace, recent_workspaces,
-    resolve_workspace, validate_workspace,
+    resolve_workspace, resolve_workspace_from_env, validate_workspace,
 };

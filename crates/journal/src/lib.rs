@@ -115,7 +115,7 @@ mod journal;
 mod mutation;
 mod status;
 
-pub use archive::{ArchiveReport, default_archive_root};
+pub use archive::{ARCHIVE_DIR, ArchiveReport, archive_root_in, default_archive_root_from_env};
 pub use error::{Error, ErrorKind, Result};
 pub use format::{Document, Entry, EntryKind, Item, ItemKind, LogKind, Mutation, Session};
 pub use handover::{HANDOVER_LINES, Handover, HandoverOptions};

@@ -71,7 +71,7 @@
 //!    scores, bit for bit (tests compare both ways over the evaluation sets and random
 //!    stores). Only the checkpoints shown are parsed again from their day files. Searches
 //!    with a [`Filter`], or over workspaces with Goldfish 5–8 projects read in place, read
-//!    the files. [`RecallOptions::use_index`] `= false` or `$GOLDFISH_NO_INDEX=1` bypass
+//!    the files. [`RecallOptions::use_index`] `= false` (which [`RecallOptions::from_env`] sets for `$GOLDFISH_NO_INDEX=1`) bypasses
 //!    the index; a long-lived process keeps the indexes' headers and file tables with a [`RecallCache`]
 //!    ([`recall_with`]), refreshed by the same listing check.
 //!

@@ -48,7 +48,11 @@ pub struct RecallOptions {
     /// The current time; `None` uses the store's clock ([`Store::now`]). Set it for
     /// reproducible results.
     pub now: Option<DateTime<Utc>>,
-    /// The directory `"current"` is resolved from; `None` uses the process's.
+    /// The directory [`Scope::Current`] is resolved from and whose Goldfish 5–8 project is
+    /// read in place. `None` (the default) reads no directory: [`Scope::Current`] is then an
+    /// error of kind [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument), and
+    /// only `registry.json`'s projects are read in place. [`RecallOptions::from_env`] sets
+    /// it to the process's directory.
     pub cwd: Option<PathBuf>,
     /// Filters applied before the search and the limit: only checkpoints matching all of
     /// them are recalled.
@@ -60,7 +64,8 @@ pub struct RecallOptions {
     pub goldfish_memories: bool,
     /// Search through the persistent index beside the day files (default true; see the
     /// crate's "How search works"): the same hits and scores as reading the files, without
-    /// reading them all. `false`, or `$GOLDFISH_NO_INDEX=1`, reads the day files.
+    /// reading them all. `false` reads the day files; [`RecallOptions::from_env`] sets it
+    /// `false` when `$GOLDFISH_NO_INDEX` is set (to anything but empty or `0`).
     pub use_index: bool,
 }
 
@@ -183,6 +188,21 @@ impl Default for RecallOptions {
             filter: Filter::default(),
             goldfish_memories: true,
             use_index: true,
+        }
+    }
+}
+
+impl RecallOptions {
+    /// The defaults with what the process says: [`cwd`](Self::cwd) is the process's current
+    /// directory (when it can be read), and `$GOLDFISH_NO_INDEX` (set to anything but empty
+    /// or `0`) turns [`use_index`](Self::use_index) off. For a binary; a library sets the
+    /// fields it means.
+    pub fn from_env() -> RecallOptions {
+        RecallOptions {
+            cwd: std::env::current_dir().ok(),
+            use_index: !std::env::var_os(index::NO_INDEX_ENV)
+                .is_some_and(|v| !v.is_empty() && v != "0"),
+            ..RecallOptions::default()
         }
     }
 }
@@ -335,7 +355,6 @@ fn recall_inner(
     let indexed = match &query {
         Some(q)
             if opts.use_index
-                && !index::disabled_by_env()
                 && opts.filter.is_empty()
                 && !workspaces.iter().any(|ws| in_place.has_checkpoints(ws)) =>
         {
@@ -456,7 +475,7 @@ fn prepare(store: &Store, opts: &RecallOptions) -> Result<Prepared, Error> {
         StoreState::Populated
     };
     let in_place = if opts.goldfish_memories {
-        InPlace::read(store, &current_dir(opts.cwd.as_deref()))
+        InPlace::read(store, opts.cwd.as_deref())
     } else {
         InPlace::default()
     };
@@ -617,18 +636,18 @@ fn check_window_options(opts: &RecallOptions) -> Result<(), Error> {
     Ok(())
 }
 
-/// The directory to resolve "current" from: `cwd`, else the process's.
-pub(crate) fn current_dir(cwd: Option<&Path>) -> PathBuf {
-    match cwd {
-        Some(c) => c.to_path_buf(),
-        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-    }
-}
-
-/// Resolves a workspace: a name (validated), or the current one when `None`.
+/// Resolves a workspace: a name (validated), or the workspace of `cwd` when `None`; with
+/// neither, an error (the process's directory is the binary's to pass, never read here).
 pub(crate) fn resolve_scope(explicit: Option<&str>, cwd: Option<&Path>) -> Result<String, Error> {
-    let cwd = current_dir(cwd);
-    resolve_workspace(explicit.map(str::trim), &cwd).map_err(Error::from)
+    match (explicit, cwd) {
+        (None, None) => Err(Error::argument(
+            "cwd",
+            "the current workspace needs a directory to detect it from: set `cwd` or name the \
+             workspace",
+        )),
+        (explicit, cwd) => resolve_workspace(explicit.map(str::trim), cwd.unwrap_or(Path::new("")))
+            .map_err(Error::from),
+    }
 }
 
 /// Every checkpoint of `workspaces` within `window`, workspace by workspace (each oldest

@@ -224,7 +224,7 @@ fn hostile_stored_text_is_escaped_everywhere() -> TestResult {
     plan.id = Some("p".into());
     plan.activate = true;
     store.save_plan(plan)?;
-    let root = dir.path().join("self-improving");
+    let root = dir.path().join(".self-improving");
     std::fs::create_dir_all(root.join("journals"))?;
     std::fs::write(root.join("journals").join("t-2026-03-01.md"), HOSTILE)?;
     std::fs::write(root.join("corrections.md"), HOSTILE)?;
@@ -576,7 +576,7 @@ fn journals_notes_and_pipeline() -> TestResult {
         journal.fail(None, "cookie jar lost the token")?;
     }
     // The archive, as `goldfish journal archive` writes it.
-    let root = dir.path().join("self-improving");
+    let root = dir.path().join(".self-improving");
     std::fs::create_dir_all(root.join("journals"))?;
     std::fs::write(
         root.join("journals").join("auth-2026-03-01.md"),
