@@ -178,6 +178,9 @@ pub use git::{
 /// The redaction library the store runs before every write, re-exported so that callers
 /// name the same `Kind` and `Redactor`.
 pub use goldfish_redact;
+/// The clock types the `with_clock` constructors take (an injectable clock; [`ManualClock`]
+/// for tests and replays), re-exported from goldfish-core.
+pub use goldfish_core::time::{Clock, ManualClock, SharedClock, SystemClock, system_clock};
 pub use hook_settings::hook_session_budget;
 pub use memory::{
     MAX_CONFIDENCE, MIN_CONFIDENCE, MemoryType, Structured, parse_confidence, validate_confidence,

@@ -213,6 +213,16 @@ mod table;
 mod text;
 mod window;
 
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
+/// The store types this crate's API takes and returns ([`recall`] takes a [`Store`], a
+/// [`Filter`] names a [`MemoryType`], a result holds [`Checkpoint`]s and a [`Plan`]),
+/// re-exported so that a program using only recall needs no direct goldfish-store dependency.
+pub use goldfish_store::{
+    self, Checkpoint, ChecklistItem, MemoryType, Plan, PlanStatus, Store, Structured,
+    WorkspaceSelector,
+};
 pub use engine::{Hit, search};
 pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};

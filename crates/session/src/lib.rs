@@ -29,6 +29,9 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub mod hooks;
 
 use std::path::{Path, PathBuf};

@@ -86,6 +86,12 @@ mod notes;
 mod pipeline;
 mod runner;
 
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
+/// The clock types the `with_clock` constructors take (an injectable clock; [`ManualClock`]
+/// for tests and replays), re-exported from goldfish-core.
+pub use goldfish_core::time::{Clock, ManualClock, SharedClock, SystemClock, system_clock};
 pub use body::{
     BuildComplete, ReviewApproved, ReviewChangesRequested, ReviewIssue, ScopeComplete, Signal,
     SignalBody, TestFailed, TestPassed,
