@@ -1135,13 +1135,13 @@ fn recall_reply(
 /// The structured content of a recall whose text shows its first `shown` checkpoints.
 fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize) -> RecallOut {
     let plan_only = r.limit == 0;
-    let checkpoints = if plan_only {
+    let hits = if plan_only {
         &[][..]
     } else {
-        &r.checkpoints[..shown]
+        &r.hits[..shown]
     };
-    let over_limit = r.total - r.checkpoints.len();
-    let over_budget = r.checkpoints.len() - checkpoints.len();
+    let over_limit = r.total - r.hits.len();
+    let over_budget = r.hits.len() - hits.len();
     let skipped = r.skipped.first().map(|first| SkippedOut {
         count: r.skipped.len(),
         first: first.to_string(),
@@ -1178,12 +1178,11 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
                 .unwrap_or_default();
             PlanOut::with_content(plan, true, content)
         }),
-        checkpoints: checkpoints
+        checkpoints: hits
             .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let explain = r.explanations.get(i).map(ExplainOut::of);
-                RecallCheckpoint::of(c, r.now, r.scope.is_all(), f.full, explain)
+            .map(|h| {
+                let explain = h.explanation.as_ref().map(ExplainOut::of);
+                RecallCheckpoint::of(&h.checkpoint, r.now, r.scope.is_all(), f.full, explain)
             })
             .collect(),
         not_shown: (over_limit + over_budget > 0 && !plan_only).then_some(NotShown {

@@ -35,7 +35,7 @@
 //! opts.workspace = "demo".into();
 //! opts.search = Some("authentication".into());
 //! let result = recall(&store, &opts)?;
-//! assert_eq!(result.checkpoints[0].title(), "Fixed auth bug");
+//! assert_eq!(result.hits[0].checkpoint.title(), "Fixed auth bug");
 //!
 //! let text = format_recall(&result, &FormatOptions::default());
 //! assert!(text.contains("Fixed auth bug") && !text.contains("database"));
@@ -238,7 +238,8 @@ pub use index::{
 pub use options::{FieldWeights, SearchOptions};
 pub use query::Query;
 pub use recall::{
-    DayCounts, Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount,
+    DayCounts, Filter, RecallHit, RecallOptions, RecallResult, Scope, SkippedFile, StoreState,
+    WorkspaceCount,
     checkpoints_per_day, recall, recall_with,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};

@@ -39,8 +39,8 @@ pub struct RecallOptions {
     /// all (only stop words or punctuation) is an error of kind
     /// [`ErrorKind::NothingToSearch`](crate::ErrorKind::NothingToSearch), not an empty answer.
     pub search: Option<String>,
-    /// With a search, explain each shown checkpoint's score in
-    /// [`RecallResult::explanations`]: which query words matched which terms, in which
+    /// With a search, explain each shown checkpoint's score in its
+    /// [`RecallHit::explanation`]: which query words matched which terms, in which
     /// fields, how, and the score's parts. Default false (no cost when off).
     pub explain: bool,
     /// At most this many checkpoints in all. 0 returns only the active plan. Default 10.
@@ -277,12 +277,9 @@ pub struct RecallResult {
     pub now: DateTime<Utc>,
     /// The search text, if any.
     pub search: Option<String>,
-    /// The checkpoints: by relevance with a search, else newest first; at most `limit`.
-    pub checkpoints: Vec<Checkpoint>,
-    /// With [`RecallOptions::explain`] and a search: why each of
-    /// [`checkpoints`](RecallResult::checkpoints) matched, in the same order. Empty otherwise.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub explanations: Vec<Explanation>,
+    /// The checkpoints found, each with its score and explanation: by relevance with a
+    /// search, else newest first; at most `limit`.
+    pub hits: Vec<RecallHit>,
     /// How many checkpoints matched before the limit.
     pub total: usize,
     /// Per workspace with at least one match: matched and shown counts, in name order.
@@ -302,6 +299,40 @@ pub struct RecallResult {
     /// prints them on stderr.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+impl RecallResult {
+    /// The checkpoints of [`hits`](Self::hits), in their order.
+    pub fn checkpoints(&self) -> impl ExactSizeIterator<Item = &Checkpoint> {
+        self.hits.iter().map(|h| &h.checkpoint)
+    }
+}
+
+/// One checkpoint a recall found, with how it ranked.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct RecallHit {
+    /// The checkpoint.
+    pub checkpoint: Checkpoint,
+    /// With a search, its relevance score (greater than zero; comparable only within one
+    /// recall); `None` without a search (the checkpoints are then newest first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f32>,
+    /// With [`RecallOptions::explain`] and a search: why it matched and how its score was
+    /// made. `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<Explanation>,
+}
+
+impl RecallHit {
+    /// A checkpoint recalled without a search: no score, no explanation.
+    pub(crate) fn unranked(checkpoint: Checkpoint) -> RecallHit {
+        RecallHit {
+            checkpoint,
+            score: None,
+            explanation: None,
+        }
+    }
 }
 
 /// Recalls checkpoints from `store` as `opts` asks.
@@ -378,7 +409,7 @@ fn recall_inner(
         }
         _ => None,
     };
-    let (shown, explanations, total, counts, mut skipped) = match indexed {
+    let (hits, total, counts, mut skipped) = match indexed {
         Some(answer) => {
             let mut skipped = answer.skipped;
             skipped.extend(in_place.skipped.iter().cloned());
@@ -391,13 +422,7 @@ fn recall_inner(
                     shown,
                 })
                 .collect();
-            (
-                answer.shown,
-                answer.explanations,
-                answer.total,
-                counts,
-                skipped,
-            )
+            (answer.shown, answer.total, counts, skipped)
         }
         None => read_and_search(
             store,
@@ -437,8 +462,7 @@ fn recall_inner(
         window,
         now,
         search: opts.search.clone().filter(|s| !s.trim().is_empty()),
-        checkpoints: shown,
-        explanations,
+        hits,
         total,
         workspaces: counts,
         active_plan,
@@ -541,15 +565,9 @@ pub struct DayCounts {
     pub skipped: Vec<SkippedFile>,
 }
 
-/// What a recall shows: the checkpoints, their explanations, the total before the limit,
-/// per-workspace counts and the skipped files.
-type Shown = (
-    Vec<Checkpoint>,
-    Vec<Explanation>,
-    usize,
-    Vec<WorkspaceCount>,
-    Vec<SkippedFile>,
-);
+/// What a recall shows: the hits, the total before the limit, per-workspace counts and the
+/// skipped files.
+type Shown = (Vec<RecallHit>, usize, Vec<WorkspaceCount>, Vec<SkippedFile>);
 
 /// Recall without the index: without a search, the newest checkpoints read one day file at a
 /// time; with one, the window's day files read, filtered and searched.
@@ -571,7 +589,8 @@ fn read_and_search(
             &opts.filter,
             opts.limit,
         )?;
-        return Ok((shown, Vec::new(), total, counts, skipped));
+        let hits = shown.into_iter().map(RecallHit::unranked).collect();
+        return Ok((hits, total, counts, skipped));
     };
     let (mut checkpoints, mut skipped) = read_all(store, workspaces, window)?;
     for ws in workspaces {
@@ -581,25 +600,35 @@ fn read_and_search(
     if !opts.filter.is_empty() {
         checkpoints.retain(|c| opts.filter.matches(c));
     }
-    let mut explanations = Vec::new();
-    let hits = search(q, &checkpoints, search_opts);
+    let found = search(q, &checkpoints, search_opts);
     let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
-    let mut ordered = Vec::with_capacity(hits.len());
-    for hit in hits {
-        if let Some(c) = slots.get_mut(hit.index).and_then(Option::take) {
-            if let Some(e) = hit.explain.filter(|_| ordered.len() < opts.limit) {
-                explanations.push(*e);
-            }
-            ordered.push(c);
+    let mut ordered: Vec<RecallHit> = Vec::with_capacity(found.len());
+    for hit in found {
+        if let Some(checkpoint) = slots.get_mut(hit.index).and_then(Option::take) {
+            ordered.push(RecallHit {
+                checkpoint,
+                score: Some(hit.score),
+                explanation: hit.explain.map(|e| *e),
+            });
         }
     }
     let total = ordered.len();
-    let shown: Vec<Checkpoint> = ordered.iter().take(opts.limit).cloned().collect();
+    let matched_in = |ws: &String| {
+        ordered
+            .iter()
+            .filter(|h| &h.checkpoint.workspace == ws)
+            .count()
+    };
+    let matched: Vec<usize> = workspaces.iter().map(matched_in).collect();
+    ordered.truncate(opts.limit);
+    let shown = ordered;
     let mut counts: Vec<WorkspaceCount> = Vec::new();
-    for ws in workspaces {
-        let matched = ordered.iter().filter(|c| &c.workspace == ws).count();
+    for (ws, matched) in workspaces.iter().zip(matched) {
         if matched > 0 {
-            let shown = shown.iter().filter(|c| &c.workspace == ws).count();
+            let shown = shown
+                .iter()
+                .filter(|h| &h.checkpoint.workspace == ws)
+                .count();
             counts.push(WorkspaceCount {
                 workspace: ws.clone(),
                 matched,
@@ -607,7 +636,7 @@ fn read_and_search(
             });
         }
     }
-    Ok((shown, explanations, total, counts, skipped))
+    Ok((shown, total, counts, skipped))
 }
 
 /// The window length when no start is given, in days.

@@ -105,8 +105,7 @@ fn search_ranks_like_recall_and_explains() -> TestResult {
     o.now = Some(now());
     o.limit = 50;
     let expected: Vec<String> = goldfish_recall::recall(&store, &o)?
-        .checkpoints
-        .iter()
+        .checkpoints()
         .map(|c| c.title().to_string())
         .collect();
     assert_eq!(shown, expected);

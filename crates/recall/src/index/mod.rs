@@ -62,13 +62,12 @@ use goldfish_store::{
 };
 
 use crate::engine::Hit;
-use crate::explain::Explanation;
 use crate::fields::{FIELDS, checkpoint_tokens};
 use crate::matches::{DocMatch, Pass};
 use crate::options::SearchOptions;
 use crate::pass::TermMatcher;
 use crate::query::{Query, Word};
-use crate::recall::SkippedFile;
+use crate::recall::{RecallHit, SkippedFile};
 use crate::scan::NONE;
 use crate::score::average_lengths;
 use crate::window::TimeWindow;
