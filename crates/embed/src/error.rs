@@ -15,9 +15,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A model file is missing.
-    #[error(
-        "{path}: missing (the model directory is incomplete)"
-    )]
+    #[error("{path}: missing (the model directory is incomplete)")]
     Missing {
         /// The file expected.
         path: PathBuf,

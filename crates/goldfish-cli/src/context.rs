@@ -82,7 +82,8 @@ impl Context {
         let store = Store::open(&self.home).map_err(|e| {
             // The store's error says what is wrong with the directory; how to choose another
             // is this binary's business.
-            anyhow::Error::new(e).context("the store cannot be opened (choose another with GOLDFISH_HOME or --home)")
+            anyhow::Error::new(e)
+                .context("the store cannot be opened (choose another with GOLDFISH_HOME or --home)")
         })?;
         Ok(store.with_repo_memory(&self.cwd))
     }

@@ -1135,11 +1135,7 @@ fn recall_reply(
 /// The structured content of a recall whose text shows its first `shown` checkpoints.
 fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize) -> RecallOut {
     let plan_only = r.limit == 0;
-    let hits = if plan_only {
-        &[][..]
-    } else {
-        &r.hits[..shown]
-    };
+    let hits = if plan_only { &[][..] } else { &r.hits[..shown] };
     let over_limit = r.total - r.hits.len();
     let over_budget = r.hits.len() - hits.len();
     let skipped = r.skipped.first().map(|first| SkippedOut {

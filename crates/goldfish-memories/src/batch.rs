@@ -257,10 +257,7 @@ pub struct InPlaceProject {
 /// `~/.goldfish`) whose `.memories/` exists, and, when `cwd` is given, the nearest directory
 /// at or above it holding a `.memories/` directory. Nothing is written. A registry that
 /// cannot be read is reported, not fatal.
-pub fn in_place_projects(
-    registry: &Path,
-    cwd: Option<&Path>,
-) -> (Vec<InPlaceProject>, Vec<Error>) {
+pub fn in_place_projects(registry: &Path, cwd: Option<&Path>) -> (Vec<InPlaceProject>, Vec<Error>) {
     let mut out: Vec<InPlaceProject> = Vec::new();
     let mut problems = Vec::new();
     let push = |path: PathBuf, out: &mut Vec<InPlaceProject>| {

@@ -175,12 +175,12 @@ pub use git::{
     GitContext, GitIdentity, MAX_FILES, git_context, git_identity, parse_identity,
     parse_porcelain_v2,
 };
-/// The redaction library the store runs before every write, re-exported so that callers
-/// name the same `Kind` and `Redactor`.
-pub use goldfish_redact;
 /// The clock types the `with_clock` constructors take (an injectable clock; [`ManualClock`]
 /// for tests and replays), re-exported from goldfish-core.
 pub use goldfish_core::time::{Clock, ManualClock, SharedClock, SystemClock, system_clock};
+/// The redaction library the store runs before every write, re-exported so that callers
+/// name the same `Kind` and `Redactor`.
+pub use goldfish_redact;
 pub use hook_settings::hook_session_budget;
 pub use memory::{
     MAX_CONFIDENCE, MIN_CONFIDENCE, MemoryType, Structured, parse_confidence, validate_confidence,

@@ -52,7 +52,10 @@ fn default_archive_root_is_not_a_workspace() -> TestResult {
 
     let (j, _c) = finished_journal(work.path())?;
     let report = j.archive(&goldfish_journal::archive_root_in(store.root()))?;
-    assert!(report.journal_copy.starts_with(home.path()), "archived inside the store");
+    assert!(
+        report.journal_copy.starts_with(home.path()),
+        "archived inside the store"
+    );
     assert!(report.journal_copy.exists());
     assert_eq!(store.list_workspaces()?, before);
     // A fresh handle (no cached listing) agrees.

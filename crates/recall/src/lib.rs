@@ -216,13 +216,6 @@ mod window;
 /// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
 /// callers need not depend on it or match its version.
 pub use chrono;
-/// The store types this crate's API takes and returns ([`recall`] takes a [`Store`], a
-/// [`Filter`] names a [`MemoryType`], a result holds [`Checkpoint`]s and a [`Plan`]),
-/// re-exported so that a program using only recall needs no direct goldfish-store dependency.
-pub use goldfish_store::{
-    self, Checkpoint, ChecklistItem, MemoryType, Plan, PlanStatus, Store, Structured,
-    WorkspaceSelector,
-};
 pub use engine::{Hit, search};
 pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
@@ -230,6 +223,13 @@ pub use fields::Field;
 pub use format::{
     FormatOptions, format_checkpoint, format_recall, format_recall_counted, format_standup,
     plan_excerpt,
+};
+/// The store types this crate's API takes and returns ([`recall`] takes a [`Store`], a
+/// [`Filter`] names a [`MemoryType`], a result holds [`Checkpoint`]s and a [`Plan`]),
+/// re-exported so that a program using only recall needs no direct goldfish-store dependency.
+pub use goldfish_store::{
+    self, ChecklistItem, Checkpoint, MemoryType, Plan, PlanStatus, Store, Structured,
+    WorkspaceSelector,
 };
 pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, WorkspaceIndex,
@@ -239,8 +239,7 @@ pub use options::{FieldWeights, SearchOptions};
 pub use query::Query;
 pub use recall::{
     DayCounts, Filter, RecallHit, RecallOptions, RecallResult, Scope, SkippedFile, StoreState,
-    WorkspaceCount,
-    checkpoints_per_day, recall, recall_with,
+    WorkspaceCount, checkpoints_per_day, recall, recall_with,
 };
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};

@@ -267,9 +267,7 @@ fn random_stores_answer_the_same_through_the_index() -> TestResult {
 }
 
 fn ids(r: &RecallResult) -> Vec<String> {
-    r.checkpoints()
-        .map(|c| c.description.clone())
-        .collect()
+    r.checkpoints().map(|c| c.description.clone()).collect()
 }
 
 /// A checkpoint saved after the index was built is found by the next recall; so is a

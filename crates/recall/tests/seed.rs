@@ -132,10 +132,7 @@ fn handles_date_edge_cases_correctly() -> TestResult {
         o.to = Some(to.into());
         o.now = Some(t("2025-11-01T00:00:00Z"));
         let r = recall(&s.store, &o)?;
-        let got: Vec<String> = r
-            .checkpoints()
-            .map(|c| format_utc(&c.timestamp))
-            .collect();
+        let got: Vec<String> = r.checkpoints().map(|c| format_utc(&c.timestamp)).collect();
         assert!(
             got.iter().all(|ts| ts.starts_with("2025-10-13")),
             "{from}..{to}: {got:?}"

@@ -373,9 +373,7 @@ pub fn sync(home: &Path, options: &SyncOptions) -> Result<SyncReport> {
     if !git.run(&["remote", "get-url", remote])?.ok {
         return Err(Error::new(
             ErrorKind::NoRemote,
-            format!(
-                "no remote `{remote}` to sync with (`git remote add {remote} <url>` adds one)"
-            ),
+            format!("no remote `{remote}` to sync with (`git remote add {remote} <url>` adds one)"),
         )
         .with_path(home));
     }
@@ -732,11 +730,7 @@ fn merge_remote(
     }
     report.committed += commit_local(git, host)?;
     let head = rev(git, "HEAD")?.ok_or_else(|| {
-        Error::new(
-            ErrorKind::Git,
-            "the store's repository has no commit yet",
-        )
-        .with_path(home)
+        Error::new(ErrorKind::Git, "the store's repository has no commit yet").with_path(home)
     })?;
     let message = format!("goldfish sync: merge {remote_ref} from {host}");
     let merge = if is_ancestor(git, &head, remote_ref)? {

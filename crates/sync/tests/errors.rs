@@ -32,7 +32,11 @@ fn fails_untouched(home: &Path, kind: ErrorKind, words: &str) -> TestResult {
 #[test]
 fn not_a_repository() -> TestResult {
     let dir = tempfile::tempdir()?;
-    fails_untouched(dir.path(), ErrorKind::NotARepository, "not a git repository")?;
+    fails_untouched(
+        dir.path(),
+        ErrorKind::NotARepository,
+        "not a git repository",
+    )?;
     let err = status(dir.path()).expect_err("no repository");
     assert_eq!(err.kind(), ErrorKind::NotARepository);
     Ok(())

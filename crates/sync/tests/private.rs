@@ -63,8 +63,7 @@ fn init_and_sync_keep_the_repository_private() -> TestResult {
     let remote = bare_remote(dir.path());
     let home = dir.path().join("home");
     init(&home, remote.to_str(), &tool())?;
-    store_at(&home, "2026-03-01T10:00:00Z")?
-        .save_checkpoint(input_in("ws", "private work"))?;
+    store_at(&home, "2026-03-01T10:00:00Z")?.save_checkpoint(input_in("ws", "private work"))?;
     sync(&home, &SyncOptions::default())?;
     assert_private_repository(&home)
 }

@@ -145,7 +145,12 @@ pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result
                 .as_ref()
                 .is_some_and(|e| Confidence::of(e, searched).clear())
         })
-        .map(|h| (h.checkpoint.id.clone(), entry_line(&h.checkpoint, result.now)))
+        .map(|h| {
+            (
+                h.checkpoint.id.clone(),
+                entry_line(&h.checkpoint, result.now),
+            )
+        })
         .collect();
     let head = "goldfish memory matching this prompt (open one in full with `goldfish show ID`, \
                 or the recall tool with `id`):\n";
