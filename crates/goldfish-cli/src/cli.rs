@@ -630,9 +630,9 @@ pub(crate) enum JournalCommand {
     Status,
     /// The hand-over view: the last 50 lines plus the derived status.
     Handover,
-    /// Archive the journal into `self-improving/` (journals/, corrections.md, patterns.jsonl).
+    /// Archive the journal into `.self-improving/` in the store (journals/, corrections.md, patterns.jsonl).
     Archive {
-        /// The archive root (default: $GOLDFISH_HOME/self-improving).
+        /// The archive root (default: $GOLDFISH_HOME/.self-improving).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },

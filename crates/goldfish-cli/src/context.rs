@@ -44,7 +44,7 @@ impl Context {
         let home = match home.filter(|h| !h.as_os_str().is_empty()) {
             Some(h) if h.is_relative() => cwd.join(h),
             Some(h) => h,
-            None => goldfish_core::fs::goldfish_home()
+            None => goldfish_core::fs::goldfish_home_from_env()
                 .context("cannot find the home directory: set GOLDFISH_HOME or pass --home DIR")?,
         };
         // An exported-but-empty GOLDFISH_WORKSPACE means "not set"; an explicitly empty
@@ -100,7 +100,13 @@ impl Context {
     /// The store at `--home` / `GOLDFISH_HOME` / `~/.goldfish`, with the memory kept in the
     /// repository around the current directory (`{repo}/.goldfish/`) when it has some.
     pub(crate) fn open_store(&self) -> anyhow::Result<Store> {
-        Ok(Store::open(&self.home)?.with_repo_memory(&self.cwd))
+        let store = Store::open(&self.home).map_err(|e| {
+            // The store's error says what is wrong with the directory; how to choose another
+            // is this binary's business.
+            anyhow::Error::new(e)
+                .context("the store cannot be opened (choose another with GOLDFISH_HOME or --home)")
+        })?;
+        Ok(store.with_repo_memory(&self.cwd))
     }
 
     /// The selector of one call: `explicit` (an argument of one call, parsed by the store's

@@ -70,6 +70,23 @@ fn cli_hint(err: &anyhow::Error) -> Option<&'static str> {
                 _ => None,
             };
         }
+        if let Some(e) = cause.downcast_ref::<goldfish_sync::Error>() {
+            return match e.kind() {
+                goldfish_sync::ErrorKind::NotARepository | goldfish_sync::ErrorKind::NoRemote => {
+                    Some("run `goldfish sync init --remote <url>` first")
+                }
+                goldfish_sync::ErrorKind::Conflict => Some("`goldfish doctor` names problems"),
+                _ => None,
+            };
+        }
+        if let Some(e) = cause.downcast_ref::<goldfish_embed::Error>() {
+            return match e {
+                goldfish_embed::Error::Missing { .. } => {
+                    Some("reinstall the model with `goldfish model install`")
+                }
+                _ => None,
+            };
+        }
     }
     None
 }

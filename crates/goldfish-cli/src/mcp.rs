@@ -1039,7 +1039,7 @@ fn recall_options(
     ctx: &Context,
     p: RecallParams,
 ) -> anyhow::Result<(RecallOptions, Option<String>)> {
-    let mut o = RecallOptions::default();
+    let mut o = RecallOptions::from_env();
     let (scope, guess) = ctx.recall_scope(p.workspace.as_deref())?;
     o.workspace = scope;
     o.days = p
@@ -1143,13 +1143,9 @@ fn recall_reply(
 /// The structured content of a recall whose text shows its first `shown` checkpoints.
 fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize) -> RecallOut {
     let plan_only = r.limit == 0;
-    let checkpoints = if plan_only {
-        &[][..]
-    } else {
-        &r.checkpoints[..shown]
-    };
-    let over_limit = r.total - r.checkpoints.len();
-    let over_budget = r.checkpoints.len() - checkpoints.len();
+    let hits = if plan_only { &[][..] } else { &r.hits[..shown] };
+    let over_limit = r.total - r.hits.len();
+    let over_budget = r.hits.len() - hits.len();
     let skipped = r.skipped.first().map(|first| SkippedOut {
         count: r.skipped.len(),
         first: first.to_string(),
@@ -1187,12 +1183,11 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
                 .unwrap_or_default();
             PlanOut::with_content(plan, true, content)
         }),
-        checkpoints: checkpoints
+        checkpoints: hits
             .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let explain = r.explanations.get(i).map(ExplainOut::of);
-                RecallCheckpoint::of(c, r.now, r.scope.is_all(), f.full, explain)
+            .map(|h| {
+                let explain = h.explanation.as_ref().map(ExplainOut::of);
+                RecallCheckpoint::of(&h.checkpoint, r.now, r.scope.is_all(), f.full, explain)
             })
             .collect(),
         not_shown: (over_limit + over_budget > 0 && !plan_only).then_some(NotShown {
@@ -1219,6 +1214,7 @@ fn standup_markdown(ctx: &Context, days: Option<u64>) -> anyhow::Result<String> 
     if let Some(days) = days {
         o.days = u32::try_from(days).unwrap_or(u32::MAX);
     }
+    o.cwd = Some(ctx.cwd.clone());
     let s = goldfish_recall::standup_with(&ctx.open_store()?, &o)?;
     Ok(goldfish_recall::format_standup(
         &s,

@@ -91,7 +91,7 @@ pub(crate) fn read(ctx: &Context, uri: &str) -> Result<String, McpError> {
         }
         [ws, "checkpoints"] => {
             let ws = ctx.workspace(Some(ws)).map_err(failed)?;
-            let mut o = RecallOptions::default();
+            let mut o = RecallOptions::from_env();
             o.workspace = Scope::Named(ws);
             o.cwd = Some(ctx.cwd.clone());
             let result = goldfish_recall::recall(&store, &o).map_err(|e| failed(e.into()))?;

@@ -166,11 +166,11 @@ pub(crate) fn recall_json(r: &RecallResult) -> Value {
         "channels": r.search.as_ref().map(|_| &r.channels),
         "now": format_utc(&r.now),
         "total": r.total,
-        "checkpoints": r.checkpoints.iter().enumerate().map(|(i, c)| {
-            let mut v = checkpoint_json(c);
-            v["age"] = json!(goldfish_store::age_text(r.now, c.timestamp));
+        "checkpoints": r.hits.iter().map(|h| {
+            let mut v = checkpoint_json(&h.checkpoint);
+            v["age"] = json!(goldfish_store::age_text(r.now, h.checkpoint.timestamp));
             // With --explain, each checkpoint carries why it matched.
-            if let (Some(e), Value::Object(map)) = (r.explanations.get(i), &mut v) {
+            if let (Some(e), Value::Object(map)) = (&h.explanation, &mut v) {
                 map.insert("explain".into(), serde_json::to_value(e).unwrap_or(Value::Null));
             }
             v

@@ -15,6 +15,7 @@ mod import;
 mod index;
 mod index_processes;
 mod journal;
+mod library_env;
 mod mcp;
 mod mcp_conformance;
 mod mcp_inspector;

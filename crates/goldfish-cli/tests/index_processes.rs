@@ -133,7 +133,7 @@ fn a_store_without_index_answers_what_the_library_answers() -> TestResult {
         o.cwd = Some(env.cwd.path().to_path_buf());
         o.use_index = false;
         let want = goldfish_recall::recall(&store, &o)?;
-        let want_ids: Vec<String> = want.checkpoints.iter().map(|c| c.id.clone()).collect();
+        let want_ids: Vec<String> = want.checkpoints().map(|c| c.id.clone()).collect();
         let what = format!("round {round}: recall -w {workspace} {search:?} -n {limit}");
         assert!(!want_ids.is_empty(), "{what}: the library finds nothing");
         assert_eq!(
@@ -151,7 +151,7 @@ fn a_store_without_index_answers_what_the_library_answers() -> TestResult {
             .as_array()
             .ok_or("checkpoints")?
             .iter()
-            .zip(&want.checkpoints)
+            .zip(want.checkpoints())
         {
             assert_eq!(
                 c["description"].as_str(),

@@ -82,12 +82,12 @@ fn lifecycle_with_mutation() -> TestResult {
     let v = env.json(&["journal", "archive"])?;
     let copy = v["archive"]["journal_copy"].as_str().ok_or("copy")?;
     assert!(
-        copy.starts_with(env.home().join("self-improving").to_str().ok_or("utf8")?),
+        copy.starts_with(env.home().join(".self-improving").to_str().ok_or("utf8")?),
         "{copy}"
     );
     assert!(
         env.home()
-            .join("self-improving")
+            .join(".self-improving")
             .join("patterns.jsonl")
             .exists()
     );

@@ -233,16 +233,17 @@ pub const GOLDFISH_HOME_ENV: &str = "GOLDFISH_HOME";
 /// The goldfish home directory: `$GOLDFISH_HOME` when set and not empty, else `.goldfish` in
 /// the user's home (`$HOME`, or `%USERPROFILE%` on Windows); `None` when neither is known.
 ///
-/// Every crate that needs the home (the store, the journal archive, the binary) resolves it
-/// here, so they always agree.
-pub fn goldfish_home() -> Option<PathBuf> {
+/// Reads the process environment: for a binary's `from_env` constructors (the store's,
+/// the journal archive's); library code takes the directory as an argument. Every such
+/// constructor resolves the home here, so they always agree.
+pub fn goldfish_home_from_env() -> Option<PathBuf> {
     goldfish_home_from(
         std::env::var_os(GOLDFISH_HOME_ENV),
         std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")),
     )
 }
 
-/// [`goldfish_home`] from explicit values of `$GOLDFISH_HOME` and the user's home (empty
+/// [`goldfish_home_from_env`] from explicit values of `$GOLDFISH_HOME` and the user's home (empty
 /// values count as unset).
 pub fn goldfish_home_from(
     goldfish_home: Option<OsString>,

@@ -43,6 +43,9 @@ pub mod fs;
 mod section;
 pub mod time;
 
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub use section::{Document, Section};
 
 /// The README's example, compiled and run as a doctest.

@@ -15,9 +15,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A model file is missing.
-    #[error(
-        "{path}: missing (the model directory is incomplete; reinstall it with `goldfish model install`)"
-    )]
+    #[error("{path}: missing (the model directory is incomplete)")]
     Missing {
         /// The file expected.
         path: PathBuf,
@@ -60,7 +58,7 @@ pub enum Error {
         reason: String,
     },
     /// The model directory cannot be determined (no home directory).
-    #[error("no model directory: set GOLDFISH_MODEL_DIR, XDG_CACHE_HOME or HOME")]
+    #[error("no model directory: none of GOLDFISH_MODEL_DIR, XDG_CACHE_HOME and HOME is set")]
     NoModelDir,
 }
 

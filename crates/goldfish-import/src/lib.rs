@@ -51,6 +51,9 @@ mod import;
 mod jsonl;
 mod tusk;
 
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub use goldfish_memories::{
     Batch, Brief, Error, ErrorKind, GitInfo, InPlaceProject, MemoriesDir, MemoryRecord, ParseError,
     PlanItem, RegisteredProject, Registry, Unmapped, in_place_projects, memories_batch,

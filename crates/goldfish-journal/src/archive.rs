@@ -44,9 +44,19 @@ struct Pattern<'a> {
     evidence: &'a str,
 }
 
-/// The default archive root: `$GOLDFISH_HOME/self-improving`, where `GOLDFISH_HOME` defaults
-/// to `~/.goldfish`.
-pub fn default_archive_root() -> Result<PathBuf> {
+/// The archive's directory under the store's root. A dot directory: the store lists
+/// every other directory as a workspace, and the archive is not one.
+pub const ARCHIVE_DIR: &str = ".self-improving";
+
+/// The archive root of the store at `store_root`: `{store_root}/.self-improving`.
+pub fn archive_root_in(store_root: &Path) -> PathBuf {
+    store_root.join(ARCHIVE_DIR)
+}
+
+/// The default archive root read from the process environment:
+/// [`archive_root_in`] the store at `$GOLDFISH_HOME`, which defaults to `~/.goldfish`. For a
+/// binary; a library passes the store's root to [`archive_root_in`].
+pub fn default_archive_root_from_env() -> Result<PathBuf> {
     archive_root_from(
         std::env::var_os(goldfish_core::fs::GOLDFISH_HOME_ENV),
         std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")),
@@ -55,12 +65,11 @@ pub fn default_archive_root() -> Result<PathBuf> {
 
 fn archive_root_from(goldfish_home: Option<OsString>, home: Option<OsString>) -> Result<PathBuf> {
     goldfish_core::fs::goldfish_home_from(goldfish_home, home)
-        .map(|base| base.join("self-improving"))
+        .map(|base| archive_root_in(&base))
         .ok_or_else(|| {
             Error::new(
                 ErrorKind::NoHome,
-                "cannot find the archive root: set GOLDFISH_HOME (or HOME), or pass an \
-                 archive root",
+                "cannot find the archive root: neither GOLDFISH_HOME nor HOME is set",
             )
         })
 }
@@ -95,7 +104,7 @@ fn mutation_id(task: &str, m: &MutationRecord) -> String {
 
 impl Journal {
     /// Archives the journal on task completion, into `archive_root` (usually
-    /// [`default_archive_root`]):
+    /// [`archive_root_in`] the store):
     ///
     /// - copies it to `{root}/journals/{task}-{YYYY-MM-DD}.md` (`-2`, `-3`, … when that name
     ///   is taken; an earlier archive is never overwritten);
@@ -294,9 +303,9 @@ mod tests {
     #[test]
     fn archive_root_resolution() {
         let cases: [(Option<&str>, Option<&str>, Option<&str>); 5] = [
-            (Some("/g"), Some("/h"), Some("/g/self-improving")),
-            (None, Some("/h"), Some("/h/.goldfish/self-improving")),
-            (Some(""), Some("/h"), Some("/h/.goldfish/self-improving")),
+            (Some("/g"), Some("/h"), Some("/g/.self-improving")),
+            (None, Some("/h"), Some("/h/.goldfish/.self-improving")),
+            (Some(""), Some("/h"), Some("/h/.goldfish/.self-improving")),
             (None, None, None),
             (Some(""), Some(""), None),
         ];

@@ -115,9 +115,18 @@ mod journal;
 mod mutation;
 mod status;
 
-pub use archive::{ArchiveReport, default_archive_root};
+pub use archive::{ARCHIVE_DIR, ArchiveReport, archive_root_in, default_archive_root_from_env};
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub use error::{Error, ErrorKind, Result};
 pub use format::{Document, Entry, EntryKind, Item, ItemKind, LogKind, Mutation, Session};
+/// The clock types the `with_clock` constructors take (an injectable clock; [`ManualClock`]
+/// for tests and replays), re-exported from goldfish-core.
+pub use goldfish_core::time::{Clock, ManualClock, SharedClock, SystemClock, system_clock};
+/// The redaction library every write runs ([`Redactor`] for `with_redactor`), re-exported
+/// so that callers need no direct dependency on it.
+pub use goldfish_redact::{self, Redactor};
 pub use handover::{HANDOVER_LINES, Handover, HandoverOptions};
 pub use journal::{Approach, JOURNAL_FILE, Journal};
 pub use mutation::MutationCode;

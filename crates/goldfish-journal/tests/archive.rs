@@ -37,6 +37,35 @@ fn finished_journal(dir: &Path) -> TestResult<(Journal, Arc<ManualClock>)> {
     Ok((j, c))
 }
 
+/// The archive's default place is inside the store but is not a workspace: the store lists
+/// the same workspaces before and after an archive (and standup shows no stray one).
+#[test]
+fn default_archive_root_is_not_a_workspace() -> TestResult {
+    let work = tempfile::tempdir()?;
+    let home = tempfile::tempdir()?;
+    let store = goldfish_store::Store::open(home.path())?;
+    let mut input = goldfish_store::CheckpointInput::new("set up the store");
+    input.workspace = Some("api".into());
+    store.save_checkpoint(input)?;
+    let before = store.list_workspaces()?;
+    assert_eq!(before, ["api"]);
+
+    let (j, _c) = finished_journal(work.path())?;
+    let report = j.archive(&goldfish_journal::archive_root_in(store.root()))?;
+    assert!(
+        report.journal_copy.starts_with(home.path()),
+        "archived inside the store"
+    );
+    assert!(report.journal_copy.exists());
+    assert_eq!(store.list_workspaces()?, before);
+    // A fresh handle (no cached listing) agrees.
+    assert_eq!(
+        goldfish_store::Store::open(home.path())?.list_workspaces()?,
+        before
+    );
+    Ok(())
+}
+
 fn read(path: &Path) -> TestResult<String> {
     Ok(fs::read_to_string(path)?)
 }

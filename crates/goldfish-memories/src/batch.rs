@@ -254,10 +254,10 @@ pub struct InPlaceProject {
 
 /// The Goldfish projects to read in place: every project of `registry` (Goldfish's
 /// `registry.json`, which lives beside goldfish's own workspace directories when both use
-/// `~/.goldfish`) whose `.memories/` exists, and the nearest directory at or above `cwd`
-/// holding a `.memories/` directory. Nothing is written. A registry that cannot be read is
-/// reported, not fatal.
-pub fn in_place_projects(registry: &Path, cwd: &Path) -> (Vec<InPlaceProject>, Vec<Error>) {
+/// `~/.goldfish`) whose `.memories/` exists, and, when `cwd` is given, the nearest directory
+/// at or above it holding a `.memories/` directory. Nothing is written. A registry that
+/// cannot be read is reported, not fatal.
+pub fn in_place_projects(registry: &Path, cwd: Option<&Path>) -> (Vec<InPlaceProject>, Vec<Error>) {
     let mut out: Vec<InPlaceProject> = Vec::new();
     let mut problems = Vec::new();
     let push = |path: PathBuf, out: &mut Vec<InPlaceProject>| {
@@ -278,9 +278,11 @@ pub fn in_place_projects(registry: &Path, cwd: &Path) -> (Vec<InPlaceProject>, V
             Err(e) => problems.push(e),
         }
     }
-    let absolute = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-    if let Some(dir) = absolute.ancestors().find(|d| d.join(".memories").is_dir()) {
-        push(dir.to_path_buf(), &mut out);
+    if let Some(cwd) = cwd {
+        let absolute = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        if let Some(dir) = absolute.ancestors().find(|d| d.join(".memories").is_dir()) {
+            push(dir.to_path_buf(), &mut out);
+        }
     }
     (out, problems)
 }

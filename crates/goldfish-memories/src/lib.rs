@@ -50,6 +50,9 @@ mod yaml;
 pub use batch::{
     Batch, InPlaceProject, PlanItem, clean_tags, in_place_projects, memories_batch, one_line,
 };
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub use error::{Error, ErrorKind};
 pub use goldfish_store::{MemoryType, PlanStatus, Structured};
 pub use memories::{

@@ -52,7 +52,16 @@ mod stage;
 /// that the types of this crate's signatures (`FsError`, `Clock`) need no second dependency.
 pub use goldfish_core;
 
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub use error::{Error, ErrorKind};
+/// The clock types the `with_clock` constructors take (an injectable clock; [`ManualClock`]
+/// for tests and replays), re-exported from goldfish-core.
+pub use goldfish_core::time::{Clock, ManualClock, SharedClock, SystemClock, system_clock};
+/// The redaction library every write runs ([`Redactor`] for `with_redactor`), re-exported
+/// so that callers need no direct dependency on it.
+pub use goldfish_redact::{self, Redactor};
 pub use manager::NotesManager;
 pub use notes::{Decision, FileChange, Notes, ParseWarning, Step, StepStatus};
 pub use stage::{ParseStageError, Stage};

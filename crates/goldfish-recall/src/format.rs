@@ -248,7 +248,7 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
         if result.active_plan.is_none() {
             b.push("\nNo active plan.\n", FOOTER_RESERVE);
         }
-    } else if result.checkpoints.is_empty() {
+    } else if result.hits.is_empty() {
         let none = match (&result.search, result.total) {
             (Some(_), 0) => "\nNo checkpoint matches the search in this window.\n",
             (None, 0) => "\nNo checkpoints in this window.\n",
@@ -259,10 +259,10 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
         b.push("\n## Checkpoints\n", FOOTER_RESERVE);
     }
     let mut shown = 0;
-    for (i, c) in result.checkpoints.iter().enumerate() {
-        let mut text = entry(c, result.now, opts.full, all);
+    for hit in &result.hits {
+        let mut text = entry(&hit.checkpoint, result.now, opts.full, all);
         // With an explanation, the reasons follow their checkpoint, indented under it.
-        if let Some(e) = result.explanations.get(i) {
+        if let Some(e) = &hit.explanation {
             for line in format_explanation(e).lines() {
                 let _ = writeln!(text, "    {line}");
             }
@@ -272,8 +272,8 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
         }
         shown += 1;
     }
-    let by_budget = result.checkpoints.len() - shown;
-    let by_limit = result.total - result.checkpoints.len();
+    let by_budget = result.hits.len() - shown;
+    let by_limit = result.total - result.hits.len();
     let mut foot = String::new();
     if by_budget + by_limit > 0 && !plan_only {
         let mut why = Vec::new();

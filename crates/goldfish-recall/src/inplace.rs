@@ -22,8 +22,8 @@ pub(crate) struct InPlace {
 }
 
 impl InPlace {
-    /// Reads the projects of `{store root}/registry.json` and the one around `cwd`.
-    pub(crate) fn read(store: &Store, cwd: &Path) -> InPlace {
+    /// Reads the projects of `{store root}/registry.json` and the one around `cwd`, if given.
+    pub(crate) fn read(store: &Store, cwd: Option<&Path>) -> InPlace {
         let mut out = InPlace::default();
         let (projects, problems) = in_place_projects(&store.root().join("registry.json"), cwd);
         out.skipped.extend(problems.iter().map(skipped));

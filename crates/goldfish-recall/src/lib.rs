@@ -35,7 +35,7 @@
 //! opts.workspace = "demo".into();
 //! opts.search = Some("authentication".into());
 //! let result = recall(&store, &opts)?;
-//! assert_eq!(result.checkpoints[0].title(), "Fixed auth bug");
+//! assert_eq!(result.hits[0].checkpoint.title(), "Fixed auth bug");
 //!
 //! let text = format_recall(&result, &FormatOptions::default());
 //! assert!(text.contains("Fixed auth bug") && !text.contains("database"));
@@ -71,7 +71,7 @@
 //!    scores, bit for bit (tests compare both ways over the evaluation sets and random
 //!    stores). Only the checkpoints shown are parsed again from their day files. Searches
 //!    with a [`Filter`], or over workspaces with Goldfish 5–8 projects read in place, read
-//!    the files. [`RecallOptions::use_index`] `= false` or `$GOLDFISH_NO_INDEX=1` bypass
+//!    the files. [`RecallOptions::use_index`] `= false` (which [`RecallOptions::from_env`] sets for `$GOLDFISH_NO_INDEX=1`) bypasses
 //!    the index; a long-lived process keeps the indexes' headers and file tables with a [`RecallCache`]
 //!    ([`recall_with`]), refreshed by the same listing check.
 //!
@@ -215,6 +215,9 @@ mod table;
 mod text;
 mod window;
 
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub use engine::{Hit, search};
 pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
@@ -222,6 +225,13 @@ pub use fields::Field;
 pub use format::{
     FormatOptions, format_checkpoint, format_recall, format_recall_counted, format_standup,
     plan_excerpt,
+};
+/// The store types this crate's API takes and returns ([`recall`] takes a [`Store`], a
+/// [`Filter`] names a [`MemoryType`], a result holds [`Checkpoint`]s and a [`Plan`]),
+/// re-exported so that a program using only recall needs no direct goldfish-store dependency.
+pub use goldfish_store::{
+    self, ChecklistItem, Checkpoint, MemoryType, Plan, PlanStatus, Store, Structured,
+    WorkspaceSelector,
 };
 pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, VectorReport,
@@ -231,8 +241,8 @@ pub use index::{
 pub use options::{FieldWeights, SearchOptions};
 pub use query::Query;
 pub use recall::{
-    DayCounts, Filter, RecallOptions, RecallResult, Scope, SkippedFile, StoreState, WorkspaceCount,
-    checkpoints_per_day, recall, recall_with,
+    DayCounts, Filter, RecallHit, RecallOptions, RecallResult, Scope, SkippedFile, StoreState,
+    WorkspaceCount, checkpoints_per_day, recall, recall_with,
 };
 pub use semantic::{Embedder, SemanticChannel, SemanticOptions};
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};

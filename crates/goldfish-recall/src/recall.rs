@@ -40,8 +40,8 @@ pub struct RecallOptions {
     /// all (only stop words or punctuation) is an error of kind
     /// [`ErrorKind::NothingToSearch`](crate::ErrorKind::NothingToSearch), not an empty answer.
     pub search: Option<String>,
-    /// With a search, explain each shown checkpoint's score in
-    /// [`RecallResult::explanations`]: which query words matched which terms, in which
+    /// With a search, explain each shown checkpoint's score in its
+    /// [`RecallHit::explanation`]: which query words matched which terms, in which
     /// fields, how, and the score's parts. Default false (no cost when off).
     pub explain: bool,
     /// At most this many checkpoints in all. 0 returns only the active plan. Default 10.
@@ -49,7 +49,11 @@ pub struct RecallOptions {
     /// The current time; `None` uses the store's clock ([`Store::now`]). Set it for
     /// reproducible results.
     pub now: Option<DateTime<Utc>>,
-    /// The directory `"current"` is resolved from; `None` uses the process's.
+    /// The directory [`Scope::Current`] is resolved from and whose Goldfish 5–8 project is
+    /// read in place. `None` (the default) reads no directory: [`Scope::Current`] is then an
+    /// error of kind [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument), and
+    /// only `registry.json`'s projects are read in place. [`RecallOptions::from_env`] sets
+    /// it to the process's directory.
     pub cwd: Option<PathBuf>,
     /// Filters applied before the search and the limit: only checkpoints matching all of
     /// them are recalled.
@@ -61,7 +65,8 @@ pub struct RecallOptions {
     pub goldfish_memories: bool,
     /// Search through the persistent index beside the day files (default true; see the
     /// crate's "How search works"): the same hits and scores as reading the files, without
-    /// reading them all. `false`, or `$GOLDFISH_NO_INDEX=1`, reads the day files.
+    /// reading them all. `false` reads the day files; [`RecallOptions::from_env`] sets it
+    /// `false` when `$GOLDFISH_NO_INDEX` is set (to anything but empty or `0`).
     pub use_index: bool,
     /// Recall by meaning too: with a search, the semantic channel's ranking (nearest
     /// sentence embeddings, see [`crate::semantic`]) is fused with the lexical one. `None`
@@ -193,6 +198,21 @@ impl Default for RecallOptions {
     }
 }
 
+impl RecallOptions {
+    /// The defaults with what the process says: [`cwd`](Self::cwd) is the process's current
+    /// directory (when it can be read), and `$GOLDFISH_NO_INDEX` (set to anything but empty
+    /// or `0`) turns [`use_index`](Self::use_index) off. For a binary; a library sets the
+    /// fields it means.
+    pub fn from_env() -> RecallOptions {
+        RecallOptions {
+            cwd: std::env::current_dir().ok(),
+            use_index: !std::env::var_os(index::NO_INDEX_ENV)
+                .is_some_and(|v| !v.is_empty() && v != "0"),
+            ..RecallOptions::default()
+        }
+    }
+}
+
 /// How many checkpoints of one workspace matched and how many are in the result.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
@@ -267,12 +287,9 @@ pub struct RecallResult {
     /// when the semantic channel took part. Empty without a search.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub channels: Vec<&'static str>,
-    /// The checkpoints: by relevance with a search, else newest first; at most `limit`.
-    pub checkpoints: Vec<Checkpoint>,
-    /// With [`RecallOptions::explain`] and a search: why each of
-    /// [`checkpoints`](RecallResult::checkpoints) matched, in the same order. Empty otherwise.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub explanations: Vec<Explanation>,
+    /// The checkpoints found, each with its score and explanation: by relevance with a
+    /// search, else newest first; at most `limit`.
+    pub hits: Vec<RecallHit>,
     /// How many checkpoints matched before the limit.
     pub total: usize,
     /// Per workspace with at least one match: matched and shown counts, in name order.
@@ -292,6 +309,40 @@ pub struct RecallResult {
     /// prints them on stderr.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+impl RecallResult {
+    /// The checkpoints of [`hits`](Self::hits), in their order.
+    pub fn checkpoints(&self) -> impl ExactSizeIterator<Item = &Checkpoint> {
+        self.hits.iter().map(|h| &h.checkpoint)
+    }
+}
+
+/// One checkpoint a recall found, with how it ranked.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct RecallHit {
+    /// The checkpoint.
+    pub checkpoint: Checkpoint,
+    /// With a search, its relevance score (greater than zero; comparable only within one
+    /// recall); `None` without a search (the checkpoints are then newest first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f32>,
+    /// With [`RecallOptions::explain`] and a search: why it matched and how its score was
+    /// made. `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<Explanation>,
+}
+
+impl RecallHit {
+    /// A checkpoint recalled without a search: no score, no explanation.
+    pub(crate) fn unranked(checkpoint: Checkpoint) -> RecallHit {
+        RecallHit {
+            checkpoint,
+            score: None,
+            explanation: None,
+        }
+    }
 }
 
 /// Recalls checkpoints from `store` as `opts` asks.
@@ -367,7 +418,6 @@ fn recall_inner(
     let indexed = match &query {
         Some(q)
             if opts.use_index
-                && !index::disabled_by_env()
                 && opts.filter.is_empty()
                 && !workspaces.iter().any(|ws| in_place.has_checkpoints(ws)) =>
         {
@@ -392,7 +442,7 @@ fn recall_inner(
         }
         _ => None,
     };
-    let (shown, explanations, total, counts, mut skipped) = match indexed {
+    let (hits, total, counts, mut skipped) = match indexed {
         Some(answer) => {
             let mut skipped = answer.skipped;
             skipped.extend(in_place.skipped.iter().cloned());
@@ -405,13 +455,7 @@ fn recall_inner(
                     shown,
                 })
                 .collect();
-            (
-                answer.shown,
-                answer.explanations,
-                answer.total,
-                counts,
-                skipped,
-            )
+            (answer.shown, answer.total, counts, skipped)
         }
         None => read_and_search(
             store,
@@ -457,8 +501,7 @@ fn recall_inner(
         now,
         search: opts.search.clone().filter(|s| !s.trim().is_empty()),
         channels,
-        checkpoints: shown,
-        explanations,
+        hits,
         total,
         workspaces: counts,
         active_plan,
@@ -495,7 +538,7 @@ fn prepare(store: &Store, opts: &RecallOptions) -> Result<Prepared, Error> {
         StoreState::Populated
     };
     let in_place = if opts.goldfish_memories {
-        InPlace::read(store, &current_dir(opts.cwd.as_deref()))
+        InPlace::read(store, opts.cwd.as_deref())
     } else {
         InPlace::default()
     };
@@ -561,15 +604,9 @@ pub struct DayCounts {
     pub skipped: Vec<SkippedFile>,
 }
 
-/// What a recall shows: the checkpoints, their explanations, the total before the limit,
-/// per-workspace counts and the skipped files.
-type Shown = (
-    Vec<Checkpoint>,
-    Vec<Explanation>,
-    usize,
-    Vec<WorkspaceCount>,
-    Vec<SkippedFile>,
-);
+/// What a recall shows: the hits, the total before the limit, per-workspace counts and the
+/// skipped files.
+type Shown = (Vec<RecallHit>, usize, Vec<WorkspaceCount>, Vec<SkippedFile>);
 
 /// Recall without the index: without a search, the newest checkpoints read one day file at a
 /// time; with one, the window's day files read, filtered and searched.
@@ -594,7 +631,8 @@ fn read_and_search(
             &opts.filter,
             opts.limit,
         )?;
-        return Ok((shown, Vec::new(), total, counts, skipped));
+        let hits = shown.into_iter().map(RecallHit::unranked).collect();
+        return Ok((hits, total, counts, skipped));
     };
     let (mut checkpoints, mut skipped) = read_all(store, workspaces, window)?;
     for ws in workspaces {
@@ -604,8 +642,7 @@ fn read_and_search(
     if !opts.filter.is_empty() {
         checkpoints.retain(|c| opts.filter.matches(c));
     }
-    let mut explanations = Vec::new();
-    let mut hits = search(q, &checkpoints, search_opts);
+        let mut found = search(q, &checkpoints, search_opts);
     if let Some(caches) = caches {
         let entries: Vec<crate::semantic::Entry<'_>> = checkpoints
             .iter()
@@ -614,8 +651,8 @@ fn read_and_search(
                 key: crate::semantic::text_key(&crate::semantic::embedding_text(c)),
             })
             .collect();
-        hits = crate::semantic::rerank(
-            hits,
+        found = crate::semantic::rerank(
+            found,
             &entries,
             caches,
             search_opts.explain,
@@ -624,22 +661,33 @@ fn read_and_search(
         );
     }
     let mut slots: Vec<Option<Checkpoint>> = checkpoints.into_iter().map(Some).collect();
-    let mut ordered = Vec::with_capacity(hits.len());
-    for hit in hits {
-        if let Some(c) = slots.get_mut(hit.index).and_then(Option::take) {
-            if let Some(e) = hit.explain.filter(|_| ordered.len() < opts.limit) {
-                explanations.push(*e);
-            }
-            ordered.push(c);
+    let mut ordered: Vec<RecallHit> = Vec::with_capacity(found.len());
+    for hit in found {
+        if let Some(checkpoint) = slots.get_mut(hit.index).and_then(Option::take) {
+            ordered.push(RecallHit {
+                checkpoint,
+                score: Some(hit.score),
+                explanation: hit.explain.map(|e| *e),
+            });
         }
     }
     let total = ordered.len();
-    let shown: Vec<Checkpoint> = ordered.iter().take(opts.limit).cloned().collect();
+    let matched_in = |ws: &String| {
+        ordered
+            .iter()
+            .filter(|h| &h.checkpoint.workspace == ws)
+            .count()
+    };
+    let matched: Vec<usize> = workspaces.iter().map(matched_in).collect();
+    ordered.truncate(opts.limit);
+    let shown = ordered;
     let mut counts: Vec<WorkspaceCount> = Vec::new();
-    for ws in workspaces {
-        let matched = ordered.iter().filter(|c| &c.workspace == ws).count();
+    for (ws, matched) in workspaces.iter().zip(matched) {
         if matched > 0 {
-            let shown = shown.iter().filter(|c| &c.workspace == ws).count();
+            let shown = shown
+                .iter()
+                .filter(|h| &h.checkpoint.workspace == ws)
+                .count();
             counts.push(WorkspaceCount {
                 workspace: ws.clone(),
                 matched,
@@ -647,7 +695,7 @@ fn read_and_search(
             });
         }
     }
-    Ok((shown, explanations, total, counts, skipped))
+    Ok((shown, total, counts, skipped))
 }
 
 /// The window length when no start is given, in days.
@@ -676,18 +724,18 @@ fn check_window_options(opts: &RecallOptions) -> Result<(), Error> {
     Ok(())
 }
 
-/// The directory to resolve "current" from: `cwd`, else the process's.
-pub(crate) fn current_dir(cwd: Option<&Path>) -> PathBuf {
-    match cwd {
-        Some(c) => c.to_path_buf(),
-        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-    }
-}
-
-/// Resolves a workspace: a name (validated), or the current one when `None`.
+/// Resolves a workspace: a name (validated), or the workspace of `cwd` when `None`; with
+/// neither, an error (the process's directory is the binary's to pass, never read here).
 pub(crate) fn resolve_scope(explicit: Option<&str>, cwd: Option<&Path>) -> Result<String, Error> {
-    let cwd = current_dir(cwd);
-    resolve_workspace(explicit.map(str::trim), &cwd).map_err(Error::from)
+    match (explicit, cwd) {
+        (None, None) => Err(Error::argument(
+            "cwd",
+            "the current workspace needs a directory to detect it from: set `cwd` or name the \
+             workspace",
+        )),
+        (explicit, cwd) => resolve_workspace(explicit.map(str::trim), cwd.unwrap_or(Path::new("")))
+            .map_err(Error::from),
+    }
 }
 
 /// Every checkpoint of `workspaces` within `window`, workspace by workspace (each oldest

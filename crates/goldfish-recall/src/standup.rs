@@ -5,7 +5,7 @@ use goldfish_store::{Checkpoint, MemoryType, Store};
 
 use crate::error::Error;
 use crate::inplace::InPlace;
-use crate::recall::{SkippedFile, current_dir, read_all};
+use crate::recall::{SkippedFile, read_all};
 use crate::window::TimeWindow;
 
 /// What [`standup_with`] reports on.
@@ -18,8 +18,9 @@ pub struct StandupOptions {
     pub recent: usize,
     /// The current time; `None` uses the store's clock ([`Store::now`]).
     pub now: Option<DateTime<Utc>>,
-    /// The directory whose Goldfish project (`.memories/`) is read in place; `None` uses the
-    /// process's.
+    /// The directory whose Goldfish project (`.memories/`) is read in place; `None` reads
+    /// only the projects of the store's `registry.json` (never the process's directory: the
+    /// binary passes it here).
     pub cwd: Option<std::path::PathBuf>,
     /// Also read Goldfish 5–8 projects in place (default true); see
     /// [`RecallOptions::goldfish_memories`](crate::RecallOptions::goldfish_memories).
@@ -109,7 +110,7 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
         to: now,
     };
     let in_place = if opts.goldfish_memories {
-        InPlace::read(store, &current_dir(opts.cwd.as_deref()))
+        InPlace::read(store, opts.cwd.as_deref())
     } else {
         InPlace::default()
     };

@@ -47,17 +47,18 @@ fn opts(search: &str, workspace: &str, from: &str, use_index: bool) -> RecallOpt
     o
 }
 
-/// Everything a recall answers that the index must reproduce: ids in order, scores (bits,
-/// through the explanations), totals, counts, skipped files.
+/// Everything a recall answers that the index must reproduce: ids in order, scores (bits),
+/// totals, counts, skipped files, explanations.
 fn fingerprint(r: &RecallResult) -> String {
-    let ids: Vec<&str> = r.checkpoints.iter().map(|c| c.id.as_str()).collect();
-    let scores: Vec<u32> = r.explanations.iter().map(|e| e.score.to_bits()).collect();
+    let ids: Vec<&str> = r.checkpoints().map(|c| c.id.as_str()).collect();
+    let scores: Vec<Option<u32>> = r.hits.iter().map(|h| h.score.map(f32::to_bits)).collect();
+    let explanations: Vec<_> = r.hits.iter().map(|h| &h.explanation).collect();
     format!(
         "{ids:?}\n{scores:?}\n{}\n{:?}\n{:?}\n{}",
         r.total,
         r.workspaces,
         r.skipped,
-        serde_json::to_string(&r.explanations).unwrap_or_default()
+        serde_json::to_string(&explanations).unwrap_or_default()
     )
 }
 
@@ -73,7 +74,7 @@ fn same_answers(store: &Store, queries: &[(String, String, String)]) -> TestResu
                     "query {q:?} in {ws} from {from}"
                 );
                 assert!(b.notes.is_empty(), "{:?}", b.notes);
-                assert_eq!(a.checkpoints, b.checkpoints, "query {q:?}");
+                assert_eq!(a.hits, b.hits, "query {q:?}");
             }
             (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
             (a, b) => panic!("query {q:?}: {a:?} vs {b:?}"),
@@ -266,10 +267,7 @@ fn random_stores_answer_the_same_through_the_index() -> TestResult {
 }
 
 fn ids(r: &RecallResult) -> Vec<String> {
-    r.checkpoints
-        .iter()
-        .map(|c| c.description.clone())
-        .collect()
+    r.checkpoints().map(|c| c.description.clone()).collect()
 }
 
 /// A checkpoint saved after the index was built is found by the next recall; so is a
@@ -301,7 +299,7 @@ fn changes_to_day_files_are_seen_at_once() -> TestResult {
     assert_eq!(ids(&recall(&s.store, &lexer)?), ["Fixed the lexer  bug"]);
 
     std::fs::remove_file(&day)?;
-    assert!(recall(&s.store, &o)?.checkpoints.is_empty());
+    assert!(recall(&s.store, &o)?.hits.is_empty());
     Ok(())
 }
 
@@ -610,7 +608,7 @@ fn a_cache_held_across_recalls_stays_fresh() -> TestResult {
     let r = recall_with(&s.store, &o, &cache)?;
     let want = recall(&s.store, &opts("parser", "all", "2000-01-01", false))?;
     assert_eq!(fingerprint(&r), fingerprint(&want));
-    assert_eq!(r.checkpoints.len(), 3);
+    assert_eq!(r.hits.len(), 3);
     Ok(())
 }
 

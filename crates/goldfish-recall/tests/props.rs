@@ -87,11 +87,11 @@ proptest! {
         let from = goldfish_recall::parse_bound(o.from.as_deref().unwrap_or(""), goldfish_recall::Bound::From).expect("from");
         let to = goldfish_recall::parse_bound(o.to.as_deref().unwrap_or(""), goldfish_recall::Bound::To).expect("to");
         let want: BTreeSet<String> = cps.iter().filter(|c| from <= c.timestamp && c.timestamp <= to).map(|c| c.id.clone()).collect();
-        let got: BTreeSet<String> = r.checkpoints.iter().map(|c| c.id.clone()).collect();
+        let got: BTreeSet<String> = r.checkpoints().map(|c| c.id.clone()).collect();
         prop_assert_eq!(got, want);
         prop_assert!(r.skipped.is_empty());
         // Newest first.
-        prop_assert!(r.checkpoints.windows(2).all(|w| w[0].timestamp >= w[1].timestamp));
+        prop_assert!(r.hits.windows(2).all(|w| w[0].checkpoint.timestamp >= w[1].checkpoint.timestamp));
     }
 
     #[test]
@@ -228,10 +228,10 @@ proptest! {
         expected.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
         prop_assert_eq!(r.total, expected.len());
         let want: Vec<&str> = expected.iter().take(limit).map(|c| c.id.as_str()).collect();
-        let got: Vec<&str> = r.checkpoints.iter().map(|c| c.id.as_str()).collect();
+        let got: Vec<&str> = r.checkpoints().map(|c| c.id.as_str()).collect();
         prop_assert_eq!(got, want);
         let shown_total: usize = r.workspaces.iter().map(|w| w.shown).sum();
-        prop_assert_eq!(shown_total, r.checkpoints.len());
+        prop_assert_eq!(shown_total, r.hits.len());
 
         let days = goldfish_recall::checkpoints_per_day(&store, &o).expect("counts");
         let mut want_days: BTreeMap<NaiveDate, BTreeMap<String, usize>> = BTreeMap::new();

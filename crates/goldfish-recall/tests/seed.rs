@@ -44,10 +44,10 @@ fn returns_checkpoints_from_last_n_days() -> TestResult {
     let mut o = opts(&s);
     o.days = Some(7);
     let r = recall(&s.store, &o)?;
-    assert_eq!(r.checkpoints.len(), 3);
+    assert_eq!(r.hits.len(), 3);
     // Without a search: newest first.
-    assert_eq!(r.checkpoints[0].title(), "Refactored database queries");
-    assert_eq!(r.checkpoints[2].title(), "Fixed auth bug");
+    assert_eq!(r.hits[0].checkpoint.title(), "Refactored database queries");
+    assert_eq!(r.hits[2].checkpoint.title(), "Fixed auth bug");
     Ok(())
 }
 
@@ -57,13 +57,12 @@ fn searches_with_fuzzy_matching() -> TestResult {
     let mut o = opts(&s);
     o.search = Some("authentication".into());
     let r = recall(&s.store, &o)?;
-    assert!(!r.checkpoints.is_empty());
-    assert!(r.checkpoints[0].description.contains("auth"));
+    assert!(!r.hits.is_empty());
+    assert!(r.hits[0].checkpoint.description.contains("auth"));
     // Relevance, not time: the best match is first although it is the oldest.
-    assert_eq!(r.checkpoints[0].title(), "Fixed auth bug");
+    assert_eq!(r.hits[0].checkpoint.title(), "Fixed auth bug");
     assert!(
-        r.checkpoints
-            .iter()
+        r.checkpoints()
             .all(|c| c.title() != "Refactored database queries")
     );
     Ok(())
@@ -81,7 +80,7 @@ fn aggregates_across_all_workspaces() -> TestResult {
     let r = recall(&s.store, &o)?;
     assert_eq!(r.workspaces.len(), 2);
     assert_eq!(r.scope, goldfish_recall::Scope::All);
-    assert_eq!(r.checkpoints.len(), 2);
+    assert_eq!(r.hits.len(), 2);
     assert!(r.active_plan.is_none());
     Ok(())
 }
@@ -133,11 +132,7 @@ fn handles_date_edge_cases_correctly() -> TestResult {
         o.to = Some(to.into());
         o.now = Some(t("2025-11-01T00:00:00Z"));
         let r = recall(&s.store, &o)?;
-        let got: Vec<String> = r
-            .checkpoints
-            .iter()
-            .map(|c| format_utc(&c.timestamp))
-            .collect();
+        let got: Vec<String> = r.checkpoints().map(|c| format_utc(&c.timestamp)).collect();
         assert!(
             got.iter().all(|ts| ts.starts_with("2025-10-13")),
             "{from}..{to}: {got:?}"

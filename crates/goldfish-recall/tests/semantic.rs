@@ -124,8 +124,16 @@ fn opts(search: &str, semantic: Option<SemanticChannel>, use_index: bool) -> Rec
     o
 }
 
+/// The first hit's explanation.
+fn explanation(r: &RecallResult) -> &goldfish_recall::Explanation {
+    r.hits[0]
+        .explanation
+        .as_ref()
+        .expect("an explained first hit")
+}
+
 fn titles(r: &RecallResult) -> Vec<&str> {
-    r.checkpoints.iter().map(|c| c.title()).collect()
+    r.checkpoints().map(|c| c.title()).collect()
 }
 
 #[test]
@@ -134,7 +142,7 @@ fn a_checkpoint_found_only_by_meaning_is_fused_in() -> TestResult {
     let model = Arc::new(Concepts::default());
     // Lexically, "cat" is in no checkpoint: nothing.
     let lexical = recall(&s.store, &opts("cat", None, true))?;
-    assert!(lexical.checkpoints.is_empty());
+    assert!(lexical.hits.is_empty());
     assert_eq!(lexical.channels, ["lexical"]);
 
     let r = recall(&s.store, &opts("cat", Some(channel(&model, 100)), true))?;
@@ -145,12 +153,12 @@ fn a_checkpoint_found_only_by_meaning_is_fused_in() -> TestResult {
         found,
         ["Adopted a kitten for the office", "Fed the feline at noon"]
     );
-    let fusion = r.explanations[0].fusion.expect("a fused explanation");
+    let fusion = explanation(&r).fusion.expect("a fused explanation");
     assert!(fusion.lexical.is_none());
     let semantic = fusion.semantic.expect("its semantic part");
     assert_eq!(semantic.rank, 1);
     assert!(semantic.score > 0.3 && fusion.score > 0.0);
-    assert!(goldfish_recall::format_explanation(&r.explanations[0]).contains("semantic #1"));
+    assert!(goldfish_recall::format_explanation(explanation(&r)).contains("semantic #1"));
 
     // A word both channels see: the checkpoint they agree on is first.
     let r = recall(
@@ -158,7 +166,7 @@ fn a_checkpoint_found_only_by_meaning_is_fused_in() -> TestResult {
         &opts("office kitten", Some(channel(&model, 100)), true),
     )?;
     assert_eq!(titles(&r)[0], "Adopted a kitten for the office");
-    let f = r.explanations[0].fusion.expect("fused");
+    let f = explanation(&r).fusion.expect("fused");
     assert_eq!(
         (f.lexical.map(|p| p.rank), f.semantic.map(|p| p.rank)),
         (Some(1), Some(1))
@@ -236,8 +244,8 @@ fn the_index_and_the_day_files_give_the_same_fused_answer() -> TestResult {
         assert_eq!(titles(&through_index), titles(&from_files), "{query}");
         assert_eq!(through_index.total, from_files.total, "{query}");
         assert_eq!(
-            serde_json::to_string(&through_index.explanations)?,
-            serde_json::to_string(&from_files.explanations)?,
+            serde_json::to_string(&through_index.hits)?,
+            serde_json::to_string(&from_files.hits)?,
             "{query}"
         );
     }

@@ -31,9 +31,9 @@ fn all_counts_per_workspace_under_one_limit() -> TestResult {
     let mut o = all_opts("2025-10-13T12:00:00Z");
     o.limit = 4;
     let r = recall(&s.store, &o)?;
-    assert_eq!(r.checkpoints.len(), 4);
+    assert_eq!(r.hits.len(), 4);
     assert_eq!(r.total, 15);
-    let titles: Vec<&str> = r.checkpoints.iter().map(|c| c.title()).collect();
+    let titles: Vec<&str> = r.checkpoints().map(|c| c.title()).collect();
     assert_eq!(
         titles,
         [
@@ -56,7 +56,7 @@ fn all_counts_per_workspace_under_one_limit() -> TestResult {
     o.limit = 5;
     let r = recall(&s.store, &o)?;
     assert_eq!(r.total, 15);
-    assert!(r.checkpoints.iter().all(|c| c.workspace == "beta"));
+    assert!(r.checkpoints().all(|c| c.workspace == "beta"));
     Ok(())
 }
 
@@ -73,7 +73,7 @@ fn limit_zero_returns_only_the_plan() -> TestResult {
     o.limit = 0;
     o.now = Some(t("2025-10-13T10:00:00Z"));
     let r = recall(&s.store, &o)?;
-    assert!(r.checkpoints.is_empty());
+    assert!(r.hits.is_empty());
     assert_eq!(r.total, 1);
     assert_eq!(r.active_plan.map(|p| p.id), Some("ship-it".to_string()));
     Ok(())
@@ -93,7 +93,7 @@ fn corrupt_files_are_skipped_and_reported() -> TestResult {
     o.days = Some(7);
     o.now = Some(t("2025-10-13T10:00:00Z"));
     let r = recall(&s.store, &o)?;
-    assert_eq!(r.checkpoints.len(), 1);
+    assert_eq!(r.hits.len(), 1);
     assert!(!r.skipped.is_empty());
     assert!(
         r.skipped[0].path.ends_with("2025-10-12.md"),
@@ -221,7 +221,7 @@ fn limit_zero_shows_the_plan_and_counts_nothing_as_left_out() -> TestResult {
     o.now = Some(t("2025-10-13T09:00:00Z"));
     o.limit = 0;
     let r = recall(&s.store, &o)?;
-    assert_eq!((r.checkpoints.len(), r.total), (0, 2));
+    assert_eq!((r.hits.len(), r.total), (0, 2));
     let text = format_recall(&r, &FormatOptions::default());
     assert!(!text.contains("not shown"), "{text}");
     Ok(())
@@ -375,7 +375,7 @@ fn t_at(hour: u32) -> chrono::DateTime<chrono::Utc> {
 }
 
 fn ids(r: &goldfish_recall::RecallResult) -> Vec<&str> {
-    r.checkpoints.iter().map(|c| c.id.as_str()).collect()
+    r.checkpoints().map(|c| c.id.as_str()).collect()
 }
 
 #[test]
@@ -488,7 +488,7 @@ fn search_finds_structured_fields() -> TestResult {
         assert_eq!(ids(&r).first().copied(), Some(want), "{query}");
         // The search text never leaks into what is returned.
         assert!(
-            r.checkpoints.iter().all(|c| !c.description.contains('\n')),
+            r.checkpoints().all(|c| !c.description.contains('\n')),
             "{query}"
         );
     }
@@ -582,11 +582,14 @@ fn search_and_recall_rank_a_typed_memory_alike() -> TestResult {
             o.search = Some(text.into());
             o.use_index = use_index;
             let r = recall(&s.store, &o)?;
+            // Each hit carries its score, and its explanation (asked for) the same score.
+            for h in &r.hits {
+                assert_eq!(h.explanation.as_ref().map(|e| e.score), h.score, "{text}");
+            }
             let by_recall: Vec<(&str, f32)> = r
-                .checkpoints
+                .hits
                 .iter()
-                .zip(&r.explanations)
-                .map(|(c, e)| (c.title(), e.score))
+                .filter_map(|h| Some((h.checkpoint.title(), h.score?)))
                 .collect();
             assert_eq!(
                 by_recall, by_search,

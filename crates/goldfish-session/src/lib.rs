@@ -29,6 +29,9 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub mod hooks;
 
 use std::path::{Path, PathBuf};
@@ -205,10 +208,10 @@ pub fn session_start(options: &SessionOptions) -> Result<SessionStart, Error> {
     // Nothing in the window: the latest checkpoints, however old, rather than "nothing
     // saved" over a store that has them.
     let mut older_than_days = None;
-    if result.checkpoints.is_empty() && options.days.is_none() {
+    if result.hits.is_empty() && options.days.is_none() {
         recall.days = Some(OLDEST_DAYS);
         let older = goldfish_recall::recall(&store, &recall)?;
-        if !older.checkpoints.is_empty() {
+        if !older.hits.is_empty() {
             older_than_days = Some(
                 u32::try_from((result.window.to - result.window.from).num_days())
                     .unwrap_or(u32::MAX),
@@ -236,8 +239,7 @@ pub fn session_start(options: &SessionOptions) -> Result<SessionStart, Error> {
         }
     });
     let checkpoints = result
-        .checkpoints
-        .iter()
+        .checkpoints()
         .map(|c| CheckpointLine {
             id: c.id.clone(),
             when: c.timestamp.format("%Y-%m-%d %H:%M").to_string(),

@@ -85,7 +85,11 @@ fn the_threshold_separates_matches_from_chit_chat() -> TestResult {
             o.explain = true;
             o.limit = 6;
             if let Ok(r) = goldfish_recall::recall(&store, &o) {
-                for (c, e) in r.checkpoints.iter().zip(&r.explanations) {
+                for (c, e) in r
+                    .hits
+                    .iter()
+                    .filter_map(|h| Some((&h.checkpoint, h.explanation.as_ref()?)))
+                {
                     let k = Confidence::of(e, 30);
                     println!(
                         "    {} {} coverage {:.2} strength {:.2} strong {}/{}{}",

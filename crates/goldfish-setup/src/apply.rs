@@ -40,16 +40,26 @@ pub struct Options {
 }
 
 impl Default for Options {
-    /// Register `goldfish mcp` in the client's documented file, for real, in this process's
-    /// environment.
+    /// Register `goldfish mcp` in the client's documented file, for real, in an empty
+    /// environment (no home known: set [`Options::env`] or [`Options::config`]).
     fn default() -> Self {
         Options {
             action: Action::default(),
             server: Server::default(),
             config: None,
             dry_run: false,
-            env: Env::from_process(),
+            env: Env::default(),
             settings: None,
+        }
+    }
+}
+
+impl Options {
+    /// [`Options::default`] in this process's environment ([`Env::from_env`]): for a binary.
+    pub fn from_env() -> Self {
+        Options {
+            env: Env::from_env(),
+            ..Options::default()
         }
     }
 }

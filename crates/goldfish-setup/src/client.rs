@@ -145,8 +145,8 @@ pub struct Env {
 }
 
 impl Env {
-    /// The values of this process.
-    pub fn from_process() -> Self {
+    /// The values of this process's environment (for a binary; [`Env::default`] has none).
+    pub fn from_env() -> Self {
         Env {
             home: std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")),
             claude_config_dir: std::env::var_os("CLAUDE_CONFIG_DIR"),

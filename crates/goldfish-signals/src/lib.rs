@@ -90,8 +90,14 @@ pub use body::{
     BuildComplete, ReviewApproved, ReviewChangesRequested, ReviewIssue, ScopeComplete, Signal,
     SignalBody, TestFailed, TestPassed,
 };
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub use dir::{GOBLIN_DIR, PresentSignal, SignalDir};
 pub use error::{Error, ErrorKind};
+/// The clock types the `with_clock` constructors take (an injectable clock; [`ManualClock`]
+/// for tests and replays), re-exported from goldfish-core.
+pub use goldfish_core::time::{Clock, ManualClock, SharedClock, SystemClock, system_clock};
 /// The pipeline's stage: the same type as GOBLIN_NOTES.md's `Stage:`.
 pub use goldfish_notes::{ParseStageError, Stage};
 pub use kind::{ParseSignalKindError, SignalKind};

@@ -175,6 +175,9 @@ pub use git::{
     GitContext, GitIdentity, MAX_FILES, git_context, git_identity, parse_identity,
     parse_porcelain_v2,
 };
+/// The clock types the `with_clock` constructors take (an injectable clock; [`ManualClock`]
+/// for tests and replays), re-exported from goldfish-core.
+pub use goldfish_core::time::{Clock, ManualClock, SharedClock, SystemClock, system_clock};
 /// The redaction library the store runs before every write, re-exported so that callers
 /// name the same `Kind` and `Redactor`.
 pub use goldfish_redact;
@@ -195,7 +198,7 @@ pub use workspace::{
     DEFAULT_WORKSPACE, RESERVED_WORKSPACE_NAMES, WORKSPACE_ENV, WorkspaceCandidate,
     WorkspaceChoice, WorkspaceQuery, WorkspaceSelector, WorkspaceSource, check_writable_workspace,
     choose_workspace, detect_workspace, find_project, normalize_workspace, recent_workspaces,
-    resolve_workspace, validate_workspace,
+    resolve_workspace, resolve_workspace_from_env, validate_workspace,
 };
 
 /// The README's examples, compiled and run as doctests.

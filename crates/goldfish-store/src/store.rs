@@ -49,9 +49,11 @@ pub struct CheckpointInput {
     pub description: String,
     /// Tags; none may contain a comma or a line break. Trimmed; empty and repeated ones dropped.
     pub tags: Vec<String>,
-    /// The workspace; `None` resolves it from `$GOLDFISH_WORKSPACE`, else from
-    /// [`git_dir`](Self::git_dir) when given (the process's current directory only when it
-    /// is not; see [`resolve_workspace`](crate::resolve_workspace)).
+    /// The workspace; `None` resolves it from [`git_dir`](Self::git_dir) (see
+    /// [`resolve_workspace`](crate::resolve_workspace)); with neither given the save is an
+    /// error of kind [`ErrorKind::InvalidInput`](crate::ErrorKind::InvalidInput). The store
+    /// never reads `$GOLDFISH_WORKSPACE` or the process's directory: a binary that honours
+    /// them passes their values here.
     pub workspace: Option<String>,
     /// The directory the checkpoint is saved from (the caller's current directory), whose
     /// git context (branch, commit, changed files) to record; `None` records none.
@@ -284,7 +286,7 @@ impl Store {
             && !meta.is_dir()
         {
             return Err(Error::invalid(
-                "the goldfish store must be a directory, but this is a file; point GOLDFISH_HOME elsewhere",
+                "the goldfish store must be a directory, but this is a file",
             )
             .with_path(root));
         }
@@ -299,12 +301,12 @@ impl Store {
         })
     }
 
-    /// The store at `$GOLDFISH_HOME`, else `~/.goldfish` (from `$HOME`).
+    /// The store at `$GOLDFISH_HOME`, else `~/.goldfish` (from `$HOME`): reads the process
+    /// environment, for a binary; a library opens the directory it is given with
+    /// [`open`](Self::open).
     pub fn from_env() -> Result<Store, Error> {
-        let root = goldfish_core::fs::goldfish_home().ok_or_else(|| {
-            Error::invalid(
-                "cannot find the goldfish store: set GOLDFISH_HOME (or HOME) to a directory",
-            )
+        let root = goldfish_core::fs::goldfish_home_from_env().ok_or_else(|| {
+            Error::invalid("cannot find the goldfish store: neither GOLDFISH_HOME nor HOME is set")
         })?;
         Store::open(root)
     }
@@ -874,15 +876,19 @@ impl Store {
         Ok(checkpoint)
     }
 
-    /// The workspace a save without one goes to: `explicit`, else that of `dir` (the
-    /// checkpoint's own git directory), else — only when neither is given — that of the
-    /// process's directory.
+    /// The workspace a save goes to: `explicit`, else that of `dir` (the checkpoint's own
+    /// git directory); neither given is an error, never the process's directory.
     fn workspace_of(&self, explicit: Option<&str>, dir: Option<&Path>) -> Result<String, Error> {
-        let cwd = match dir {
-            Some(dir) => dir.to_path_buf(),
-            None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        let workspace = match (explicit, dir) {
+            (Some(name), _) => resolve_workspace(Some(name), dir.unwrap_or(Path::new("/")))?,
+            (None, Some(dir)) => resolve_workspace(None, dir)?,
+            (None, None) => {
+                return Err(Error::invalid(
+                    "no workspace to save to: the checkpoint names no workspace and no directory \
+                     to detect it from (set its `workspace` or `git_dir`)",
+                ));
+            }
         };
-        let workspace = resolve_workspace(explicit, &cwd)?;
         check_writable_workspace(&workspace)?;
         Ok(workspace)
     }

@@ -378,10 +378,10 @@ fn lexical_normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The workspace to use: `explicit`, else `$GOLDFISH_WORKSPACE`, else the workspace of `cwd`
-/// — [`choose_workspace`]'s name, a guess included (the user's home is not known here, so it
-/// is not set apart). Each of the first two is a name (validated) or a project's absolute
-/// path. Reads the environment variable: for callers that have no binary to read it for them.
+/// The workspace to use: `explicit`, else the workspace of `cwd` — [`choose_workspace`]'s
+/// name, a guess included (the user's home is not known here, so it is not set apart).
+/// `explicit` is a name (validated) or a project's absolute path. Reads no environment
+/// variable: [`resolve_workspace_from_env`] also honours `$GOLDFISH_WORKSPACE`.
 pub fn resolve_workspace(explicit: Option<&str>, cwd: &Path) -> Result<String, Error> {
     let mut query = WorkspaceQuery {
         dir: cwd.to_path_buf(),
@@ -395,14 +395,27 @@ pub fn resolve_workspace(explicit: Option<&str>, cwd: &Path) -> Result<String, E
         query.given = Some(name.to_string());
         return choose_workspace(&query).map(|c| c.name);
     }
+    choose_workspace(&query).map(|c| c.name)
+}
+
+/// [`resolve_workspace`] for a binary: `explicit`, else `$GOLDFISH_WORKSPACE` when set and
+/// not blank, else the workspace of `cwd`. The one reader of the variable in the libraries.
+pub fn resolve_workspace_from_env(explicit: Option<&str>, cwd: &Path) -> Result<String, Error> {
+    if explicit.is_some() {
+        return resolve_workspace(explicit, cwd);
+    }
     match std::env::var(WORKSPACE_ENV) {
         Ok(name) if !name.trim().is_empty() => {
-            query.given = Some(name);
+            let query = WorkspaceQuery {
+                dir: cwd.to_path_buf(),
+                given: Some(name),
+                ..WorkspaceQuery::default()
+            };
             choose_workspace(&query).map(|c| c.name).map_err(|e| {
                 Error::invalid(format!("${WORKSPACE_ENV} is not usable: {}", e.message()))
             })
         }
-        _ => choose_workspace(&query).map(|c| c.name),
+        _ => resolve_workspace(None, cwd),
     }
 }
 

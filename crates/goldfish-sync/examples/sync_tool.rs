@@ -33,6 +33,7 @@ fn run(args: &[&str]) -> Result<ExitCode, String> {
                 Path::new(ours),
                 Path::new(theirs),
                 path,
+                std::env::var(goldfish_sync::MERGE_THEIRS_ENV).ok().as_deref(),
             )
             .map_err(|e| e.to_string())?;
             if let goldfish_sync::MergeOutcome::Conflict { reason } = &outcome {
@@ -46,7 +47,7 @@ fn run(args: &[&str]) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         ["sync", home] => {
-            let report = goldfish_sync::sync(Path::new(home), &goldfish_sync::SyncOptions::default())
+            let report = goldfish_sync::sync(Path::new(home), &goldfish_sync::SyncOptions::from_env())
                 .map_err(|e| format!("{e} ({:?})", e.kind()))?;
             println!("{report:?}");
             Ok(ExitCode::SUCCESS)

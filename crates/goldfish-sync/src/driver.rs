@@ -22,9 +22,9 @@ use crate::merge::{MergeOutcome, merge_file};
 ///
 /// A missing `base` reads as empty (a file added on both sides). For `.active-plan`, the
 /// plans' `updated` times are read from `plans/` beside `path_name`: our version in the work
-/// tree (git runs drivers at its top), and theirs from the commit named by
-/// `$GOLDFISH_MERGE_THEIRS` when set (sync sets it to the remote branch it merges); the later
-/// of the two counts.
+/// tree (git runs drivers at its top), and theirs from the commit `theirs_commit` when given
+/// (sync sets `$GOLDFISH_MERGE_THEIRS` to the remote branch it merges, and the binary passes
+/// that variable's value here); the later of the two counts.
 ///
 /// Errors: a file that cannot be read or written ([`ErrorKind::Io`]); for the fallback, a
 /// `git` that cannot be run ([`ErrorKind::GitMissing`]). `ours` is untouched on error.
@@ -33,6 +33,7 @@ pub fn run_merge_driver(
     ours: &Path,
     theirs: &Path,
     path_name: &str,
+    theirs_commit: Option<&str>,
 ) -> Result<MergeOutcome> {
     let read = |path: &Path, missing_ok: bool| match std::fs::read(path) {
         Ok(bytes) => Ok(bytes),
@@ -51,7 +52,7 @@ pub fn run_merge_driver(
         .parent()
         .map(|p| p.join("plans"))
         .unwrap_or_else(|| Path::new("plans").to_path_buf());
-    let plan_updated = |id: &str| plan_updated_in(&plans_dir, id);
+    let plan_updated = |id: &str| plan_updated_in(&plans_dir, id, theirs_commit);
     let (text, outcome) = match merge_file(
         path_name,
         &base_bytes,
@@ -95,12 +96,17 @@ fn redact_merged(text: Vec<u8>) -> Vec<u8> {
 
 /// The environment variable naming the commit being merged in (theirs), which the merge
 /// driver reads plans from when choosing the newer `.active-plan`. Set by [`sync`](crate::sync)
-/// on the `git merge` it runs.
+/// on the `git merge` it runs; the binary git starts as the driver reads it and passes it to
+/// [`run_merge_driver`].
 pub const MERGE_THEIRS_ENV: &str = "GOLDFISH_MERGE_THEIRS";
 
 /// When plan `id` in `plans_dir` was last updated: the later of the work tree's version and
 /// theirs (see [`run_merge_driver`]), if either is there and parses.
-fn plan_updated_in(plans_dir: &Path, id: &str) -> Option<DateTime<Utc>> {
+fn plan_updated_in(
+    plans_dir: &Path,
+    id: &str,
+    theirs_commit: Option<&str>,
+) -> Option<DateTime<Utc>> {
     if id.contains(['/', '\\', '\0']) || id.contains("..") {
         return None;
     }
@@ -111,7 +117,7 @@ fn plan_updated_in(plans_dir: &Path, id: &str) -> Option<DateTime<Utc>> {
             .map(|p| p.updated)
     };
     let here = std::fs::read_to_string(&file).ok().and_then(|t| parse(&t));
-    let theirs = std::env::var(MERGE_THEIRS_ENV).ok().and_then(|commit| {
+    let theirs = theirs_commit.and_then(|commit| {
         let spec = format!("{commit}:{}", file.to_string_lossy().replace('\\', "/"));
         let ran = Git::new(Path::new("."))
             .run(&["show", spec.as_str()])

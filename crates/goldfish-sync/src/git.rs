@@ -145,9 +145,7 @@ impl Git {
         };
         let kind = classify_failure(detail);
         let advice = match kind {
-            ErrorKind::NotARepository => {
-                "this is not a git repository: run `goldfish sync init` first"
-            }
+            ErrorKind::NotARepository => "this is not a git repository",
             ErrorKind::RemoteUnreachable => {
                 "the remote cannot be reached: check its URL (`git remote -v`), the network, and that the repository exists"
             }

@@ -52,6 +52,9 @@ pub struct SyncOptions {
     /// How many fetch–merge–push rounds to try when the remote moves on between our fetch and
     /// our push (default 5).
     pub max_attempts: usize,
+    /// The machine's name in commit messages ("goldfish sync: 2 files from NAME"); default
+    /// `this machine`. [`SyncOptions::from_env`] reads it from the system.
+    pub host: String,
 }
 
 impl Default for SyncOptions {
@@ -59,6 +62,27 @@ impl Default for SyncOptions {
         SyncOptions {
             remote: "origin".to_string(),
             max_attempts: 5,
+            host: DEFAULT_HOST.to_string(),
+        }
+    }
+}
+
+/// The machine's name in commit messages when none is known.
+const DEFAULT_HOST: &str = "this machine";
+
+impl SyncOptions {
+    /// The defaults with the machine's name from `$HOSTNAME`, else `/etc/hostname`. For a
+    /// binary; a library sets [`host`](Self::host) itself.
+    pub fn from_env() -> SyncOptions {
+        let host = std::env::var("HOSTNAME")
+            .ok()
+            .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| DEFAULT_HOST.to_string());
+        SyncOptions {
+            host,
+            ..SyncOptions::default()
         }
     }
 }
@@ -349,23 +373,21 @@ pub fn sync(home: &Path, options: &SyncOptions) -> Result<SyncReport> {
     if !git.run(&["remote", "get-url", remote])?.ok {
         return Err(Error::new(
             ErrorKind::NoRemote,
-            format!(
-                "no remote `{remote}` to sync with: run `goldfish sync init --remote <url>` (or `git remote add {remote} <url>`)"
-            ),
+            format!("no remote `{remote}` to sync with (`git remote add {remote} <url>` adds one)"),
         )
         .with_path(home));
     }
     let branch = current_branch(&git)?;
     let remote_ref = format!("refs/remotes/{remote}/{branch}");
     let mut report = SyncReport {
-        committed: commit_local(&git)?,
+        committed: commit_local(&git, &options.host)?,
         ..SyncReport::default()
     };
     for attempt in 1..=options.max_attempts.max(1) {
         report.attempts = attempt;
         let remote_has_branch = fetch(&git, remote, &branch, &remote_ref)?;
         if remote_has_branch && !is_ancestor(&git, &remote_ref, "HEAD")? {
-            merge_remote(&git, home, &remote_ref, &mut report)?;
+            merge_remote(&git, home, &remote_ref, &options.host, &mut report)?;
         }
         if remote_has_branch && rev(&git, &remote_ref)? == rev(&git, "HEAD")? {
             return Ok(report);
@@ -491,7 +513,7 @@ fn check_git_version(git: &Git) -> Result<()> {
 fn not_a_store_repo(home: &Path) -> Error {
     Error::new(
         ErrorKind::NotARepository,
-        "the store is not a git repository yet: run `goldfish sync init` (with `--remote <url>`) first",
+        "the store is not a git repository yet",
     )
     .with_path(home)
 }
@@ -612,7 +634,7 @@ fn collect_locks(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
 }
 
 /// Stages and commits every local change; returns how many files the commit holds.
-fn commit_local(git: &Git) -> Result<usize> {
+fn commit_local(git: &Git, host: &str) -> Result<usize> {
     git.ok(&["add", "-A"])?;
     let staged = split_z(&git.ok(&["diff", "--cached", "--name-only", "-z"])?);
     if staged.is_empty() {
@@ -622,7 +644,7 @@ fn commit_local(git: &Git) -> Result<usize> {
         "goldfish sync: {} file{} from {} at {}",
         staged.len(),
         if staged.len() == 1 { "" } else { "s" },
-        host_name(),
+        host,
         goldfish_core::time::format_utc(&chrono::Utc::now()),
     );
     let args = [
@@ -661,15 +683,6 @@ fn commit_paths(git: &Git, paths: &[&str], message: &str) -> Result<()> {
     Ok(())
 }
 
-fn host_name() -> String {
-    std::env::var("HOSTNAME")
-        .ok()
-        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "this machine".to_string())
-}
-
 /// Fetches the remote's branch into `remote_ref`; false when the remote has no such branch
 /// yet (a new, empty remote).
 fn fetch(git: &Git, remote: &str, branch: &str, remote_ref: &str) -> Result<bool> {
@@ -693,7 +706,13 @@ fn fetch(git: &Git, remote: &str, branch: &str, remote_ref: &str) -> Result<bool
 /// tree, and only then does the branch move: a sync killed at any instant leaves each file
 /// old or merged, never torn, and the next sync commits what is there and merges again,
 /// which loses nothing because merges are unions.
-fn merge_remote(git: &Git, home: &Path, remote_ref: &str, report: &mut SyncReport) -> Result<()> {
+fn merge_remote(
+    git: &Git,
+    home: &Path,
+    remote_ref: &str,
+    host: &str,
+    report: &mut SyncReport,
+) -> Result<()> {
     let range = format!("HEAD...{remote_ref}");
     let changed = git.run(&["diff", "--name-only", "--no-renames", "-z", &range])?;
     let files = if changed.ok {
@@ -709,15 +728,11 @@ fn merge_remote(git: &Git, home: &Path, remote_ref: &str, report: &mut SyncRepor
     for file in &sorted {
         locks.push(lock_exclusive(&home.join(file), &WriteOptions::private())?);
     }
-    report.committed += commit_local(git)?;
+    report.committed += commit_local(git, host)?;
     let head = rev(git, "HEAD")?.ok_or_else(|| {
-        Error::new(
-            ErrorKind::Git,
-            "the store's repository has no commit yet: run `goldfish sync init`",
-        )
-        .with_path(home)
+        Error::new(ErrorKind::Git, "the store's repository has no commit yet").with_path(home)
     })?;
-    let message = format!("goldfish sync: merge {remote_ref} from {}", host_name());
+    let message = format!("goldfish sync: merge {remote_ref} from {host}");
     let merge = if is_ancestor(git, &head, remote_ref)? {
         // Nothing here the remote lacks: fast-forward to its commit.
         rev(git, remote_ref)?.unwrap_or_default()
@@ -798,7 +813,7 @@ fn merge_commit(
             return Err(Error::new(
                 ErrorKind::Conflict,
                 format!(
-                    "could not merge {} by meaning, so nothing was merged and the store is as it was; fix or remove the unreadable text on one side (`goldfish doctor` names problems) and run sync again",
+                    "could not merge {} by meaning, so nothing was merged and the store is as it was; fix or remove the unreadable text on one side and run sync again",
                     conflicted.join(", "),
                 ),
             )

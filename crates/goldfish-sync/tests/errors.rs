@@ -32,7 +32,11 @@ fn fails_untouched(home: &Path, kind: ErrorKind, words: &str) -> TestResult {
 #[test]
 fn not_a_repository() -> TestResult {
     let dir = tempfile::tempdir()?;
-    fails_untouched(dir.path(), ErrorKind::NotARepository, "goldfish sync init")?;
+    fails_untouched(
+        dir.path(),
+        ErrorKind::NotARepository,
+        "not a git repository",
+    )?;
     let err = status(dir.path()).expect_err("no repository");
     assert_eq!(err.kind(), ErrorKind::NotARepository);
     Ok(())
@@ -42,7 +46,7 @@ fn not_a_repository() -> TestResult {
 fn no_remote_configured() -> TestResult {
     let dir = tempfile::tempdir()?;
     init(dir.path(), None, &tool())?;
-    fails_untouched(dir.path(), ErrorKind::NoRemote, "--remote")
+    fails_untouched(dir.path(), ErrorKind::NoRemote, "no remote `origin`")
 }
 
 #[test]

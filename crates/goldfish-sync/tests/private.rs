@@ -63,8 +63,7 @@ fn init_and_sync_keep_the_repository_private() -> TestResult {
     let remote = bare_remote(dir.path());
     let home = dir.path().join("home");
     init(&home, remote.to_str(), &tool())?;
-    store_at(&home, "2026-03-01T10:00:00Z")?
-        .save_checkpoint(CheckpointInput::new("private work"))?;
+    store_at(&home, "2026-03-01T10:00:00Z")?.save_checkpoint(input_in("ws", "private work"))?;
     sync(&home, &SyncOptions::default())?;
     assert_private_repository(&home)
 }
@@ -88,7 +87,7 @@ fn init_makes_an_existing_repository_private() -> TestResult {
     assert_eq!(mode(&home.join(".git"))?, 0o700);
     assert_eq!(mode(&home.join(".gitignore"))?, 0o600);
     assert_eq!(mode(&home.join(".gitattributes"))?, 0o600);
-    store_at(&home, "2026-03-01T10:00:00Z")?.save_checkpoint(CheckpointInput::new("after init"))?;
+    store_at(&home, "2026-03-01T10:00:00Z")?.save_checkpoint(input_in("ws", "after init"))?;
     git(&home, &["add", "-A"]);
     git(&home, &["commit", "-q", "-m", "later"]);
     assert_eq!(
@@ -96,4 +95,11 @@ fn init_makes_an_existing_repository_private() -> TestResult {
         Vec::<String>::new()
     );
     Ok(())
+}
+
+/// A checkpoint for workspace `ws` (a save names its workspace or its directory).
+fn input_in(ws: &str, description: &str) -> CheckpointInput {
+    let mut input = CheckpointInput::new(description);
+    input.workspace = Some(ws.into());
+    input
 }

@@ -1,4 +1,4 @@
-//! Journals and notes: the store's archive of finished journals (`self-improving/`) and, for
+//! Journals and notes: the store's archive of finished journals (`.self-improving/`) and, for
 //! each worktree given on the command line, its `JOURNAL.md` hand-over, `GOBLIN_NOTES.md` and
 //! pipeline state.
 
@@ -13,11 +13,9 @@ use crate::html::{Nav, enc, layout, not_found, problem, problems, raw};
 use crate::markdown::markdown_to_html;
 use crate::{App, Page};
 
-/// The archive's directory under the store root (`goldfish journal archive` writes there).
-const ARCHIVE_DIR: &str = "self-improving";
-
+/// The archive's directory under the store root, where `goldfish journal archive` writes.
 fn archive_root(app: &App) -> PathBuf {
-    app.store_root().join(ARCHIVE_DIR)
+    goldfish_journal::archive_root_in(app.store_root())
 }
 
 /// Reads a text file: `Ok(None)` when it does not exist, an error message naming it otherwise.

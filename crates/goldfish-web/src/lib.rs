@@ -79,6 +79,9 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 pub use activity::{ActivityQuery, activity};
+/// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
+/// callers need not depend on it or match its version.
+pub use chrono;
 pub use detail::{checkpoint, plan};
 pub use journals::{archived_journal, journals, worktree};
 pub use markdown::{markdown_to_html, safe_url};

@@ -2,8 +2,7 @@
 //! filters and a search ranked by the recall engine.
 
 use chrono::NaiveDate;
-use goldfish_recall::{Filter, RecallOptions, RecallResult, Scope, format_explanation};
-use goldfish_store::Checkpoint;
+use goldfish_recall::{Filter, RecallHit, RecallOptions, RecallResult, Scope, format_explanation};
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -147,7 +146,7 @@ pub fn timeline(app: &App, q: &TimelineQuery) -> Page {
 /// The list under the form: a ranked list for a search, else grouped by day; pagination.
 fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) -> Markup {
     let start = (page - 1).saturating_mul(PAGE_SIZE);
-    let shown = &r.checkpoints[start.min(r.checkpoints.len())..];
+    let shown = &r.hits[start.min(r.hits.len())..];
     let pages = r.total.div_ceil(PAGE_SIZE).max(1);
     let link = |p: usize| {
         let p = p.to_string();
@@ -175,9 +174,9 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
             p.empty { @if r.total == 0 { "Nothing here." } @else { "No checkpoints on this page." } }
         } @else if searching {
             ol.results start=(start.saturating_add(1)) {
-                @for (i, c) in shown.iter().enumerate() {
-                    @let why = r.explanations.get(start.saturating_add(i)).map(format_explanation);
-                    (checkpoint_row(c, r.now, true, html! {
+                @for hit in shown {
+                    @let why = hit.explanation.as_ref().map(format_explanation);
+                    (checkpoint_row(&hit.checkpoint, r.now, true, html! {
                         @if let Some(why) = why {
                             details.why { summary { "why this matched" } pre { (why) } }
                         }
@@ -187,7 +186,7 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
         } @else {
             @for (d, group) in by_day(shown) {
                 h2.day { time datetime=(d) { (d.format("%A %-d %B %Y")) } }
-                ul.day { @for c in group { (checkpoint_row(c, r.now, false, html! {})) } }
+                ul.day { @for h in group { (checkpoint_row(&h.checkpoint, r.now, false, html! {})) } }
             }
         }
         @if pages > 1 {
@@ -200,14 +199,14 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
 }
 
 /// Consecutive checkpoints of the same UTC day, in order.
-fn by_day(list: &[Checkpoint]) -> Vec<(NaiveDate, &[Checkpoint])> {
+fn by_day(list: &[RecallHit]) -> Vec<(NaiveDate, &[RecallHit])> {
     let mut out = Vec::new();
     let mut rest = list;
     while let Some(first) = rest.first() {
-        let day = first.timestamp.date_naive();
+        let day = first.checkpoint.timestamp.date_naive();
         let n = rest
             .iter()
-            .take_while(|c| c.timestamp.date_naive() == day)
+            .take_while(|h| h.checkpoint.timestamp.date_naive() == day)
             .count();
         let (group, tail) = rest.split_at(n);
         out.push((day, group));

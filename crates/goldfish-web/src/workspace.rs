@@ -83,9 +83,9 @@ pub fn workspace(app: &App, name: &str) -> Page {
             html! {
                 (problems(&skipped))
                 h2 { "Recent checkpoints" }
-                p.summary { (r.checkpoints.len()) " of " (r.total) " · "
+                p.summary { (r.hits.len()) " of " (r.total) " · "
                     a href={ "/" (query_string(&[("ws", name)])) } { "all in the timeline" } }
-                ul.day { @for c in &r.checkpoints { (checkpoint_row(c, r.now, true, html! {})) } }
+                ul.day { @for c in r.checkpoints() { (checkpoint_row(c, r.now, true, html! {})) } }
             }
         }
         Err(e) => problem(e.to_string()),

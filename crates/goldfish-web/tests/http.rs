@@ -105,8 +105,7 @@ fn search_ranks_like_recall_and_explains() -> TestResult {
     o.now = Some(now());
     o.limit = 50;
     let expected: Vec<String> = goldfish_recall::recall(&store, &o)?
-        .checkpoints
-        .iter()
+        .checkpoints()
         .map(|c| c.title().to_string())
         .collect();
     assert_eq!(shown, expected);
@@ -224,7 +223,7 @@ fn hostile_stored_text_is_escaped_everywhere() -> TestResult {
     plan.id = Some("p".into());
     plan.activate = true;
     store.save_plan(plan)?;
-    let root = dir.path().join("self-improving");
+    let root = dir.path().join(".self-improving");
     std::fs::create_dir_all(root.join("journals"))?;
     std::fs::write(root.join("journals").join("t-2026-03-01.md"), HOSTILE)?;
     std::fs::write(root.join("corrections.md"), HOSTILE)?;
@@ -576,7 +575,7 @@ fn journals_notes_and_pipeline() -> TestResult {
         journal.fail(None, "cookie jar lost the token")?;
     }
     // The archive, as `goldfish journal archive` writes it.
-    let root = dir.path().join("self-improving");
+    let root = dir.path().join(".self-improving");
     std::fs::create_dir_all(root.join("journals"))?;
     std::fs::write(
         root.join("journals").join("auth-2026-03-01.md"),

@@ -58,7 +58,7 @@ pub(crate) fn setup(args: SetupArgs) -> anyhow::Result<Report> {
         anyhow::bail!("name a client (claude, codex or cursor), or pass --print");
     };
     let client = client.setup_client();
-    let mut options = goldfish_setup::Options::default();
+    let mut options = goldfish_setup::Options::from_env();
     options.action = if args.remove {
         goldfish_setup::Action::Remove
     } else {
@@ -163,7 +163,7 @@ fn render_change(text: &mut String, outcome: &goldfish_setup::Outcome, dry_run: 
 
 /// `goldfish doctor`: exit 1 when a check fails.
 pub(crate) fn doctor(ctx: &Context, args: &DoctorArgs) -> anyhow::Result<Report> {
-    let mut env = goldfish_setup::Env::from_process();
+    let mut env = goldfish_setup::Env::from_env();
     env.goldfish_home = Some(ctx.home.clone().into_os_string());
     let mut fixed = Vec::new();
     if args.fix {

@@ -91,7 +91,7 @@ pub(crate) fn run(ctx: &Context, a: JournalArgs) -> anyhow::Result<Report> {
             let root = match root {
                 Some(r) if r.is_relative() => ctx.cwd.join(r),
                 Some(r) => r,
-                None => ctx.home.join("self-improving"),
+                None => goldfish_journal::archive_root_in(&ctx.home),
             };
             let r = journal.archive(&root)?;
             let text = format!(

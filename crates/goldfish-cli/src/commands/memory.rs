@@ -63,7 +63,7 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
 
 /// `goldfish recall`.
 pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
-    let mut o = RecallOptions::default();
+    let mut o = RecallOptions::from_env();
     let (scope, guess) = ctx.recall_scope(None)?;
     o.workspace = scope;
     // A guessed workspace is named in the report's heading; how it was guessed goes to stderr.
@@ -122,6 +122,7 @@ pub(crate) fn standup(ctx: &Context, a: StandupArgs) -> anyhow::Result<Report> {
     if let Some(days) = a.days {
         o.days = days;
     }
+    o.cwd = Some(ctx.cwd.clone());
     let s = goldfish_recall::standup_with(&ctx.open_store()?, &o)?;
     let mut f = FormatOptions::default();
     f.max_chars = CLI_BUDGET;

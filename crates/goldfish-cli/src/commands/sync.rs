@@ -27,7 +27,7 @@ pub(crate) fn sync(ctx: &Context, a: SyncArgs) -> anyhow::Result<Report> {
     let home = &ctx.home;
     match a.command {
         None => {
-            let report = goldfish_sync::sync(home, &SyncOptions::default())?;
+            let report = goldfish_sync::sync(home, &SyncOptions::from_env())?;
             let mut text = format!(
                 "Synced {}: {} file{} committed, {}, {}",
                 home.display(),
@@ -126,7 +126,15 @@ pub(crate) fn sync(ctx: &Context, a: SyncArgs) -> anyhow::Result<Report> {
 /// `goldfish merge-driver %O %A %B %P`: exit 0 when merged cleanly, 1 when git's conflict
 /// markers were written (the reason on stderr).
 pub(crate) fn merge_driver(a: MergeDriverArgs) -> anyhow::Result<ExitCode> {
-    let outcome = goldfish_sync::run_merge_driver(&a.base, &a.ours, &a.theirs, &a.path)?;
+    // `goldfish sync` names the commit it merges in this variable of the `git merge` it runs.
+    let theirs_commit = std::env::var(goldfish_sync::MERGE_THEIRS_ENV).ok();
+    let outcome = goldfish_sync::run_merge_driver(
+        &a.base,
+        &a.ours,
+        &a.theirs,
+        &a.path,
+        theirs_commit.as_deref(),
+    )?;
     if let MergeOutcome::Conflict { reason } = &outcome {
         eprintln!("goldfish merge-driver: {reason}");
     }

@@ -62,13 +62,12 @@ use goldfish_store::{
 };
 
 use crate::engine::Hit;
-use crate::explain::Explanation;
 use crate::fields::{FIELDS, checkpoint_tokens};
 use crate::matches::{DocMatch, Pass};
 use crate::options::SearchOptions;
 use crate::pass::TermMatcher;
 use crate::query::{Query, Word};
-use crate::recall::SkippedFile;
+use crate::recall::{RecallHit, SkippedFile};
 use crate::scan::NONE;
 use crate::score::average_lengths;
 use crate::window::TimeWindow;
@@ -87,11 +86,6 @@ pub const INDEX_DIR: &str = ".index";
 
 /// A file whose mtime is this close to the build (or later) gets a content hash.
 const RACY_NS: i64 = 2_000_000_000;
-
-/// True when `$GOLDFISH_NO_INDEX` asks to bypass the index.
-pub(crate) fn disabled_by_env() -> bool {
-    std::env::var_os(NO_INDEX_ENV).is_some_and(|v| !v.is_empty() && v != "0")
-}
 
 /// The index file of `workspace`.
 pub(crate) fn index_path(store: &Store, workspace: &str) -> PathBuf {

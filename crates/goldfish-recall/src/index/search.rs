@@ -22,10 +22,9 @@ impl Fallback {
 /// What a search through the index found: as recall reports it.
 #[derive(Debug, Default)]
 pub(crate) struct Answer {
-    /// The checkpoints shown (at most the limit), best first.
-    pub(crate) shown: Vec<Checkpoint>,
-    /// Their explanations, when asked for.
-    pub(crate) explanations: Vec<Explanation>,
+    /// The checkpoints shown (at most the limit), best first, with their scores and, when
+    /// asked for, their explanations.
+    pub(crate) shown: Vec<RecallHit>,
     /// Hits before the limit.
     pub(crate) total: usize,
     /// Per workspace (in the order given): hits and shown.
@@ -276,10 +275,11 @@ pub(crate) fn search(
             .get(doc.ordinal as usize)
             .cloned()
             .ok_or_else(|| Fallback("a day file changed during the search".into()))?;
-        answer.shown.push(cp);
-        if let Some(e) = hit.explain {
-            answer.explanations.push(*e);
-        }
+        answer.shown.push(RecallHit {
+            checkpoint: cp,
+            score: Some(hit.score),
+            explanation: hit.explain.map(|e| *e),
+        });
     }
     answer.counts = parts
         .iter()

@@ -34,8 +34,7 @@ pub fn pre_compact(store: &Store, opts: &HookOptions) -> Result<Injection, Error
     o.limit = 200;
     let result = goldfish_recall::recall(store, &o)?;
     let mut saved: Vec<&goldfish_store::Checkpoint> = result
-        .checkpoints
-        .iter()
+        .checkpoints()
         .filter(|c| {
             c.timestamp >= since || (opts.session.is_some() && c.actor.session == opts.session)
         })

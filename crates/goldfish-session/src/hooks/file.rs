@@ -50,7 +50,7 @@ pub fn file_context(
             o.filter.file = Some(pattern);
             o.limit = CANDIDATES;
             let result = goldfish_recall::recall(store, &o)?;
-            for c in &result.checkpoints {
+            for c in result.checkpoints() {
                 if c.memory_type != MemoryType::Checkpoint
                     && !entries.iter().any(|(id, _)| *id == c.id)
                 {

@@ -140,11 +140,19 @@ pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result
         .unwrap_or(0)
         .max(result.total);
     let entries: Vec<(String, String)> = result
-        .checkpoints
+        .hits
         .iter()
-        .zip(&result.explanations)
-        .filter(|(_, e)| Confidence::of(e, searched).clear())
-        .map(|(c, _)| (c.id.clone(), entry_line(c, result.now)))
+        .filter(|h| {
+            h.explanation
+                .as_ref()
+                .is_some_and(|e| Confidence::of(e, searched).clear())
+        })
+        .map(|h| {
+            (
+                h.checkpoint.id.clone(),
+                entry_line(&h.checkpoint, result.now),
+            )
+        })
         .collect();
     let head = "goldfish memory matching this prompt (open one in full with `goldfish show ID`, \
                 or the recall tool with `id`):\n";
