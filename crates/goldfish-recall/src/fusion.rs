@@ -25,6 +25,29 @@ pub enum Fusion {
         /// The semantic channel's weight.
         semantic_weight: f32,
     },
+    /// A calibrated mix of the two channels' scores: a document's fused score is its
+    /// lexical score normalised over the lexical list (so the best lexical document has 1)
+    /// plus `semantic_weight` × its cosine similarity (normalised over the semantic list
+    /// too with [`Normalisation::MinMax`]). A channel that did not rank a document adds 0.
+    /// Unlike rank fusion, how much better the best lexical match is than the next one
+    /// counts: a keyword query whose words one document holds keeps that document first.
+    Mix {
+        /// How the scores are brought to a common scale.
+        normalisation: Normalisation,
+        /// The weight of the semantic part against the normalised lexical score's 1.
+        semantic_weight: f32,
+    },
+}
+
+/// How [`Fusion::Mix`] scales each channel's scores, per query, over that channel's list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Normalisation {
+    /// The lexical score divided by the list's best; the cosine as it is.
+    Max,
+    /// Each channel's score min-max scaled over its list (`(s − min) / (max − min)`, 1 when
+    /// every score of the list is the same).
+    MinMax,
 }
 
 impl Fusion {
@@ -35,6 +58,16 @@ impl Fusion {
             k,
             lexical_weight: 1.0,
             semantic_weight: 1.0,
+        }
+    }
+
+    /// A score mix: the lexical score divided by the best lexical score, plus
+    /// `semantic_weight` × the cosine ([`Normalisation::Max`]).
+    #[must_use]
+    pub fn mix(semantic_weight: f32) -> Self {
+        Fusion::Mix {
+            normalisation: Normalisation::Max,
+            semantic_weight,
         }
     }
 }
@@ -71,7 +104,7 @@ pub struct Fused<K> {
 }
 
 /// Fuses a lexical and a semantic ranking (each `(key, score)`, best first) into one, best
-/// first.
+/// first, by `fusion` (each document's [`ChannelPart`]s say what each channel added).
 ///
 /// Ties of the fused score are broken by the better lexical rank, then the better semantic
 /// rank, then the order in which the documents first appear (lexical list first): the result
@@ -82,17 +115,14 @@ pub fn fuse<K: Copy + Eq + Hash>(
     semantic: &[(K, f32)],
     fusion: Fusion,
 ) -> Vec<Fused<K>> {
-    let Fusion::Rrf {
-        k,
-        lexical_weight,
-        semantic_weight,
-    } = fusion;
-    let part = |rank: usize, score: f32, weight: f32| {
+    let lexical_part = scorer(lexical, fusion, Channel::Lexical);
+    let semantic_part = scorer(semantic, fusion, Channel::Semantic);
+    let part = |rank: usize, score: f32, contribution: &dyn Fn(u32, f32) -> f32| {
         let rank = u32::try_from(rank + 1).unwrap_or(u32::MAX);
         ChannelPart {
             rank,
             score,
-            contribution: weight / (k + rank as f32),
+            contribution: contribution(rank, score),
         }
     };
     let mut place: HashMap<K, usize> = HashMap::with_capacity(lexical.len() + semantic.len());
@@ -102,7 +132,7 @@ pub fn fuse<K: Copy + Eq + Hash>(
             continue;
         }
         place.insert(key, fused.len());
-        let lexical = part(rank, score, lexical_weight);
+        let lexical = part(rank, score, &lexical_part);
         fused.push(Fused {
             key,
             score: lexical.contribution,
@@ -111,7 +141,7 @@ pub fn fuse<K: Copy + Eq + Hash>(
         });
     }
     for (rank, &(key, score)) in semantic.iter().enumerate() {
-        let semantic = part(rank, score, semantic_weight);
+        let semantic = part(rank, score, &semantic_part);
         match place.get(&key) {
             Some(&at) => {
                 let doc = &mut fused[at];
@@ -140,6 +170,59 @@ pub fn fuse<K: Copy + Eq + Hash>(
             .then_with(|| rank_of(a.semantic).cmp(&rank_of(b.semantic)))
     });
     fused
+}
+
+#[derive(Clone, Copy)]
+enum Channel {
+    Lexical,
+    Semantic,
+}
+
+/// What a document at `rank` (from 1) with `score` adds from `channel`'s `list`.
+fn scorer<K>(list: &[(K, f32)], fusion: Fusion, channel: Channel) -> impl Fn(u32, f32) -> f32 {
+    let (lo, hi) = list.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), e| {
+        (lo.min(e.1), hi.max(e.1))
+    });
+    move |rank: u32, score: f32| match (fusion, channel) {
+        (
+            Fusion::Rrf {
+                k, lexical_weight, ..
+            },
+            Channel::Lexical,
+        ) => lexical_weight / (k + rank as f32),
+        (
+            Fusion::Rrf {
+                k,
+                semantic_weight,
+                ..
+            },
+            Channel::Semantic,
+        ) => semantic_weight / (k + rank as f32),
+        (Fusion::Mix { normalisation, .. }, Channel::Lexical) => match normalisation {
+            Normalisation::Max if hi > 0.0 => score / hi,
+            Normalisation::Max => 0.0,
+            Normalisation::MinMax => min_max(score, lo, hi),
+        },
+        (
+            Fusion::Mix {
+                normalisation,
+                semantic_weight,
+            },
+            Channel::Semantic,
+        ) => match normalisation {
+            Normalisation::Max => semantic_weight * score,
+            Normalisation::MinMax => semantic_weight * min_max(score, lo, hi),
+        },
+    }
+}
+
+/// `score` scaled to 0–1 between `lo` and `hi`; 1 when they are equal.
+fn min_max(score: f32, lo: f32, hi: f32) -> f32 {
+    if hi > lo {
+        (score - lo) / (hi - lo)
+    } else {
+        1.0
+    }
 }
 
 #[cfg(test)]

@@ -18,8 +18,9 @@
 //! have no vector yet (the newest first); the others rank lexically only until
 //! [`embed_vectors`](crate::embed_vectors) (`goldfish index rebuild`) or a later recall computes them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -27,7 +28,8 @@ use goldfish_store::Checkpoint;
 
 use crate::engine::Hit;
 use crate::explain::Explanation;
-use crate::fusion::{ChannelPart, Fusion, fuse};
+use crate::fusion::{ChannelPart, Fused, Fusion, fuse};
+use crate::query::Query;
 
 /// The error an [`Embedder`] returns: anything that can say what went wrong.
 pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
@@ -54,6 +56,12 @@ pub struct SemanticOptions {
     /// Entries less similar than this (cosine) are not semantic candidates (default 0.2): a
     /// query about nothing in the store brings back nothing by meaning either.
     pub min_similarity: f32,
+    /// The semantic channel takes part only in a search of at least this many content
+    /// words ([`Query::terms`]); a shorter one (keywords, a file or branch name) is ranked
+    /// lexically alone, and its query is not embedded.
+    pub min_query_words: usize,
+    /// Which entries the semantic channel ranks.
+    pub pool: Pool,
     /// At most this many entries without a vector are embedded by one recall (default 4,
     /// about a fifth of a second on two cores);
     /// the rest rank lexically until embedded.
@@ -62,15 +70,75 @@ pub struct SemanticOptions {
     pub fusion: Fusion,
 }
 
+impl SemanticOptions {
+    /// Whether the semantic channel takes part in a search for `query`
+    /// ([`SemanticOptions::min_query_words`]).
+    #[must_use]
+    pub fn applies_to(&self, query: &Query) -> bool {
+        query.terms().len() >= self.min_query_words
+    }
+}
+
 impl Default for SemanticOptions {
     fn default() -> Self {
         SemanticOptions {
             candidates: 50,
             min_similarity: 0.2,
+            min_query_words: 0,
+            pool: Pool::Nearest,
             embed_missing: 4,
             fusion: Fusion::default(),
         }
     }
+}
+
+/// Which entries the semantic channel ranks, each with its cosine similarity to the query
+/// (at least [`SemanticOptions::min_similarity`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Pool {
+    /// The [`SemanticOptions::candidates`] entries of the searched set nearest the query.
+    Nearest,
+    /// Those, and every lexical candidate with its own similarity: a score mix then knows
+    /// the similarity of every lexical candidate, not only of those among the nearest.
+    NearestAndLexical,
+    /// The lexical candidates only, re-ranked: nothing is found by meaning alone.
+    Lexical,
+}
+
+/// Fuses a search's two channels as [`SemanticOptions`] say: `lexical` is the lexical
+/// engine's ranking (`(key, score)`, best first), `cosines` every searched entry that has
+/// a vector with its cosine similarity to the query, best first. Each channel is cut to
+/// its best [`SemanticOptions::candidates`], the semantic one chosen by
+/// [`SemanticOptions::pool`] among the entries at least
+/// [`SemanticOptions::min_similarity`] similar, then [`fuse`]d by
+/// [`SemanticOptions::fusion`]. Pure: what recall does with a search's rankings, for a
+/// caller with rankings of its own.
+#[must_use]
+pub fn fuse_channels<K: Copy + Eq + Hash>(
+    lexical: &[(K, f32)],
+    cosines: &[(K, f32)],
+    opts: &SemanticOptions,
+) -> Vec<Fused<K>> {
+    let lexical = &lexical[..lexical.len().min(opts.candidates)];
+    let similar = cosines.iter().filter(|c| c.1 >= opts.min_similarity);
+    let semantic: Vec<(K, f32)> = match opts.pool {
+        Pool::Nearest => similar.take(opts.candidates).copied().collect(),
+        Pool::NearestAndLexical | Pool::Lexical => {
+            let nearest = if opts.pool == Pool::Lexical {
+                0
+            } else {
+                opts.candidates
+            };
+            let ranked: HashSet<K> = lexical.iter().map(|l| l.0).collect();
+            similar
+                .enumerate()
+                .filter(|(i, c)| *i < nearest || ranked.contains(&c.0))
+                .map(|(_, c)| *c)
+                .collect()
+        }
+    };
+    fuse(lexical, &semantic, opts.fusion)
 }
 
 /// The semantic channel of a recall: a model and how to use it.
@@ -474,33 +542,27 @@ pub(crate) fn rerank<'w>(
         }
     }
     let query = std::mem::take(&mut caches.query);
-    let mut semantic: Vec<(usize, f32)> = Vec::new();
+    let mut cosines: Vec<(usize, f32)> = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if let Some(sim) = caches.of(e.workspace).cosine(e.key, &query)
             && sim >= opts.min_similarity
         {
-            semantic.push((i, sim));
+            cosines.push((i, sim));
         }
     }
     caches.query = query;
     // Best first; equal similarity keeps the newer entry first (later in reading order).
-    semantic.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
-    semantic.truncate(opts.candidates);
+    cosines.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
     let cut = hits.len().min(opts.candidates);
     let lexical: Vec<(usize, f32)> = hits[..cut].iter().map(|h| (h.index, h.score)).collect();
-    let mut by_index: HashMap<usize, Hit> = HashMap::with_capacity(cut);
-    let mut rest = Vec::new();
-    for (k, hit) in hits.into_iter().enumerate() {
-        if k < cut {
-            by_index.insert(hit.index, hit);
-        } else {
-            rest.push(hit);
-        }
-    }
-    let words = by_index
-        .values()
+    let fused = fuse_channels(&lexical, &cosines, &opts);
+    // What a hit found by meaning alone says about the query's words.
+    let words = hits
+        .iter()
         .find_map(|h| h.explain.as_ref().map(|e| e.unmatched()));
-    let mut out: Vec<Hit> = fuse(&lexical, &semantic, opts.fusion)
+    let order: Vec<usize> = hits.iter().map(|h| h.index).collect();
+    let mut by_index: HashMap<usize, Hit> = hits.into_iter().map(|h| (h.index, h)).collect();
+    let mut out: Vec<Hit> = fused
         .into_iter()
         .map(|f| {
             let mut hit = by_index.remove(&f.key).unwrap_or(Hit {
@@ -526,8 +588,9 @@ pub(crate) fn rerank<'w>(
             hit
         })
         .collect();
-    // Lexical hits beyond the candidates keep their order after the fused ones.
-    out.extend(rest);
+    // Lexical hits beyond the candidates keep their order after the fused ones (those the
+    // semantic channel fused in are there already).
+    out.extend(order[cut..].iter().filter_map(|i| by_index.remove(i)));
     out
 }
 

@@ -25,13 +25,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use goldfish_embed::{BertEmbedder, Embedder};
-use goldfish_recall::fusion::{Fusion, fuse};
-use goldfish_recall::{Query, SearchOptions, search};
+use goldfish_recall::fusion::{Fusion, Normalisation};
+use goldfish_recall::semantic::{Pool, embedding_text, fuse_channels};
+use goldfish_recall::{Query, SearchOptions, SemanticOptions, search};
 use goldfish_store::Checkpoint;
 
 use crate::baseline::{Bm25, Figures, Judged, figures, header, judged, row};
 use crate::eval::checkpoints;
 use crate::locomo::conversations;
+use crate::tuning::line;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 type BoxError = Box<dyn std::error::Error>;
@@ -174,38 +176,44 @@ fn vectors(texts: &[String]) -> Result<Vec<Vec<f32>>, BoxError> {
         .collect()
 }
 
-/// What the semantic channel embeds of a checkpoint (see the module docs).
-fn semantic_text(cp: &Checkpoint) -> String {
-    if cp.tags.is_empty() {
-        cp.description.clone()
-    } else {
-        format!("{}\n{}", cp.description, cp.tags.join(" "))
-    }
+/// What is embedded of a checkpoint: a function of it.
+type TextOf = fn(&Checkpoint) -> String;
+
+/// The title (first line of the description) with the rest of
+/// [`goldfish_recall::semantic::embedding_text`]: fusion candidate 7 of `eval/README.md`.
+fn title_text(cp: &Checkpoint) -> String {
+    let mut short = cp.clone();
+    short.description = cp.description.lines().next().unwrap_or_default().to_string();
+    embedding_text(&short)
 }
 
 /// One corpus with its queries, each query's two rankings computed once.
 struct Set {
     cps: Vec<Checkpoint>,
     queries: Vec<Judged>,
+    /// Per query: its parsed words (what decides whether the semantic channel takes part).
+    parsed: Vec<Query>,
     /// Per query: the engine's hits `(index, score)`, best first.
     lexical: Vec<Vec<(usize, f32)>>,
-    /// Per query: every document `(index, cosine)`, best first.
+    /// Per query: every document `(index, cosine)`, best first (equal cosines: the later
+    /// document first, as recall orders them).
     semantic: Vec<Vec<(usize, f32)>>,
 }
 
 impl Set {
-    fn new(cps: Vec<Checkpoint>, queries: Vec<Judged>) -> Result<Set, BoxError> {
+    fn new(cps: Vec<Checkpoint>, queries: Vec<Judged>, text: TextOf) -> Result<Set, BoxError> {
         let queries: Vec<Judged> = queries
             .into_iter()
             .filter(|q| !q.expect.is_empty())
             .collect();
-        let docs = vectors(&cps.iter().map(semantic_text).collect::<Vec<_>>())?;
+        let docs = vectors(&cps.iter().map(text).collect::<Vec<_>>())?;
         let qv = vectors(&queries.iter().map(|q| q.query.clone()).collect::<Vec<_>>())?;
         let opts = SearchOptions::default();
-        let lexical = queries
+        let parsed: Vec<Query> = queries.iter().map(|q| Query::parse(&q.query)).collect();
+        let lexical = parsed
             .iter()
             .map(|q| {
-                search(&Query::parse(&q.query), &cps, &opts)
+                search(q, &cps, &opts)
                     .into_iter()
                     .map(|h| (h.index, h.score))
                     .collect()
@@ -217,15 +225,16 @@ impl Set {
                 let mut r: Vec<(usize, f32)> = docs
                     .iter()
                     .enumerate()
-                    .map(|(i, d)| (i, q.iter().zip(d).map(|(a, b)| a * b).sum()))
+                    .map(|(i, d)| (i, cosine(q, d)))
                     .collect();
-                r.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                r.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
                 r
             })
             .collect();
         Ok(Set {
             cps,
             queries,
+            parsed,
             lexical,
             semantic,
         })
@@ -249,24 +258,46 @@ impl Set {
     }
 }
 
+/// The cosine similarity of two vectors.
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    dot / (norm(a) * norm(b))
+}
+
 /// How the two rankings are merged.
 #[derive(Clone, Copy, Debug)]
 enum Ranker {
     Lexical,
     Semantic,
-    /// Fused by `fuse`, each channel's list cut to its best `usize` first.
-    Fused(Fusion, usize),
+    /// Fused as recall fuses them ([`fuse_channels`]), for the queries the options say; the
+    /// lexical hits beyond the candidates after the fused ones.
+    Hybrid(SemanticOptions),
 }
 
 impl Ranker {
     fn rank(self, set: &Set, q: usize) -> Vec<usize> {
+        let lexical = || set.lexical[q].iter().map(|&(i, _)| i).collect();
         match self {
-            Ranker::Lexical => set.lexical[q].iter().map(|&(i, _)| i).collect(),
+            Ranker::Lexical => lexical(),
             Ranker::Semantic => set.semantic[q].iter().map(|&(i, _)| i).collect(),
-            Ranker::Fused(fusion, n) => {
-                let lex = &set.lexical[q][..set.lexical[q].len().min(n)];
-                let sem = &set.semantic[q][..set.semantic[q].len().min(n)];
-                fuse(lex, sem, fusion).into_iter().map(|f| f.key).collect()
+            Ranker::Hybrid(opts) if !opts.applies_to(&set.parsed[q]) => lexical(),
+            Ranker::Hybrid(opts) => {
+                let mut out: Vec<usize> = fuse_channels(&set.lexical[q], &set.semantic[q], &opts)
+                    .into_iter()
+                    .map(|f| f.key)
+                    .collect();
+                let mut seen = vec![false; set.cps.len()];
+                for &i in &out {
+                    seen[i] = true;
+                }
+                let cut = set.lexical[q].len().min(opts.candidates);
+                for &(i, _) in &set.lexical[q][cut..] {
+                    if !seen[i] {
+                        out.push(i);
+                    }
+                }
+                out
             }
         }
     }
@@ -281,20 +312,26 @@ struct Sets {
 }
 
 impl Sets {
-    fn read() -> Result<Sets, BoxError> {
+    /// The sets, `text` embedded of each checkpoint; with `held_back` false, LoCoMo's tuning
+    /// half only.
+    fn read(text: TextOf, held_back: bool) -> Result<Sets, BoxError> {
         let mut locomo = Vec::new();
-        for c in conversations()? {
-            locomo.push(Set::new(c.checkpoints, c.questions)?);
+        let convs = conversations()?;
+        let n = if held_back { convs.len() } else { 5 };
+        for c in convs.into_iter().take(n) {
+            locomo.push(Set::new(c.checkpoints, c.questions, text)?);
         }
         Ok(Sets {
             locomo,
             nl: Set::new(
                 checkpoints(include_str!("fixtures/nl_corpus.jsonl"))?,
                 judged(include_str!("fixtures/nl_queries.jsonl"))?,
+                text,
             )?,
             kw: Set::new(
                 checkpoints(include_str!("fixtures/eval_checkpoints.jsonl"))?,
                 judged(include_str!("fixtures/eval_queries.jsonl"))?,
+                text,
             )?,
         })
     }
@@ -317,33 +354,120 @@ impl Sets {
     }
 }
 
-/// The chosen setting: [`Fusion::default`], each channel's 100 best.
-const CANDIDATES: usize = 100;
+/// The sum `eval/README.md` chooses on, and whether the rules keep the setting: keyword
+/// MRR@10 at least 0.98, no set with more empty answers than `lexical`.
+fn judge(f: &[Figures; 3], lexical: &[Figures; 3]) -> (f64, bool) {
+    let sum = f.iter().map(|f| f.recall10() + f.mrr()).sum();
+    let kept = f[2].mrr() >= 0.98 && f.iter().zip(lexical).all(|(f, l)| f.empty <= l.empty);
+    (sum, kept)
+}
 
+/// The options with `fusion` and the rest as given.
+fn options(
+    fusion: Fusion,
+    candidates: usize,
+    min_similarity: f32,
+    min_query_words: usize,
+    pool: Pool,
+) -> SemanticOptions {
+    let mut o = SemanticOptions::default();
+    o.fusion = fusion;
+    o.candidates = candidates;
+    o.min_similarity = min_similarity;
+    o.min_query_words = min_query_words;
+    o.pool = pool;
+    o
+}
+
+/// A setting's name in the sweep.
+fn label(o: &SemanticOptions) -> String {
+    let fusion = match o.fusion {
+        Fusion::Rrf {
+            k,
+            semantic_weight,
+            ..
+        } => format!("rrf k{k} w{semantic_weight}"),
+        Fusion::Mix {
+            normalisation,
+            semantic_weight,
+        } => format!("mix {normalisation:?} a{semantic_weight}"),
+        other => format!("{other:?}"),
+    };
+    let top = if o.candidates == usize::MAX {
+        "all".to_string()
+    } else {
+        o.candidates.to_string()
+    };
+    format!(
+        "{fusion} top{top} min{} q{} {:?}",
+        o.min_similarity, o.min_query_words, o.pool
+    )
+}
+
+/// Every fusion of `eval/README.md`'s "Fusion candidates", on the tuning sets only: all
+/// rows, then the ten best by the sum and the ten best the rules keep.
 #[test]
 #[ignore = "a tuning aid, not a check"]
 fn hybrid_sweep() -> TestResult {
-    let sets = Sets::read()?;
+    let sets = Sets::read(embedding_text, false)?;
     println!(
-        "setting                      | LoCoMo 1-5 r10 mrr | NL r10 mrr | keyword r10 mrr | empty | sum"
+        "setting                                          | LoCoMo 1-5 r10 mrr | NL r10 mrr | keyword r10 mrr | empty | sum"
     );
-    crate::tuning::line("lexical", &sets.tuning(Ranker::Lexical));
-    crate::tuning::line("semantic", &sets.tuning(Ranker::Semantic));
-    for n in [50, 100, usize::MAX] {
-        for k in [10.0f32, 30.0, 60.0, 100.0] {
-            for w in [0.5f32, 0.75, 1.0, 1.5, 2.0] {
-                let f = Fusion::Rrf {
-                    k,
-                    lexical_weight: 1.0,
-                    semantic_weight: w,
-                };
-                crate::tuning::line(
-                    &format!("rrf k {k} sem {w} top {n}"),
-                    &sets.tuning(Ranker::Fused(f, n)),
-                );
+    let lexical = sets.tuning(Ranker::Lexical);
+    line("lexical", &lexical);
+    line("semantic", &sets.tuning(Ranker::Semantic));
+    let mut fusions = Vec::new();
+    for k in [10.0f32, 30.0, 60.0, 100.0] {
+        for w in [0.1f32, 0.2, 0.3, 0.5, 0.75, 1.0] {
+            fusions.push(Fusion::Rrf {
+                k,
+                lexical_weight: 1.0,
+                semantic_weight: w,
+            });
+        }
+    }
+    for normalisation in [Normalisation::Max, Normalisation::MinMax] {
+        for a in [0.1f32, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0] {
+            fusions.push(Fusion::Mix {
+                normalisation,
+                semantic_weight: a,
+            });
+        }
+    }
+    let mut rows: Vec<(SemanticOptions, [Figures; 3], f64, bool)> = Vec::new();
+    for pool in [Pool::Nearest, Pool::NearestAndLexical, Pool::Lexical] {
+        for candidates in [50, 100, usize::MAX] {
+            for min in [0.0f32, 0.2, 0.3] {
+                for words in [0, 3, 4] {
+                    for &fusion in &fusions {
+                        let o = options(fusion, candidates, min, words, pool);
+                                        let f = sets.tuning(Ranker::Hybrid(o));
+                        let (sum, kept) = judge(&f, &lexical);
+                        line(&label(&o), &f);
+                        rows.push((o, f, sum, kept));
+                    }
+                }
             }
         }
     }
+    rows.sort_by(|a, b| b.2.total_cmp(&a.2));
+    println!("best by the sum:");
+    for (o, f, _, kept) in rows.iter().take(10) {
+        let why = if *kept { "" } else { " (not kept)" };
+        line(&format!("{}{why}", label(o)), f);
+    }
+    println!("best kept by the rules:");
+    for (o, f, _, _) in rows.iter().filter(|r| r.3).take(10) {
+        line(&label(o), f);
+    }
+    // Candidate 7: what is embedded, the ten best kept settings again with titles only.
+    let titles = Sets::read(title_text, false)?;
+    println!("embedding the title only, the best kept settings again:");
+    for (o, _, _, _) in rows.iter().filter(|r| r.3).take(10) {
+        let f = titles.tuning(Ranker::Hybrid(*o));
+        line(&format!("{} title", label(o)), &f);
+    }
+    line("semantic title", &titles.tuning(Ranker::Semantic));
     Ok(())
 }
 
@@ -353,8 +477,8 @@ fn hybrid_sweep() -> TestResult {
 #[test]
 #[ignore = "embeds the evaluation sets with the real model (minutes on a clean checkout)"]
 fn hybrid_figures() -> TestResult {
-    let sets = Sets::read()?;
-    let hybrid = Ranker::Fused(Fusion::default(), CANDIDATES);
+    let sets = Sets::read(embedding_text, true)?;
+    let hybrid = Ranker::Hybrid(SemanticOptions::default());
     let rankers = [
         ("hybrid", hybrid),
         ("lexical", Ranker::Lexical),
