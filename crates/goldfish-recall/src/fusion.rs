@@ -180,9 +180,11 @@ enum Channel {
 
 /// What a document at `rank` (from 1) with `score` adds from `channel`'s `list`.
 fn scorer<K>(list: &[(K, f32)], fusion: Fusion, channel: Channel) -> impl Fn(u32, f32) -> f32 {
-    let (lo, hi) = list.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), e| {
-        (lo.min(e.1), hi.max(e.1))
-    });
+    let (lo, hi) = list
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), e| {
+            (lo.min(e.1), hi.max(e.1))
+        });
     move |rank: u32, score: f32| match (fusion, channel) {
         (
             Fusion::Rrf {
@@ -192,9 +194,7 @@ fn scorer<K>(list: &[(K, f32)], fusion: Fusion, channel: Channel) -> impl Fn(u32
         ) => lexical_weight / (k + rank as f32),
         (
             Fusion::Rrf {
-                k,
-                semantic_weight,
-                ..
+                k, semantic_weight, ..
             },
             Channel::Semantic,
         ) => semantic_weight / (k + rank as f32),
@@ -270,13 +270,91 @@ mod tests {
         assert!((fused[0].score - 1.0).abs() < 1e-7);
     }
 
+    #[test]
+    fn the_mix_adds_the_normalised_lexical_score_and_the_weighted_cosine() {
+        let lexical = [(1, 8.0), (2, 4.0), (3, 2.0)];
+        let semantic = [(3, 0.9), (4, 0.5)];
+        let fused = fuse(&lexical, &semantic, Fusion::mix(0.5));
+        // 1: 1.0; 2: 0.5; 3: 0.25 + 0.45 = 0.7; 4 (by meaning alone): 0.25.
+        assert_eq!(keys(&fused), [1, 3, 2, 4]);
+        let three = fused[1];
+        assert_eq!(
+            three.lexical.map(|p| (p.rank, p.contribution)),
+            Some((3, 0.25))
+        );
+        assert!((three.semantic.map_or(0.0, |p| p.contribution) - 0.45).abs() < 1e-6);
+        assert!((three.score - 0.7).abs() < 1e-6);
+        let four = fused[3];
+        assert!(four.lexical.is_none() && (four.score - 0.25).abs() < 1e-6);
+    }
+
+    #[test]
+    fn min_max_spreads_each_list_over_zero_to_one() {
+        let minmax = Fusion::Mix {
+            normalisation: Normalisation::MinMax,
+            semantic_weight: 1.0,
+        };
+        let fused = fuse(
+            &[(1, 6.0), (2, 4.0), (3, 2.0)],
+            &[(2, 0.4), (3, 0.3)],
+            minmax,
+        );
+        // Lexical 1, 0.5, 0; semantic 1, 0: 2 has 1.5, 1 has 1, 3 has 0.
+        assert_eq!(keys(&fused), [2, 1, 3]);
+        assert!((fused[0].score - 1.5).abs() < 1e-6);
+        assert!(fused[2].score.abs() < 1e-6);
+        // A list of one (or of equal scores) gives each of its documents 1.
+        let alone = fuse(&[(5, 3.0)], &[(6, 0.2)], minmax);
+        assert_eq!(
+            alone.iter().map(|f| f.score).collect::<Vec<_>>(),
+            [1.0, 1.0]
+        );
+        assert_eq!(keys(&alone), [5, 6], "a tie goes to the lexical rank");
+    }
+
+    #[test]
+    fn the_mix_with_one_channel_empty_keeps_the_other_channels_order() {
+        let lexical = [(4, 3.0), (9, 2.0), (1, 2.0)];
+        let semantic = [(7, 0.8), (2, 0.6), (3, 0.6)];
+        for normalisation in [Normalisation::Max, Normalisation::MinMax] {
+            let f = Fusion::Mix {
+                normalisation,
+                semantic_weight: 0.3,
+            };
+            assert_eq!(keys(&fuse(&lexical, &[], f)), [4, 9, 1]);
+            // Found by meaning alone: every part is semantic, ties in semantic rank order.
+            let only = fuse(&[], &semantic, f);
+            assert_eq!(keys(&only), [7, 2, 3]);
+            assert!(
+                only.iter()
+                    .all(|d| d.lexical.is_none() && d.semantic.is_some())
+            );
+            assert!(fuse::<u32>(&[], &[], f).is_empty());
+        }
+        // A lexical list whose best score is 0 adds nothing rather than dividing by it.
+        let zero = fuse(&[(1, 0.0)], &[(2, 0.5)], Fusion::mix(1.0));
+        assert_eq!(keys(&zero), [2, 1]);
+        assert_eq!(zero[1].score, 0.0);
+    }
+
     proptest! {
         #[test]
         fn every_document_once_scores_descending_and_parts_add_up(
             lexical in proptest::collection::vec((0u32..40, 0f32..10.0), 0..30),
             semantic in proptest::collection::vec((0u32..40, -1f32..1.0), 0..30),
         ) {
-            let fused = fuse(&lexical, &semantic, Fusion::default());
+            // Each list best first, as the channels give them.
+            let (mut lexical, mut semantic) = (lexical, semantic);
+            lexical.sort_by(|a, b| b.1.total_cmp(&a.1));
+            semantic.sort_by(|a, b| b.1.total_cmp(&a.1));
+            for fusion in [
+                Fusion::default(),
+                Fusion::mix(0.4),
+                Fusion::Mix { normalisation: Normalisation::MinMax, semantic_weight: 1.5 },
+            ] {
+            let fused = fuse(&lexical, &semantic, fusion);
+            // The same lists give the same answer, key for key and bit for bit.
+            prop_assert_eq!(&fused, &fuse(&lexical, &semantic, fusion));
             let mut seen: Vec<u32> = lexical.iter().chain(&semantic).map(|&(k, _)| k).collect();
             seen.sort_unstable();
             seen.dedup();
@@ -292,7 +370,7 @@ mod tests {
                 prop_assert!((f.score - sum).abs() < 1e-6);
             }
             // With no semantic list the lexical order is kept as it is.
-            let alone = fuse(&lexical, &[], Fusion::default());
+            let alone = fuse(&lexical, &[], fusion);
             let mut first = Vec::new();
             for &(k, _) in &lexical {
                 if !first.contains(&k) {
@@ -300,6 +378,7 @@ mod tests {
                 }
             }
             prop_assert_eq!(keys(&alone), first);
+            }
         }
     }
 }

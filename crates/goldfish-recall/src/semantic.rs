@@ -661,6 +661,75 @@ impl Embedder for ModelEmbedder {
 mod tests {
     use super::*;
 
+    fn fused_keys(lexical: &[(u32, f32)], cosines: &[(u32, f32)], o: &SemanticOptions) -> Vec<u32> {
+        fuse_channels(lexical, cosines, o)
+            .iter()
+            .map(|f| f.key)
+            .collect()
+    }
+
+    #[test]
+    fn the_pool_decides_which_entries_the_semantic_channel_ranks() {
+        let lexical = [(1, 9.0), (2, 8.0), (3, 7.0)];
+        // Entry 3 is a lexical candidate, but not among the two nearest.
+        let cosines = [(7, 0.9), (8, 0.8), (3, 0.5), (9, 0.1)];
+        let mut o = SemanticOptions::default();
+        o.candidates = 2;
+        o.fusion = Fusion::mix(1.0);
+        o.min_similarity = 0.2;
+        let sem = |o: &SemanticOptions| -> Vec<(u32, Option<f32>)> {
+            let mut v: Vec<(u32, Option<f32>)> = fuse_channels(&lexical, &cosines, o)
+                .iter()
+                .map(|f| (f.key, f.semantic.map(|p| p.score)))
+                .collect();
+            v.sort_by_key(|e| e.0);
+            v
+        };
+        // Nearest: the two nearest (7, 8) and the two best lexical (1, 2); 3 is cut.
+        o.pool = Pool::Nearest;
+        assert_eq!(
+            sem(&o),
+            [(1, None), (2, None), (7, Some(0.9)), (8, Some(0.8))]
+        );
+        // With the lexical candidates: 3 is still cut (only two lexical candidates).
+        o.candidates = 3;
+        o.pool = Pool::NearestAndLexical;
+        assert_eq!(
+            sem(&o),
+            [
+                (1, None),
+                (2, None),
+                (3, Some(0.5)),
+                (7, Some(0.9)),
+                (8, Some(0.8))
+            ]
+        );
+        o.candidates = 2;
+        let mut three = o;
+        three.candidates = 3;
+        three.pool = Pool::Nearest;
+        // Nearest three: 7, 8, 3; 9 is under the threshold.
+        assert_eq!(fused_keys(&lexical, &cosines, &three).len(), 5);
+        three.min_similarity = -1.0;
+        three.candidates = 4;
+        assert_eq!(fused_keys(&lexical, &cosines, &three).len(), 6);
+        // Lexical only: nothing by meaning alone, the candidates re-ranked.
+        o.pool = Pool::Lexical;
+        o.candidates = 3;
+        assert_eq!(fused_keys(&lexical, &cosines, &o), [3, 1, 2]);
+    }
+
+    #[test]
+    fn short_queries_stay_lexical_under_a_minimum_of_words() {
+        let mut o = SemanticOptions::default();
+        o.min_query_words = 3;
+        assert!(!o.applies_to(&Query::parse("rolover plan")));
+        assert!(!o.applies_to(&Query::parse("how did we fix the rolover?")));
+        assert!(o.applies_to(&Query::parse("lazy dfa rolover")));
+        o.min_query_words = 0;
+        assert!(o.applies_to(&Query::parse("rolover")));
+    }
+
     #[test]
     fn vectors_round_trip_and_a_damaged_file_is_refused() {
         let mut v = Vectors::empty(3);
