@@ -48,25 +48,30 @@ pub trait Embedder: Send + Sync {
 }
 
 /// How the semantic channel takes part in a search.
+///
+/// The defaults were chosen on the tuning sets by the rules of `eval/README.md` (see the
+/// crate README's "Recall by meaning"): the score mix ([`Fusion::default`]) of each
+/// channel's 100 best, the semantic ones the nearest entries at least 0.2 similar plus every
+/// lexical candidate as similar, for searches of three content words or more.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct SemanticOptions {
-    /// How many of each channel's best entries are fused (default 50).
+    /// How many of each channel's best entries are fused (default 100).
     pub candidates: usize,
     /// Entries less similar than this (cosine) are not semantic candidates (default 0.2): a
     /// query about nothing in the store brings back nothing by meaning either.
     pub min_similarity: f32,
     /// The semantic channel takes part only in a search of at least this many content
-    /// words ([`Query::terms`]); a shorter one (keywords, a file or branch name) is ranked
-    /// lexically alone, and its query is not embedded.
+    /// words ([`Query::terms`]; default 3); a shorter one (keywords, a file or branch name)
+    /// is ranked lexically alone, and its query is not embedded.
     pub min_query_words: usize,
-    /// Which entries the semantic channel ranks.
+    /// Which entries the semantic channel ranks (default [`Pool::NearestAndLexical`]).
     pub pool: Pool,
     /// At most this many entries without a vector are embedded by one recall (default 4,
     /// about a fifth of a second on two cores);
     /// the rest rank lexically until embedded.
     pub embed_missing: usize,
-    /// How the two rankings are fused.
+    /// How the two rankings are fused (default [`Fusion::default`], the score mix).
     pub fusion: Fusion,
 }
 
@@ -82,10 +87,10 @@ impl SemanticOptions {
 impl Default for SemanticOptions {
     fn default() -> Self {
         SemanticOptions {
-            candidates: 50,
+            candidates: 100,
             min_similarity: 0.2,
-            min_query_words: 0,
-            pool: Pool::Nearest,
+            min_query_words: 3,
+            pool: Pool::NearestAndLexical,
             embed_missing: 4,
             fusion: Fusion::default(),
         }

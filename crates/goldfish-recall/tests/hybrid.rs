@@ -402,6 +402,37 @@ fn hybrid_sweep() -> TestResult {
             }
         }
     }
+    // Round 2, added after the first: its best score mix by the maximum was at the edge of
+    // the grid (α 2), so α beyond it, and between the best min-max ones.
+    println!("round 2:");
+    let mut round2 = Vec::new();
+    for a in [2.5f32, 3.0, 4.0] {
+        round2.push(Fusion::Mix {
+            normalisation: Normalisation::Max,
+            semantic_weight: a,
+        });
+    }
+    for a in [1.25f32, 1.75] {
+        round2.push(Fusion::Mix {
+            normalisation: Normalisation::MinMax,
+            semantic_weight: a,
+        });
+    }
+    for pool in [Pool::Nearest, Pool::NearestAndLexical, Pool::Lexical] {
+        for candidates in [100, usize::MAX] {
+            for min in [0.0f32, 0.2] {
+                for words in [0, 3] {
+                    for &fusion in &round2 {
+                        let o = options(fusion, candidates, min, words, pool);
+                        let f = sets.tuning(Ranker::Hybrid(o));
+                        let (sum, kept) = judge(&f, &lexical);
+                        line(&label(&o), &f);
+                        rows.push((o, f, sum, kept));
+                    }
+                }
+            }
+        }
+    }
     rows.sort_by(|a, b| b.2.total_cmp(&a.2));
     println!("best by the sum:");
     for (o, f, _, kept) in rows.iter().take(10) {
