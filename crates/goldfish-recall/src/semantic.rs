@@ -678,10 +678,12 @@ mod tests {
         let lexical = [(1, 9.0), (2, 8.0), (3, 7.0)];
         // Entry 3 is a lexical candidate, but not among the two nearest.
         let cosines = [(7, 0.9), (8, 0.8), (3, 0.5), (9, 0.1)];
-        let mut o = SemanticOptions::default();
-        o.candidates = 2;
-        o.fusion = Fusion::mix(1.0);
-        o.min_similarity = 0.2;
+        let mut o = SemanticOptions {
+            candidates: 2,
+            fusion: Fusion::mix(1.0),
+            min_similarity: 0.2,
+            ..SemanticOptions::default()
+        };
         let sem = |o: &SemanticOptions| -> Vec<(u32, Option<f32>)> {
             let mut v: Vec<(u32, Option<f32>)> = fuse_channels(&lexical, &cosines, o)
                 .iter()
@@ -726,8 +728,10 @@ mod tests {
 
     #[test]
     fn short_queries_stay_lexical_under_a_minimum_of_words() {
-        let mut o = SemanticOptions::default();
-        o.min_query_words = 3;
+        let mut o = SemanticOptions {
+            min_query_words: 3,
+            ..SemanticOptions::default()
+        };
         assert!(!o.applies_to(&Query::parse("rolover plan")));
         assert!(!o.applies_to(&Query::parse("how did we fix the rolover?")));
         assert!(o.applies_to(&Query::parse("lazy dfa rolover")));
