@@ -388,21 +388,30 @@ fn hybrid_sweep() -> TestResult {
         }
     }
     let mut rows: Vec<(SemanticOptions, [Figures; 3], f64, bool)> = Vec::new();
-    for pool in [Pool::Nearest, Pool::NearestAndLexical, Pool::Lexical] {
-        for candidates in [50, 100, usize::MAX] {
-            for min in [0.0f32, 0.2, 0.3] {
-                for words in [0, 3, 4] {
-                    for &fusion in &fusions {
-                        let o = options(fusion, candidates, min, words, pool);
-                        let f = sets.tuning(Ranker::Hybrid(o));
-                        let (sum, kept) = judge(&f, &lexical);
-                        line(&label(&o), &f);
-                        rows.push((o, f, sum, kept));
+    // Every combination of the given values, each pool: printed and kept in `rows`.
+    let mut grid = |fusions: &[Fusion], candidates: &[usize], mins: &[f32], words: &[usize]| {
+        for pool in [Pool::Nearest, Pool::NearestAndLexical, Pool::Lexical] {
+            for &n in candidates {
+                for &min in mins {
+                    for &w in words {
+                        for &fusion in fusions {
+                            let o = options(fusion, n, min, w, pool);
+                            let f = sets.tuning(Ranker::Hybrid(o));
+                            let (sum, kept) = judge(&f, &lexical);
+                            line(&label(&o), &f);
+                            rows.push((o, f, sum, kept));
+                        }
                     }
                 }
             }
         }
-    }
+    };
+    grid(
+        &fusions,
+        &[50, 100, usize::MAX],
+        &[0.0, 0.2, 0.3],
+        &[0, 3, 4],
+    );
     // Round 2, added after the first: its best score mix by the maximum was at the edge of
     // the grid (α 2), so α beyond it, and between the best min-max ones.
     println!("round 2:");
@@ -419,21 +428,7 @@ fn hybrid_sweep() -> TestResult {
             semantic_weight: a,
         });
     }
-    for pool in [Pool::Nearest, Pool::NearestAndLexical, Pool::Lexical] {
-        for candidates in [100, usize::MAX] {
-            for min in [0.0f32, 0.2] {
-                for words in [0, 3] {
-                    for &fusion in &round2 {
-                        let o = options(fusion, candidates, min, words, pool);
-                        let f = sets.tuning(Ranker::Hybrid(o));
-                        let (sum, kept) = judge(&f, &lexical);
-                        line(&label(&o), &f);
-                        rows.push((o, f, sum, kept));
-                    }
-                }
-            }
-        }
-    }
+    grid(&round2, &[100, usize::MAX], &[0.0, 0.2], &[0, 3]);
     rows.sort_by(|a, b| b.2.total_cmp(&a.2));
     println!("best by the sum:");
     for (o, f, _, kept) in rows.iter().take(10) {
