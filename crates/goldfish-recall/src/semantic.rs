@@ -18,8 +18,9 @@
 //! have no vector yet (the newest first); the others rank lexically only until
 //! [`embed_vectors`](crate::embed_vectors) (`goldfish index rebuild`) or a later recall computes them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -27,7 +28,8 @@ use goldfish_store::Checkpoint;
 
 use crate::engine::Hit;
 use crate::explain::Explanation;
-use crate::fusion::{ChannelPart, Fusion, fuse};
+use crate::fusion::{ChannelPart, Fused, Fusion, fuse};
+use crate::query::Query;
 
 /// The error an [`Embedder`] returns: anything that can say what went wrong.
 pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
@@ -46,31 +48,102 @@ pub trait Embedder: Send + Sync {
 }
 
 /// How the semantic channel takes part in a search.
+///
+/// The defaults were chosen on the tuning sets by the rules of `eval/README.md` (see the
+/// crate README's "Recall by meaning"): the score mix ([`Fusion::default`]) of each
+/// channel's 100 best, the semantic ones the nearest entries at least 0.2 similar plus every
+/// lexical candidate as similar, for searches of three content words or more.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct SemanticOptions {
-    /// How many of each channel's best entries are fused (default 50).
+    /// How many of each channel's best entries are fused (default 100).
     pub candidates: usize,
     /// Entries less similar than this (cosine) are not semantic candidates (default 0.2): a
     /// query about nothing in the store brings back nothing by meaning either.
     pub min_similarity: f32,
+    /// The semantic channel takes part only in a search of at least this many content
+    /// words ([`Query::terms`]; default 3); a shorter one (keywords, a file or branch name)
+    /// is ranked lexically alone, and its query is not embedded.
+    pub min_query_words: usize,
+    /// Which entries the semantic channel ranks (default [`Pool::NearestAndLexical`]).
+    pub pool: Pool,
     /// At most this many entries without a vector are embedded by one recall (default 4,
     /// about a fifth of a second on two cores);
     /// the rest rank lexically until embedded.
     pub embed_missing: usize,
-    /// How the two rankings are fused.
+    /// How the two rankings are fused (default [`Fusion::default`], the score mix).
     pub fusion: Fusion,
+}
+
+impl SemanticOptions {
+    /// Whether the semantic channel takes part in a search for `query`
+    /// ([`SemanticOptions::min_query_words`]).
+    #[must_use]
+    pub fn applies_to(&self, query: &Query) -> bool {
+        query.terms().len() >= self.min_query_words
+    }
 }
 
 impl Default for SemanticOptions {
     fn default() -> Self {
         SemanticOptions {
-            candidates: 50,
+            candidates: 100,
             min_similarity: 0.2,
+            min_query_words: 3,
+            pool: Pool::NearestAndLexical,
             embed_missing: 4,
             fusion: Fusion::default(),
         }
     }
+}
+
+/// Which entries the semantic channel ranks, each with its cosine similarity to the query
+/// (at least [`SemanticOptions::min_similarity`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Pool {
+    /// The [`SemanticOptions::candidates`] entries of the searched set nearest the query.
+    Nearest,
+    /// Those, and every lexical candidate with its own similarity: a score mix then knows
+    /// the similarity of every lexical candidate, not only of those among the nearest.
+    NearestAndLexical,
+    /// The lexical candidates only, re-ranked: nothing is found by meaning alone.
+    Lexical,
+}
+
+/// Fuses a search's two channels as [`SemanticOptions`] say: `lexical` is the lexical
+/// engine's ranking (`(key, score)`, best first), `cosines` every searched entry that has
+/// a vector with its cosine similarity to the query, best first. Each channel is cut to
+/// its best [`SemanticOptions::candidates`], the semantic one chosen by
+/// [`SemanticOptions::pool`] among the entries at least
+/// [`SemanticOptions::min_similarity`] similar, then [`fuse`]d by
+/// [`SemanticOptions::fusion`]. Pure: what recall does with a search's rankings, for a
+/// caller with rankings of its own.
+#[must_use]
+pub fn fuse_channels<K: Copy + Eq + Hash>(
+    lexical: &[(K, f32)],
+    cosines: &[(K, f32)],
+    opts: &SemanticOptions,
+) -> Vec<Fused<K>> {
+    let lexical = &lexical[..lexical.len().min(opts.candidates)];
+    let similar = cosines.iter().filter(|c| c.1 >= opts.min_similarity);
+    let semantic: Vec<(K, f32)> = match opts.pool {
+        Pool::Nearest => similar.take(opts.candidates).copied().collect(),
+        Pool::NearestAndLexical | Pool::Lexical => {
+            let nearest = if opts.pool == Pool::Lexical {
+                0
+            } else {
+                opts.candidates
+            };
+            let ranked: HashSet<K> = lexical.iter().map(|l| l.0).collect();
+            similar
+                .enumerate()
+                .filter(|(i, c)| *i < nearest || ranked.contains(&c.0))
+                .map(|(_, c)| *c)
+                .collect()
+        }
+    };
+    fuse(lexical, &semantic, opts.fusion)
 }
 
 /// The semantic channel of a recall: a model and how to use it.
@@ -474,33 +547,27 @@ pub(crate) fn rerank<'w>(
         }
     }
     let query = std::mem::take(&mut caches.query);
-    let mut semantic: Vec<(usize, f32)> = Vec::new();
+    let mut cosines: Vec<(usize, f32)> = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if let Some(sim) = caches.of(e.workspace).cosine(e.key, &query)
             && sim >= opts.min_similarity
         {
-            semantic.push((i, sim));
+            cosines.push((i, sim));
         }
     }
     caches.query = query;
     // Best first; equal similarity keeps the newer entry first (later in reading order).
-    semantic.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
-    semantic.truncate(opts.candidates);
+    cosines.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
     let cut = hits.len().min(opts.candidates);
     let lexical: Vec<(usize, f32)> = hits[..cut].iter().map(|h| (h.index, h.score)).collect();
-    let mut by_index: HashMap<usize, Hit> = HashMap::with_capacity(cut);
-    let mut rest = Vec::new();
-    for (k, hit) in hits.into_iter().enumerate() {
-        if k < cut {
-            by_index.insert(hit.index, hit);
-        } else {
-            rest.push(hit);
-        }
-    }
-    let words = by_index
-        .values()
+    let fused = fuse_channels(&lexical, &cosines, &opts);
+    // What a hit found by meaning alone says about the query's words.
+    let words = hits
+        .iter()
         .find_map(|h| h.explain.as_ref().map(|e| e.unmatched()));
-    let mut out: Vec<Hit> = fuse(&lexical, &semantic, opts.fusion)
+    let order: Vec<usize> = hits.iter().map(|h| h.index).collect();
+    let mut by_index: HashMap<usize, Hit> = hits.into_iter().map(|h| (h.index, h)).collect();
+    let mut out: Vec<Hit> = fused
         .into_iter()
         .map(|f| {
             let mut hit = by_index.remove(&f.key).unwrap_or(Hit {
@@ -526,8 +593,9 @@ pub(crate) fn rerank<'w>(
             hit
         })
         .collect();
-    // Lexical hits beyond the candidates keep their order after the fused ones.
-    out.extend(rest);
+    // Lexical hits beyond the candidates keep their order after the fused ones (those the
+    // semantic channel fused in are there already).
+    out.extend(order[cut..].iter().filter_map(|i| by_index.remove(i)));
     out
 }
 
@@ -597,6 +665,79 @@ impl Embedder for ModelEmbedder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fused_keys(lexical: &[(u32, f32)], cosines: &[(u32, f32)], o: &SemanticOptions) -> Vec<u32> {
+        fuse_channels(lexical, cosines, o)
+            .iter()
+            .map(|f| f.key)
+            .collect()
+    }
+
+    #[test]
+    fn the_pool_decides_which_entries_the_semantic_channel_ranks() {
+        let lexical = [(1, 9.0), (2, 8.0), (3, 7.0)];
+        // Entry 3 is a lexical candidate, but not among the two nearest.
+        let cosines = [(7, 0.9), (8, 0.8), (3, 0.5), (9, 0.1)];
+        let mut o = SemanticOptions {
+            candidates: 2,
+            fusion: Fusion::mix(1.0),
+            min_similarity: 0.2,
+            ..SemanticOptions::default()
+        };
+        let sem = |o: &SemanticOptions| -> Vec<(u32, Option<f32>)> {
+            let mut v: Vec<(u32, Option<f32>)> = fuse_channels(&lexical, &cosines, o)
+                .iter()
+                .map(|f| (f.key, f.semantic.map(|p| p.score)))
+                .collect();
+            v.sort_by_key(|e| e.0);
+            v
+        };
+        // Nearest: the two nearest (7, 8) and the two best lexical (1, 2); 3 is cut.
+        o.pool = Pool::Nearest;
+        assert_eq!(
+            sem(&o),
+            [(1, None), (2, None), (7, Some(0.9)), (8, Some(0.8))]
+        );
+        // With the lexical candidates: 3 is still cut (only two lexical candidates).
+        o.candidates = 3;
+        o.pool = Pool::NearestAndLexical;
+        assert_eq!(
+            sem(&o),
+            [
+                (1, None),
+                (2, None),
+                (3, Some(0.5)),
+                (7, Some(0.9)),
+                (8, Some(0.8))
+            ]
+        );
+        o.candidates = 2;
+        let mut three = o;
+        three.candidates = 3;
+        three.pool = Pool::Nearest;
+        // Nearest three: 7, 8, 3; 9 is under the threshold.
+        assert_eq!(fused_keys(&lexical, &cosines, &three).len(), 5);
+        three.min_similarity = -1.0;
+        three.candidates = 4;
+        assert_eq!(fused_keys(&lexical, &cosines, &three).len(), 6);
+        // Lexical only: nothing by meaning alone, the candidates re-ranked.
+        o.pool = Pool::Lexical;
+        o.candidates = 3;
+        assert_eq!(fused_keys(&lexical, &cosines, &o), [3, 1, 2]);
+    }
+
+    #[test]
+    fn short_queries_stay_lexical_under_a_minimum_of_words() {
+        let mut o = SemanticOptions {
+            min_query_words: 3,
+            ..SemanticOptions::default()
+        };
+        assert!(!o.applies_to(&Query::parse("rolover plan")));
+        assert!(!o.applies_to(&Query::parse("how did we fix the rolover?")));
+        assert!(o.applies_to(&Query::parse("lazy dfa rolover")));
+        o.min_query_words = 0;
+        assert!(o.applies_to(&Query::parse("rolover")));
+    }
 
     #[test]
     fn vectors_round_trip_and_a_damaged_file_is_refused() {

@@ -108,6 +108,8 @@ fn channel(model: &Arc<Concepts>, embed_missing: usize) -> SemanticChannel {
     let mut o = SemanticOptions::default();
     o.embed_missing = embed_missing;
     o.min_similarity = 0.3;
+    // One-word queries here: the channel takes part in every search.
+    o.min_query_words = 0;
     c.options = o;
     c
 }

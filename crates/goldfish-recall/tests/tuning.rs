@@ -99,7 +99,7 @@ pub(crate) fn line(label: &str, f: &[Figures; 3]) {
     let sum: f64 = f.iter().map(|f| f.recall10() + f.mrr()).sum();
     let empty: usize = f.iter().map(|f| f.empty).sum();
     println!(
-        "{label:<28} | {:.3} {:.3} | {:.3} {:.3} | {:.3} {:.3} | {empty:>3} | {sum:.4}",
+        "{label:<44} | {:.3} {:.3} | {:.3} {:.3} | {:.3} {:.3} | {empty:>3} | {sum:.4}",
         f[0].recall10(),
         f[0].mrr(),
         f[1].recall10(),
