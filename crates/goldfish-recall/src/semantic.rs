@@ -413,14 +413,12 @@ pub(crate) fn write_vectors(
     model: &str,
 ) -> Result<(), goldfish_core::fs::FsError> {
     let path = vectors_path(root, workspace);
+    // Private like the rest of the store (0600 in a 0700 directory): vectors of private text.
+    let private = goldfish_core::fs::WriteOptions::private();
     if let Some(dir) = path.parent() {
-        goldfish_core::fs::create_dir_all(dir, None)?;
+        goldfish_core::fs::create_dir_all(dir, private.dir_mode)?;
     }
-    goldfish_core::fs::write_atomic(
-        &path,
-        &v.encode(model),
-        &goldfish_core::fs::WriteOptions::default(),
-    )
+    goldfish_core::fs::write_atomic(&path, &v.encode(model), &private)
 }
 
 /// One searched entry, as the semantic channel sees it.
