@@ -32,7 +32,15 @@ use crate::fusion::{ChannelPart, Fusion, fuse};
 /// The error an [`Embedder`] returns: anything that can say what went wrong.
 pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 
-/// A sentence-embedding model, as recall uses it.
+/// A sentence-embedding model, as recall uses it: implement it to bring a model of your own
+/// (without the `semantic` feature) and put it in [`RecallOptions::semantic`](crate::RecallOptions::semantic)
+/// through [`SemanticChannel::new`].
+///
+/// Vectors need not be unit length (recall normalises them) but must have
+/// [`dimension`](Self::dimension) numbers. An error, or a query vector of another length,
+/// leaves the search lexical with a note in
+/// [`RecallResult::notes`](crate::RecallResult::notes); a document vector of another length
+/// is not kept, and its entry ranks lexically.
 pub trait Embedder: Send + Sync {
     /// What identifies the model and its weights (name and revision): the vector cache is
     /// keyed by it, so vectors of two models are never compared.

@@ -225,7 +225,10 @@ fn the_index_and_its_vectors_are_private() -> TestResult {
     let model = Arc::new(Concepts::default());
     recall(&s.store, &opts("feline", Some(channel(&model, 100)), true))?;
     let mode = |path: &str| -> std::io::Result<u32> {
-        Ok(std::fs::metadata(s.dir.path().join(path))?.permissions().mode() & 0o777)
+        Ok(std::fs::metadata(s.dir.path().join(path))?
+            .permissions()
+            .mode()
+            & 0o777)
     };
     assert_eq!(mode(".index")?, 0o700);
     assert_eq!(mode(".index/pets.gfi")?, 0o600);
