@@ -13,6 +13,7 @@
 //! libraries get every path from it. See README.md, the "Using the crates" guide.
 
 mod checkpoints;
+mod embedder;
 mod error;
 mod errors;
 mod journal;

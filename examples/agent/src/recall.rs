@@ -1,10 +1,15 @@
-//! Task 2: recall by keyword, by question and with a type filter (goldfish-recall).
+//! Task 2: recall by keyword, by question, with a type filter, and by meaning with a model
+//! of the agent's own (goldfish-recall).
 
-use goldfish_recall::{MemoryType, RecallOptions, RecallResult, recall};
+use std::sync::Arc;
 
+use goldfish_recall::fusion::ChannelPart;
+use goldfish_recall::{MemoryType, RecallOptions, RecallResult, SemanticChannel, recall};
+
+use crate::embedder::ConceptEmbedder;
 use crate::{Agent, AgentError, WORKSPACE};
 
-/// Three recalls over what task 1 saved.
+/// Four recalls over what task 1 saved.
 pub(crate) fn run(agent: &Agent) -> Result<(), AgentError> {
     // A keyword with a typo: "migratoin" finds "migration".
     let mut keyword = options("migratoin");
@@ -27,10 +32,30 @@ pub(crate) fn run(agent: &Agent) -> Result<(), AgentError> {
     // database, only what was learnt.
     let mut learnt = options("database");
     learnt.filter.memory_type = Some(MemoryType::Learning);
+    let learnings = recall(&agent.store, &learnt)?;
+    report("learnings about \"database\"", &learnings);
+
+    // By meaning too, with a model of one's own: the semantic channel ranks the entries by
+    // the similarity of their embeddings with the query's, and recall fuses that ranking with
+    // the words' one, so an answer in other words than the question's is found.
+    let mut meaning = options("how long do we wait between two attempts?");
+    meaning.semantic = Some(SemanticChannel::new(Arc::new(ConceptEmbedder)));
+    meaning.explain = true; // with a model, each hit also says where each channel ranked it
+    let found = recall(&agent.store, &meaning)?;
     report(
-        "learnings about \"database\"",
-        &recall(&agent.store, &learnt)?,
+        &format!("by meaning ({})", found.channels.join(" + ")),
+        &found,
     );
+    let best = found.hits.first().and_then(|hit| hit.explanation.as_ref());
+    if let Some(fusion) = best.and_then(|explanation| explanation.fusion.as_ref()) {
+        let place =
+            |part: Option<ChannelPart>| part.map_or("none".into(), |p| format!("#{}", p.rank));
+        println!(
+            "      lexical rank {}, semantic rank {}",
+            place(fusion.lexical),
+            place(fusion.semantic)
+        );
+    }
     Ok(())
 }
 

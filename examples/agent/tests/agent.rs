@@ -51,6 +51,8 @@ fn runs_the_seven_tasks_with_an_empty_environment() -> TestResult {
         "\"migratoin\" matched \"migration\"",
         "question: 2 found\n      decision   Retry backoff: exponential with full jitter",
         "learnings about \"database\": 1 found\n      learning   The staging database refuses",
+        "by meaning (lexical + semantic): 1 found\n      decision   Retry backoff: exponential",
+        "lexical rank none, semantic rank #1",
         "status active, the workspace's active plan: none",
         "unchecked 1 item: 1/3 done",
         "the workspace's active plan is retry-backoff-rollout",
@@ -91,6 +93,10 @@ fn runs_the_seven_tasks_with_an_empty_environment() -> TestResult {
     }
     assert_eq!(day.matches("## ").count(), 4, "{day}");
     assert!(!day.contains("AKIAIOSFODNN7EXAMPLE"));
+    // Recall's caches beside the day files: the index, and the vectors of the agent's model.
+    for cache in ["example-agent.gfi", "example-agent.gfv"] {
+        assert!(store.join(".index").join(cache).is_file(), "no {cache}");
+    }
 
     // The plan: its checkboxes as the agent left them, and activated.
     let plan = std::fs::read_to_string(store.join("example-agent/plans/retry-backoff-rollout.md"))?;
@@ -137,15 +143,23 @@ fn runs_the_seven_tasks_with_an_empty_environment() -> TestResult {
 
     // The journal, and its archive beside the store (not a workspace of it).
     let journal = std::fs::read_to_string(project.join("JOURNAL.md"))?;
-    assert!(journal.starts_with("# JOURNAL — retry-backoff\n"), "{journal}");
+    assert!(
+        journal.starts_with("# JOURNAL — retry-backoff\n"),
+        "{journal}"
+    );
     assert_eq!(journal.matches("❌ Failed").count(), 3, "{journal}");
-    assert!(journal.contains("## MUTATION: M5 (Reduce Scope)\nFailed 3x on: patch every call site\n"));
+    assert!(
+        journal.contains("## MUTATION: M5 (Reduce Scope)\nFailed 3x on: patch every call site\n")
+    );
     let archive = store.join(".self-improving");
     let copies = files_ending(&archive.join("journals"), ".md")?;
     assert_eq!(copies.len(), 1, "{copies:?}");
     assert_eq!(copies[0].1, journal);
     let corrections = std::fs::read_to_string(archive.join("corrections.md"))?;
-    assert!(corrections.contains("one retry layer in the HTTP client"), "{corrections}");
+    assert!(
+        corrections.contains("one retry layer in the HTTP client"),
+        "{corrections}"
+    );
     let patterns = std::fs::read_to_string(archive.join("patterns.jsonl"))?;
     assert_eq!(patterns.lines().count(), 1, "{patterns}");
     assert!(patterns.contains("\"code\":\"M5\""), "{patterns}");
@@ -179,7 +193,10 @@ fn refuses_a_directory_that_is_not_empty() -> TestResult {
     );
     assert_eq!(text(&out.stdout), "");
     assert_eq!(std::fs::read_dir(tmp.path())?.count(), 1);
-    assert_eq!(std::fs::read_to_string(tmp.path().join("keep.txt"))?, "mine");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("keep.txt"))?,
+        "mine"
+    );
     Ok(())
 }
 
@@ -192,7 +209,10 @@ fn a_file_for_a_directory_is_an_error_naming_it() -> TestResult {
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.starts_with(&format!("goldfish-example-agent: cannot use {}: ", file.display())),
+        stderr.starts_with(&format!(
+            "goldfish-example-agent: cannot use {}: ",
+            file.display()
+        )),
         "{stderr}"
     );
     Ok(())
@@ -258,8 +278,16 @@ fn the_agent_reads_no_environment_variable_and_no_current_directory() -> TestRes
     assert!(files.len() >= 9, "{} source files", files.len());
     let mut found = Vec::new();
     for (path, source) in &files {
-        found.extend(reads(source).into_iter().map(|r| format!("{}:{r}", path.display())));
+        found.extend(
+            reads(source)
+                .into_iter()
+                .map(|r| format!("{}:{r}", path.display())),
+        );
     }
-    assert!(found.is_empty(), "the agent reads process state:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "the agent reads process state:\n{}",
+        found.join("\n")
+    );
     Ok(())
 }
