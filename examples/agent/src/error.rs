@@ -1,7 +1,7 @@
 //! The agent's error: one variant per crate it calls, so `?` converts each crate's error and
 //! the kind stays reachable (`AgentError::Store(e)` → `e.kind()`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that can stop the agent.
 #[derive(Debug, thiserror::Error)]
@@ -52,4 +52,14 @@ pub(crate) enum AgentError {
         /// Why it failed.
         error: Box<AgentError>,
     },
+}
+
+impl AgentError {
+    /// An I/O error of the agent's own on `path`.
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> AgentError {
+        AgentError::Dir {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
 }

@@ -16,10 +16,12 @@ pub(crate) fn run(agent: &Agent) -> Result<(), AgentError> {
     // A missing plan: `NotFound`, naming the file it looked for.
     match agent.store.get_plan(WORKSPACE, "no-such-plan") {
         Err(e) if e.kind() == StoreKind::NotFound => {
-            let file = e
-                .path()
-                .map_or("no file named".into(), |p| p.display().to_string());
-            println!("   missing plan: {:?}, file {file}", e.kind());
+            let file = e.path().map(|p| p.display().to_string());
+            println!(
+                "   missing plan: {:?}, file {}",
+                e.kind(),
+                file.unwrap_or_default()
+            );
             println!("      {e}");
         }
         other => return unexpected("a missing plan", other),
@@ -37,11 +39,7 @@ pub(crate) fn run(agent: &Agent) -> Result<(), AgentError> {
     // Notes of a directory that has none: the crate's kind, and the I/O kind under it.
     match NotesManager::read(agent.store.root()) {
         Err(e) if e.io_kind() == Some(io::ErrorKind::NotFound) => {
-            println!(
-                "   no notes: {:?}, io {:?}",
-                e.kind(),
-                io::ErrorKind::NotFound
-            );
+            println!("   no notes: {:?}, io {:?}", e.kind(), e.io_kind());
         }
         other => return unexpected("notes where there are none", other),
     }
@@ -50,15 +48,9 @@ pub(crate) fn run(agent: &Agent) -> Result<(), AgentError> {
     // (The runner reports such a file in its scan's problems and never acts on it.)
     let signals = SignalDir::new(&agent.project);
     let path = signals.signal_path(SignalKind::BuildComplete);
-    std::fs::write(&path, "{\"commits\": -1}").map_err(|source| AgentError::Dir {
-        path: path.clone(),
-        source,
-    })?;
+    std::fs::write(&path, "{\"commits\": -1}").map_err(|e| AgentError::io(&path, e))?;
     let read = signals.read(SignalKind::BuildComplete);
-    std::fs::remove_file(&path).map_err(|source| AgentError::Dir {
-        path: path.clone(),
-        source,
-    })?;
+    std::fs::remove_file(&path).map_err(|e| AgentError::io(&path, e))?;
     match read {
         Err(e) if e.is_invalid_signal() => {
             let (line, column) = (e.line().unwrap_or(0), e.column().unwrap_or(0));

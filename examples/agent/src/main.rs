@@ -95,19 +95,13 @@ impl Agent {
     /// Makes `dir/store` and `dir/project`. `dir` must be missing or empty, so that every run
     /// starts from nothing and a store of value is never written into by mistake.
     fn create(dir: &Path) -> Result<Agent, AgentError> {
-        let io = |source| AgentError::Dir {
-            path: dir.to_path_buf(),
-            source,
-        };
-        std::fs::create_dir_all(dir).map_err(io)?;
-        if std::fs::read_dir(dir).map_err(io)?.next().is_some() {
+        std::fs::create_dir_all(dir).map_err(|e| AgentError::io(dir, e))?;
+        let mut entries = std::fs::read_dir(dir).map_err(|e| AgentError::io(dir, e))?;
+        if entries.next().is_some() {
             return Err(AgentError::NotEmpty(dir.to_path_buf()));
         }
         let project = dir.join("project");
-        std::fs::create_dir(&project).map_err(|source| AgentError::Dir {
-            path: project.clone(),
-            source,
-        })?;
+        std::fs::create_dir(&project).map_err(|e| AgentError::io(&project, e))?;
         // `Store::open` takes the root as given: the library never looks at `$GOLDFISH_HOME`
         // (only `Store::from_env`, meant for a binary like `goldfish`, does). It creates the
         // directory on the first write, private (0700).

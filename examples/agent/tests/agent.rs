@@ -65,7 +65,7 @@ fn runs_the_seven_tasks_with_an_empty_environment() -> TestResult {
         "1 correction(s), 1 pattern(s)",
         "missing plan: NotFound, file ",
         "empty search: NothingToSearch",
-        "no notes: NotFound, io NotFound",
+        "no notes: NotFound, io Some(NotFound)",
         "bad signal: InvalidSignal { kind: BuildComplete } at line 1, column",
         "all 7 tasks done",
     ] {
@@ -289,5 +289,83 @@ fn the_agent_reads_no_environment_variable_and_no_current_directory() -> TestRes
         "the agent reads process state:\n{}",
         found.join("\n")
     );
+    Ok(())
+}
+
+/// The lines of `text`, trimmed, blank ones left out: what an excerpt must match.
+fn code_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// The ```rust blocks of a markdown text.
+fn rust_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in markdown.lines() {
+        match (&mut current, line.trim()) {
+            (None, "```rust") => current = Some(String::new()),
+            (Some(block), "```") => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+/// Whether `block` is an excerpt of `source`: its parts, separated by `// …` lines, each
+/// appear in `source` line for line (indentation aside), in order.
+fn is_excerpt(block: &str, source: &str) -> bool {
+    let source = code_lines(source);
+    let lines = code_lines(block);
+    let mut from = 0;
+    for part in lines.split(|l| *l == "// …") {
+        let found = (from..=source.len().saturating_sub(part.len()))
+            .find(|&i| source.get(i..i + part.len()) == Some(part));
+        match found {
+            Some(i) => from = i + part.len(),
+            None => return false,
+        }
+    }
+    true
+}
+
+#[test]
+fn the_excerpt_checker_wants_every_part_in_order() {
+    let source = "fn a() {\n    one();\n    two();\n}\n\nfn b() {\n    three();\n}\n";
+    assert!(is_excerpt("one();\ntwo();\n// …\nthree();\n", source));
+    assert!(is_excerpt("  fn b() {\n      three();\n", source));
+    assert!(!is_excerpt("three();\n// …\none();\n", source));
+    assert!(!is_excerpt("one();\nthree();\n", source));
+    assert!(!is_excerpt("one();\n// …\nfour();\n", source));
+    assert_eq!(
+        rust_blocks("text\n```rust\nx();\n```\n```sh\nls\n```\n"),
+        ["x();\n"]
+    );
+}
+
+/// The guide (README.md) quotes the example's code: each of its Rust blocks is an excerpt of
+/// one file of `src/`, so what it shows is what this crate's test runs.
+#[test]
+fn the_guide_quotes_the_source() -> TestResult {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let guide = std::fs::read_to_string(root.join("README.md"))?;
+    let sources = files_ending(&root.join("src"), ".rs")?;
+    let blocks = rust_blocks(&guide);
+    assert!(blocks.len() >= 9, "{} Rust blocks", blocks.len());
+    for block in &blocks {
+        assert!(
+            sources.iter().any(|(_, source)| is_excerpt(block, source)),
+            "this block of README.md is not in src/:\n{block}"
+        );
+    }
     Ok(())
 }
