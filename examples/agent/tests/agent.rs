@@ -34,6 +34,27 @@ fn files_ending(dir: &Path, suffix: &str) -> std::io::Result<Vec<(PathBuf, Strin
     Ok(found)
 }
 
+/// The names in `dir`, sorted; those starting with a dot (locks, caches) left out unless
+/// `dots`.
+fn names(dir: &Path, dots: bool) -> std::io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if dots || !name.starts_with('.') {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Fails, showing `text`, unless it contains every one of `parts`.
+fn assert_contains_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} not in:\n{text}");
+    }
+}
+
 #[test]
 fn runs_the_seven_tasks_with_an_empty_environment() -> TestResult {
     let tmp = tempfile::tempdir()?;
@@ -44,33 +65,34 @@ fn runs_the_seven_tasks_with_an_empty_environment() -> TestResult {
     assert_eq!(stderr, "");
 
     // What it reports.
-    for line in [
-        "1. save typed checkpoints",
-        "redacted 1 secret: aws-access-key-id",
-        "keyword \"migratoin\": 1 found",
-        "\"migratoin\" matched \"migration\"",
-        "question: 2 found\n      decision   Retry backoff: exponential with full jitter",
-        "learnings about \"database\": 1 found\n      learning   The staging database refuses",
-        "by meaning (lexical + semantic): 1 found\n      decision   Retry backoff: exponential",
-        "lexical rank none, semantic rank #1",
-        "status active, the workspace's active plan: none",
-        "unchecked 1 item: 1/3 done",
-        "the workspace's active plan is retry-backoff-rollout",
-        "issue ENG-42, stage SCOPE: 1 completed, 1 in progress, 1 decision(s), 1 file(s)",
-        "REVIEW -> BUILD  on review-changes-requested",
-        "ended DONE after 6 transitions, 1 retry",
-        "failure 3 of \"patch every call site\"",
-        "a fourth attempt is refused (MutationRequired)",
-        "mutation M5 (Reduce Scope)",
-        "1 correction(s), 1 pattern(s)",
-        "missing plan: NotFound, file ",
-        "empty search: NothingToSearch",
-        "no notes: NotFound, io Some(NotFound)",
-        "bad signal: InvalidSignal { kind: BuildComplete } at line 1, column",
-        "all 7 tasks done",
-    ] {
-        assert!(stdout.contains(line), "{line:?} not in:\n{stdout}");
-    }
+    assert_contains_all(
+        &stdout,
+        &[
+            "1. save typed checkpoints",
+            "redacted 1 secret: aws-access-key-id",
+            "keyword \"migratoin\": 1 found",
+            "\"migratoin\" matched \"migration\"",
+            "question: 2 found\n      decision   Retry backoff: exponential with full jitter",
+            "learnings about \"database\": 1 found\n      learning   The staging database refuses",
+            "by meaning (lexical + semantic): 1 found\n      decision   Retry backoff: exponential",
+            "lexical rank none, semantic rank #1",
+            "status active, the workspace's active plan: none",
+            "unchecked 1 item: 1/3 done",
+            "the workspace's active plan is retry-backoff-rollout",
+            "issue ENG-42, stage SCOPE: 1 completed, 1 in progress, 1 decision(s), 1 file(s)",
+            "REVIEW -> BUILD  on review-changes-requested",
+            "ended DONE after 6 transitions, 1 retry",
+            "failure 3 of \"patch every call site\"",
+            "a fourth attempt is refused (MutationRequired)",
+            "mutation M5 (Reduce Scope)",
+            "1 correction(s), 1 pattern(s)",
+            "missing plan: NotFound, file ",
+            "empty search: NothingToSearch",
+            "no notes: NotFound, io Some(NotFound)",
+            "bad signal: InvalidSignal { kind: BuildComplete } at line 1, column",
+            "all 7 tasks done",
+        ],
+    );
     let store = dir.join("store");
     let project = dir.join("project");
     let missing_plan = store.join("example-agent/plans/no-such-plan.md");
@@ -80,17 +102,18 @@ fn runs_the_seven_tasks_with_an_empty_environment() -> TestResult {
     let days = files_ending(&store.join("example-agent/checkpoints"), ".md")?;
     assert!(!days.is_empty() && days.len() <= 2, "{days:?}"); // two if saved across midnight
     let day: String = days.into_iter().map(|(_, text)| text).collect();
-    for bullet in [
-        "- **Type**: decision\n- **Decision**: Exponential backoff from 100 ms to 30 s, full jitter\n\
-         - **Alternatives**: Fixed 1 s delay; Linear backoff\n- **Confidence**: 4\n",
-        "- **Type**: incident\n- **Impact**: Every user was logged out\n",
-        "replayed with key [REDACTED:aws-access-key-id]",
-        "- **Type**: learning\n",
-        "- **Next**: Run it on production after the load test\n",
-        "- **Harness**: goldfish-example-agent ",
-    ] {
-        assert!(day.contains(bullet), "{bullet:?} not in:\n{day}");
-    }
+    assert_contains_all(
+        &day,
+        &[
+            "- **Type**: decision\n- **Decision**: Exponential backoff from 100 ms to 30 s, full jitter\n\
+             - **Alternatives**: Fixed 1 s delay; Linear backoff\n- **Confidence**: 4\n",
+            "- **Type**: incident\n- **Impact**: Every user was logged out\n",
+            "replayed with key [REDACTED:aws-access-key-id]",
+            "- **Type**: learning\n",
+            "- **Next**: Run it on production after the load test\n",
+            "- **Harness**: goldfish-example-agent ",
+        ],
+    );
     assert_eq!(day.matches("## ").count(), 4, "{day}");
     assert!(!day.contains("AKIAIOSFODNN7EXAMPLE"));
     // Recall's caches beside the day files: the index, and the vectors of the agent's model.
@@ -113,32 +136,30 @@ fn runs_the_seven_tasks_with_an_empty_environment() -> TestResult {
 
     // GOBLIN_NOTES.md, whose stage the pipeline moved to DONE.
     let notes = std::fs::read_to_string(project.join(".goblin/GOBLIN_NOTES.md"))?;
-    for line in [
-        "Issue: ENG-42\nStage: DONE\n",
-        "- [x] Completed: Wrote the backoff helper\n",
-        "- [ ] In Progress: Use the helper in the HTTP client\n",
-        "- Full jitter: spreads retries out after an outage\n",
-        "- `src/retry.rs` - exponential backoff with jitter\n",
-    ] {
-        assert!(notes.contains(line), "{line:?} not in:\n{notes}");
-    }
+    assert_contains_all(
+        &notes,
+        &[
+            "Issue: ENG-42\nStage: DONE\n",
+            "- [x] Completed: Wrote the backoff helper\n",
+            "- [ ] In Progress: Use the helper in the HTTP client\n",
+            "- Full jitter: spreads retries out after an outage\n",
+            "- `src/retry.rs` - exponential backoff with jitter\n",
+        ],
+    );
 
     // The pipeline's state: DONE, after a retry; no signal file left behind.
     let state = std::fs::read_to_string(project.join(".goblin/pipeline.json"))?;
-    for field in [
-        "\"stage\": \"DONE\"",
-        "\"retries\": 1",
-        "\"signal\": \"review-changes-requested\"",
-        "\"signal\": \"test-passed\"",
-    ] {
-        assert!(state.contains(field), "{field} not in:\n{state}");
-    }
+    assert_contains_all(
+        &state,
+        &[
+            "\"stage\": \"DONE\"",
+            "\"retries\": 1",
+            "\"signal\": \"review-changes-requested\"",
+            "\"signal\": \"test-passed\"",
+        ],
+    );
     assert_eq!(state.matches("\"from\":").count(), 6, "{state}");
-    let mut goblin: Vec<String> = std::fs::read_dir(project.join(".goblin"))?
-        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect::<Result<_, _>>()?;
-    goblin.retain(|name| !name.starts_with('.'));
-    goblin.sort();
+    let goblin = names(&project.join(".goblin"), false)?;
     assert_eq!(goblin, ["GOBLIN_NOTES.md", "pipeline.json"]);
 
     // The journal, and its archive beside the store (not a workspace of it).
@@ -166,17 +187,9 @@ fn runs_the_seven_tasks_with_an_empty_environment() -> TestResult {
     assert!(patterns.contains("\"outcome\":\"success\""), "{patterns}");
 
     // The store holds one workspace; everything else it has is a dot directory.
-    let mut workspaces: Vec<String> = std::fs::read_dir(&store)?
-        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect::<Result<_, _>>()?;
-    workspaces.retain(|name| !name.starts_with('.'));
-    assert_eq!(workspaces, ["example-agent"]);
+    assert_eq!(names(&store, false)?, ["example-agent"]);
     // And nothing was written outside the directory it was given.
-    let mut top: Vec<String> = std::fs::read_dir(tmp.path())?
-        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect::<Result<_, _>>()?;
-    top.sort();
-    assert_eq!(top, ["run"]);
+    assert_eq!(names(tmp.path(), true)?, ["run"]);
     Ok(())
 }
 
@@ -192,7 +205,7 @@ fn refuses_a_directory_that_is_not_empty() -> TestResult {
         "{stderr}"
     );
     assert_eq!(text(&out.stdout), "");
-    assert_eq!(std::fs::read_dir(tmp.path())?.count(), 1);
+    assert_eq!(names(tmp.path(), true)?, ["keep.txt"]);
     assert_eq!(
         std::fs::read_to_string(tmp.path().join("keep.txt"))?,
         "mine"
