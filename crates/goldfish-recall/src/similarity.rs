@@ -225,7 +225,7 @@ impl MatchKind {
 
 impl std::fmt::Display for MatchKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -314,5 +314,6 @@ mod tests {
             let json = serde_json::to_string(&kind).expect("a unit variant serializes");
             assert_eq!(json, format!("\"{kind}\""));
         }
+        assert_eq!(format!("{:<7}|", MatchKind::Typo), "typo   |");
     }
 }

@@ -53,7 +53,7 @@ pub(crate) fn run(agent: &Agent) -> Result<(), AgentError> {
         let checkpoint = &saved.value;
         println!(
             "   saved {:<10} {}  {}",
-            checkpoint.memory_type.as_str(),
+            checkpoint.memory_type,
             checkpoint.id,
             checkpoint.title()
         );

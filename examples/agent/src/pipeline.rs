@@ -39,11 +39,7 @@ pub(crate) fn run(agent: &Agent) -> Result<(), AgentError> {
                 .signal
                 .as_ref()
                 .map_or("a cancel".into(), |s| s.kind().to_string());
-            println!(
-                "   {:<6} -> {:<6} on {signal}",
-                t.from.as_str(),
-                t.to.as_str()
-            );
+            println!("   {:<6} -> {:<6} on {signal}", t.from, t.to);
         }
         // "Launch the agent" of the stage: here it finishes at once and says so with its
         // signal. A real orchestrator would start a process that emits it when done.

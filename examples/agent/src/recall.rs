@@ -79,7 +79,7 @@ fn report(what: &str, result: &RecallResult) {
             .map_or(String::new(), |s| format!(" (score {s:.2})"));
         println!(
             "      {:<10} {}{score}",
-            hit.checkpoint.memory_type.as_str(),
+            hit.checkpoint.memory_type,
             hit.checkpoint.title()
         );
     }
