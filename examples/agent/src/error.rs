@@ -11,10 +11,10 @@ pub(crate) enum AgentError {
         "usage: goldfish-example-agent DIR\n  (DIR, missing or empty, gets the store and the project)"
     )]
     Usage,
-    /// The directory to work in could not be made or read.
+    /// A file or directory of the agent's own could not be made, read or removed.
     #[error("cannot use {path}: {source}")]
-    Dir {
-        /// The directory.
+    Io {
+        /// The file or directory.
         path: PathBuf,
         /// Why.
         source: std::io::Error,
@@ -57,7 +57,7 @@ pub(crate) enum AgentError {
 impl AgentError {
     /// An I/O error of the agent's own on `path`.
     pub(crate) fn io(path: &Path, source: std::io::Error) -> AgentError {
-        AgentError::Dir {
+        AgentError::Io {
             path: path.to_path_buf(),
             source,
         }
