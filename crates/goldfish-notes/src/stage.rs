@@ -64,7 +64,7 @@ impl Stage {
 
 impl fmt::Display for Stage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -88,6 +88,14 @@ impl FromStr for Stage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_honours_width_and_alignment() {
+        assert_eq!(
+            format!("{:<6}|{:>6}|", Stage::Build, Stage::Done),
+            "BUILD |  DONE|"
+        );
+    }
 
     #[test]
     fn parse_and_display_round_trip() {

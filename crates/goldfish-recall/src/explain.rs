@@ -98,13 +98,7 @@ pub fn format_explanation(e: &Explanation) -> String {
         match &w.matched {
             Some(m) => {
                 let fields: Vec<&str> = m.fields.iter().map(|f| f.name()).collect();
-                let how = match m.how {
-                    MatchKind::Exact => "exact",
-                    MatchKind::Stem => "stem",
-                    MatchKind::Prefix => "prefix",
-                    MatchKind::Typo => "typo",
-                    MatchKind::Synonym => "synonym",
-                };
+                let how = m.how.as_str();
                 let _ = writeln!(
                     out,
                     "  {:?} → {:?} ({how}, {}) sim {:.2} × idf {:.2} × tf {:.2} = {:.2}{}",

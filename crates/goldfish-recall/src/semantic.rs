@@ -34,7 +34,15 @@ use crate::query::Query;
 /// The error an [`Embedder`] returns: anything that can say what went wrong.
 pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 
-/// A sentence-embedding model, as recall uses it.
+/// A sentence-embedding model, as recall uses it: implement it to bring a model of your own
+/// (without the `semantic` feature) and put it in [`RecallOptions::semantic`](crate::RecallOptions::semantic)
+/// through [`SemanticChannel::new`].
+///
+/// Vectors need not be unit length (recall normalises them) but must have
+/// [`dimension`](Self::dimension) numbers. An error, or a query vector of another length,
+/// leaves the search lexical with a note in
+/// [`RecallResult::notes`](crate::RecallResult::notes); a document vector of another length
+/// is not kept, and its entry ranks lexically.
 pub trait Embedder: Send + Sync {
     /// What identifies the model and its weights (name and revision): the vector cache is
     /// keyed by it, so vectors of two models are never compared.
@@ -486,14 +494,12 @@ pub(crate) fn write_vectors(
     model: &str,
 ) -> Result<(), goldfish_core::fs::FsError> {
     let path = vectors_path(root, workspace);
+    // Private like the rest of the store (0600 in a 0700 directory): vectors of private text.
+    let private = goldfish_core::fs::WriteOptions::private();
     if let Some(dir) = path.parent() {
-        goldfish_core::fs::create_dir_all(dir, None)?;
+        goldfish_core::fs::create_dir_all(dir, private.dir_mode)?;
     }
-    goldfish_core::fs::write_atomic(
-        &path,
-        &v.encode(model),
-        &goldfish_core::fs::WriteOptions::default(),
-    )
+    goldfish_core::fs::write_atomic(&path, &v.encode(model), &private)
 }
 
 /// One searched entry, as the semantic channel sees it.

@@ -209,6 +209,26 @@ pub enum MatchKind {
     Synonym,
 }
 
+impl MatchKind {
+    /// The kind as [`format_explanation`](crate::format_explanation) and `--json` write it:
+    /// `exact`, `stem`, `prefix`, `typo` or `synonym`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Stem => "stem",
+            MatchKind::Prefix => "prefix",
+            MatchKind::Typo => "typo",
+            MatchKind::Synonym => "synonym",
+        }
+    }
+}
+
+impl std::fmt::Display for MatchKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,5 +299,21 @@ mod tests {
         assert_eq!(s("database", "datbase"), 0.0);
         assert_eq!(s("login", "log"), 0.0);
         assert_eq!(s("db", "dbs"), 0.0);
+    }
+
+    #[test]
+    fn a_kind_is_written_as_json_names_it() {
+        let all = [
+            MatchKind::Exact,
+            MatchKind::Stem,
+            MatchKind::Prefix,
+            MatchKind::Typo,
+            MatchKind::Synonym,
+        ];
+        for kind in all {
+            let json = serde_json::to_string(&kind).expect("a unit variant serializes");
+            assert_eq!(json, format!("\"{kind}\""));
+        }
+        assert_eq!(format!("{:<7}|", MatchKind::Typo), "typo   |");
     }
 }

@@ -217,6 +217,27 @@ fn vectors_are_computed_once_and_again_only_for_what_changed() -> TestResult {
     Ok(())
 }
 
+/// The index and the vectors hold the words and the meaning of private checkpoints: they are
+/// as private as the day files (0600 in a 0700 directory).
+#[cfg(unix)]
+#[test]
+fn the_index_and_its_vectors_are_private() -> TestResult {
+    use std::os::unix::fs::PermissionsExt;
+    let s = store()?;
+    let model = Arc::new(Concepts::default());
+    recall(&s.store, &opts("feline", Some(channel(&model, 100)), true))?;
+    let mode = |path: &str| -> std::io::Result<u32> {
+        Ok(std::fs::metadata(s.dir.path().join(path))?
+            .permissions()
+            .mode()
+            & 0o777)
+    };
+    assert_eq!(mode(".index")?, 0o700);
+    assert_eq!(mode(".index/pets.gfi")?, 0o600);
+    assert_eq!(mode(".index/pets.gfv")?, 0o600);
+    Ok(())
+}
+
 #[test]
 fn a_recall_embeds_a_bounded_number_newest_first() -> TestResult {
     let s = store()?;

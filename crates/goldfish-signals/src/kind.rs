@@ -74,7 +74,7 @@ impl SignalKind {
 
 impl fmt::Display for SignalKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.file_name())
+        f.pad(self.file_name())
     }
 }
 
@@ -101,6 +101,14 @@ impl FromStr for SignalKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_honours_width_and_alignment() {
+        assert_eq!(
+            format!("{:<16}|", SignalKind::TestPassed),
+            "test-passed     |"
+        );
+    }
 
     #[test]
     fn names_round_trip() {

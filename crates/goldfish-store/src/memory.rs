@@ -55,7 +55,7 @@ impl MemoryType {
 
 impl fmt::Display for MemoryType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -204,6 +204,11 @@ fn deserialize_confidence<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u8>,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_honours_width_and_alignment() {
+        assert_eq!(format!("{:<10}|", MemoryType::Decision), "decision  |");
+    }
 
     #[test]
     fn memory_type_parses_and_prints() {

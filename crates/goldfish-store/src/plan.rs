@@ -71,7 +71,7 @@ impl PlanStatus {
 
 impl fmt::Display for PlanStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -562,6 +562,11 @@ pub fn parse_plan(text: &str, workspace: &str, id: &str) -> Result<Plan, Error> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_display_honours_width_and_alignment() {
+        assert_eq!(format!("{:>10}|", PlanStatus::Active), "    active|");
+    }
 
     #[test]
     fn progress_counts_every_bullet_style() {

@@ -168,8 +168,10 @@ pub(super) fn rebuild_with(
     }
 }
 
+/// Writes an index file as the store writes its own: private (0600 in a 0700 directory),
+/// since it holds the words of every checkpoint.
 pub(super) fn write(path: &Path, bytes: &[u8]) -> Result<(), goldfish_core::fs::FsError> {
-    goldfish_core::fs::write_atomic(path, bytes, &goldfish_core::fs::WriteOptions::default())
+    goldfish_core::fs::write_atomic(path, bytes, &goldfish_core::fs::WriteOptions::private())
 }
 
 /// A fresh index for `workspace`: the file's, else rebuilt (and written when it can be).
