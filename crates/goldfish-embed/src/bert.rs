@@ -2,11 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{DType, Device, Tensor};
+use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
+use candle_transformers::models::bert::{BertEncoder, Config};
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+use crate::weights::Weights;
 use crate::{Embedder, Error};
 
 /// Texts embedded per forward pass: large enough to keep both cores' matrix products busy,
@@ -50,6 +51,14 @@ impl ModelFiles {
     /// # Errors
     /// The first missing, corrupt or unsupported file, named.
     pub fn check(&self) -> Result<usize, Error> {
+        let (_, dimension, _) = self.check_configuration()?;
+        Weights::open(&self.path("model.safetensors"))?;
+        Ok(dimension)
+    }
+
+    /// [`ModelFiles::check`] but for the weights' header: the configuration, the vector
+    /// dimension and the maximum length.
+    fn check_configuration(&self) -> Result<(Config, usize, usize), Error> {
         for name in Self::REQUIRED {
             let path = self.path(name);
             if !path.is_file() {
@@ -58,9 +67,8 @@ impl ModelFiles {
         }
         let config = self.config()?;
         let dimension = self.pooling(&config)?;
-        self.max_length(&config)?;
-        check_safetensors_header(&self.path("model.safetensors"))?;
-        Ok(dimension)
+        let max_length = self.max_length(&config)?;
+        Ok((config, dimension, max_length))
     }
 
     /// 16 hex digits of a SHA-256 over what makes the model: `config.json`, the pooling and
@@ -191,51 +199,44 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
         .map_err(|e| Error::corrupt(path, format!("not a valid file of its kind: {e}")))
 }
 
-/// Reads a safetensors header (8-byte little-endian length, then JSON) and checks that every
-/// tensor's data lies inside the file: a truncated download is caught here, by name.
-fn check_safetensors_header(path: &Path) -> Result<(), Error> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    let mut len = [0u8; 8];
-    file.read_exact(&mut len)
-        .map_err(|_| Error::corrupt(path, "shorter than a safetensors header"))?;
-    let len = u64::from_le_bytes(len);
-    if len > size.saturating_sub(8) || len > 100 << 20 {
-        return Err(Error::corrupt(
-            path,
-            format!("header length {len} exceeds the file ({size} bytes)"),
-        ));
+/// BERT's embedding layer (candle's `BertEmbeddings`), its word-embedding table left in the
+/// weights file: a text reads the rows of its tokens only.
+struct Embeddings {
+    weights: Weights,
+    /// The table's tensor name in `weights`.
+    words: String,
+    hidden: usize,
+    position: candle_nn::Embedding,
+    token_type: candle_nn::Embedding,
+    layer_norm: candle_nn::LayerNorm,
+}
+
+impl Embeddings {
+    /// The embeddings of `ids` (`rows` texts of `len` tokens): word, token type and position
+    /// embeddings summed, then layer-normalised, as candle's BERT computes them.
+    fn forward(
+        &self,
+        ids: &[u32],
+        (rows, len): (usize, usize),
+        types: &Tensor,
+    ) -> candle_core::Result<Tensor> {
+        let words = self
+            .weights
+            .rows(&self.words, ids)?
+            .reshape((rows, len, self.hidden))?;
+        let types = self.token_type.forward(types)?;
+        let embeddings = (&words + types)?;
+        let positions: Vec<u32> = (0..u32::try_from(len).unwrap_or(u32::MAX)).collect();
+        let positions = Tensor::new(positions.as_slice(), words.device())?;
+        let embeddings = embeddings.broadcast_add(&self.position.forward(&positions)?)?;
+        self.layer_norm.forward(&embeddings)
     }
-    let mut header =
-        vec![0u8; usize::try_from(len).map_err(|_| Error::corrupt(path, "header too long"))?];
-    file.read_exact(&mut header)
-        .map_err(|e| Error::io(path, e))?;
-    let header: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&header)
-        .map_err(|e| Error::corrupt(path, format!("safetensors header is not JSON: {e}")))?;
-    let data = size - 8 - len;
-    for (name, tensor) in &header {
-        if name == "__metadata__" {
-            continue;
-        }
-        let end = tensor
-            .get("data_offsets")
-            .and_then(|o| o.get(1))
-            .and_then(serde_json::Value::as_u64)
-            .ok_or_else(|| Error::corrupt(path, format!("tensor {name} has no data_offsets")))?;
-        if end > data {
-            return Err(Error::corrupt(
-                path,
-                format!("truncated: tensor {name} ends at byte {end} of {data} bytes of data"),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// A sentence-transformers BERT model (all-MiniLM-L6-v2 and its kind) run on the CPU.
 pub struct BertEmbedder {
-    model: BertModel,
+    embeddings: Embeddings,
+    encoder: BertEncoder,
     /// Truncates to `max_length`; pads nothing (batches are padded here, to their longest).
     tokenizer: Tokenizer,
     pad_id: u32,
@@ -259,19 +260,52 @@ impl std::fmt::Debug for BertEmbedder {
 }
 
 impl BertEmbedder {
-    /// Loads the model in `dir` (see [`ModelFiles`]), its weights memory-mapped.
+    /// Loads the model in `dir` (see [`ModelFiles`]): the encoder's weights read once, the
+    /// word-embedding table left in the weights file (each text reads its tokens' rows).
     ///
     /// # Errors
     /// A missing, corrupt or unsupported file, named.
     pub fn load(dir: &Path) -> Result<Self, Error> {
         let files = ModelFiles::new(dir);
-        let dimension = files.check()?;
-        let config = files.config()?;
-        let max_length = files.max_length(&config)?;
+        // Checked as `ModelFiles::check` checks them; the weights' header is read once, below.
+        let (config, dimension, max_length) = files.check_configuration()?;
+        // The tokenizer (a JSON file of half a megabyte to parse) and the weights (a file of
+        // tens of megabytes to read) load side by side.
+        let (tokenizer, weights) = rayon::join(
+            || Self::load_tokenizer(&files, &config, max_length),
+            || Self::load_weights(&files, &config),
+        );
+        let (tokenizer, pad_id, fingerprint) = tokenizer?;
+        let (embeddings, encoder) = weights?;
+        let model_id = format!(
+            "{}@{fingerprint}",
+            dir.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        );
+        Ok(Self {
+            embeddings,
+            encoder,
+            tokenizer,
+            pad_id,
+            dimension,
+            max_length,
+            model_id,
+            pool: None,
+            device: Device::Cpu,
+        })
+    }
+
+    /// The tokenizer, truncating to `max_length` and padding nothing; the padding token's id;
+    /// the model's fingerprint (see [`BertEmbedder::model_id`]).
+    fn load_tokenizer(
+        files: &ModelFiles,
+        config: &Config,
+        max_length: usize,
+    ) -> Result<(Tokenizer, u32, String), Error> {
         let tokenizer_path = files.path("tokenizer.json");
         let tokenizer_json =
             std::fs::read(&tokenizer_path).map_err(|e| Error::io(&tokenizer_path, e))?;
-        let mut tokenizer = Tokenizer::from_bytes(&tokenizer_json)
+        let mut tokenizer = crate::tokenizer::parse(&tokenizer_json)
             .map_err(|e| Error::corrupt(&tokenizer_path, format!("not a tokenizer: {e}")))?;
         tokenizer
             .with_truncation(Some(TruncationParams {
@@ -285,33 +319,92 @@ impl BertEmbedder {
                 p.pad_id
             });
         tokenizer.with_padding(None);
-        let weights = files.path("model.safetensors");
-        let model_id = format!(
-            "{}@{}",
-            dir.file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-            files.fingerprint(&tokenizer_json)?
-        );
-        let device = Device::Cpu;
-        // SAFETY: the map is read-only and lives as long as the tensors built from it. Mapping a
-        // file is unsound only if another process changes it while it is mapped; goldfish never
-        // writes a model file in place (installs write a new directory and rename it over the old
-        // one, so a running process keeps the old file's inode) and documents that users must
-        // not either.
-        #[allow(unsafe_code)]
-        let vb = unsafe { VarBuilder::from_mmaped_safetensors(&[&weights], DType::F32, &device) }
-            .map_err(|e| Error::corrupt(&weights, e))?;
-        let model = BertModel::load(vb, &config).map_err(|e| Error::corrupt(&weights, e))?;
-        Ok(Self {
-            model,
-            tokenizer,
-            pad_id,
-            dimension,
-            max_length,
-            model_id,
-            pool: None,
-            device,
-        })
+        let fingerprint = files.fingerprint(&tokenizer_json)?;
+        Ok((tokenizer, pad_id, fingerprint))
+    }
+
+    /// The embedding layer and the encoder, from the weights file: the encoder's tensors read
+    /// whole, the word-embedding table left in the file (its rows are read per text).
+    fn load_weights(
+        files: &ModelFiles,
+        config: &Config,
+    ) -> Result<(Embeddings, BertEncoder), Error> {
+        let path = files.path("model.safetensors");
+        let weights = Weights::open(&path)?;
+        // Tensors are named `embeddings.…` and `encoder.…`, or with the model type in front
+        // (`bert.embeddings.…`), as candle's BERT accepts them.
+        let words = "embeddings.word_embeddings.weight";
+        let prefix = match &config.model_type {
+            _ if weights.contains(words) => String::new(),
+            Some(model_type) if weights.contains(&format!("{model_type}.{words}")) => {
+                format!("{model_type}.")
+            }
+            _ => return Err(Error::corrupt(&path, format!("no tensor {words}"))),
+        };
+        let words = format!("{prefix}{words}");
+        let expected = [config.vocab_size, config.hidden_size];
+        if weights.shape(&words) != Some(&expected[..]) {
+            return Err(Error::corrupt(
+                &path,
+                format!(
+                    "tensor {words} has the shape {:?}, not config.json's {expected:?}",
+                    weights.shape(&words).unwrap_or_default()
+                ),
+            ));
+        }
+        let corrupt = |e: candle_core::Error| Error::corrupt(&path, e);
+        let (position, token_type, layer_norm, encoder) = {
+            let vb = VarBuilder::from_backend(Box::new(&weights), DType::F32, Device::Cpu);
+            let vb_embeddings = vb.pp(format!("{prefix}embeddings"));
+            let position = candle_nn::embedding(
+                config.max_position_embeddings,
+                config.hidden_size,
+                vb_embeddings.pp("position_embeddings"),
+            )
+            .map_err(corrupt)?;
+            let token_type = candle_nn::embedding(
+                config.type_vocab_size,
+                config.hidden_size,
+                vb_embeddings.pp("token_type_embeddings"),
+            )
+            .map_err(corrupt)?;
+            let layer_norm = candle_nn::layer_norm(
+                config.hidden_size,
+                config.layer_norm_eps,
+                vb_embeddings.pp("LayerNorm"),
+            )
+            .map_err(corrupt)?;
+            let encoder =
+                BertEncoder::load(vb.pp(format!("{prefix}encoder")), config).map_err(corrupt)?;
+            (position, token_type, layer_norm, encoder)
+        };
+        let embeddings = Embeddings {
+            weights,
+            words,
+            hidden: config.hidden_size,
+            position,
+            token_type,
+            layer_norm,
+        };
+        Ok((embeddings, encoder))
+    }
+
+    /// candle's `BertModel::forward` with the word embeddings read from the file: the last
+    /// hidden state of every token, `(rows, len, hidden)`.
+    fn forward(
+        &self,
+        ids: &[u32],
+        (rows, len): (usize, usize),
+        types: &Tensor,
+        mask: &Tensor,
+    ) -> candle_core::Result<Tensor> {
+        let embedded = self.embeddings.forward(ids, (rows, len), types)?;
+        // BERT's extended attention mask: 0 where a token is real, the lowest f32 where it is
+        // padding, broadcast over heads and query positions.
+        let mask = mask.unsqueeze(1)?.unsqueeze(1)?.to_dtype(DType::F32)?;
+        let mask = (mask.ones_like()? - &mask)?
+            .broadcast_mul(&Tensor::try_from(f32::MIN)?.to_device(&self.device)?)?;
+        self.encoder.forward(&embedded, &mask)
     }
 
     /// Runs the model on `threads` threads of its own instead of rayon's global pool (one
@@ -374,12 +467,10 @@ impl BertEmbedder {
             types[at..at + n].copy_from_slice(e.get_type_ids());
             mask[at..at + n].copy_from_slice(e.get_attention_mask());
         }
-        let ids = Tensor::from_vec(ids, (rows, len), &self.device).map_err(model)?;
         let types = Tensor::from_vec(types, (rows, len), &self.device).map_err(model)?;
         let mask = Tensor::from_vec(mask, (rows, len), &self.device).map_err(model)?;
         let hidden = self
-            .model
-            .forward(&ids, &types, Some(&mask))
+            .forward(&ids, (rows, len), &types, &mask)
             .map_err(model)?;
         // Mean pooling over the real tokens (sentence-transformers' Pooling, mean mode), then
         // L2 normalisation (its Normalize module).

@@ -3,8 +3,8 @@
 //! - [`Embedder`]: a batch of texts in, one L2-normalised `f32` vector of a known dimension per
 //!   text out. A Rust agent can plug its own model through it.
 //! - [`BertEmbedder`]: the pure-Rust implementation (candle's BERT and Hugging Face's tokenizer,
-//!   no C or C++ build) of a sentence-transformers model such as all-MiniLM-L6-v2: the weights
-//!   memory-mapped, mean pooling over the real tokens then L2 normalisation as
+//!   no C or C++ build) of a sentence-transformers model such as all-MiniLM-L6-v2: the
+//!   encoder's weights read once, the word-embedding rows read per text, mean pooling over the real tokens then L2 normalisation as
 //!   sentence-transformers does, long inputs truncated to the model's maximum length, texts
 //!   embedded in batches.
 //! - [`ModelDir`]: where models live, installing one from a local sentence-transformers
@@ -19,6 +19,8 @@ mod dir;
 mod error;
 #[cfg(feature = "hub")]
 mod hub;
+mod tokenizer;
+mod weights;
 
 pub use bert::{BertEmbedder, ModelFiles};
 pub use dir::{DEFAULT_MODEL, ModelDir, ModelStatus, Progress};

@@ -26,13 +26,13 @@ pub(crate) fn load_installed() -> anyhow::Result<Option<goldfish_recall::Semanti
     let Ok(dir) = model_dir() else {
         return Ok(None);
     };
-    let Some(status) = dir.status(DEFAULT_MODEL)? else {
+    if !dir.path(DEFAULT_MODEL).exists() {
         return Ok(None);
-    };
+    }
+    // Checked while loading (every file read once).
     let model = dir.load(DEFAULT_MODEL)?;
     // The model's fingerprint (its name and a hash of its files): other weights, other id.
-    let id = goldfish_embed::Embedder::model_id(&model)
-        .unwrap_or_else(|| format!("{}/{}", status.model, status.size));
+    let id = model.model_id().to_string();
     let embedder = goldfish_recall::semantic::ModelEmbedder::new(model, id);
     Ok(Some(goldfish_recall::SemanticChannel::new(
         std::sync::Arc::new(embedder),
