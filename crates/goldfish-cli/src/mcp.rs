@@ -1301,6 +1301,7 @@ fn standup_markdown(ctx: &Context, days: Option<u64>) -> anyhow::Result<String> 
         o.days = u32::try_from(days).unwrap_or(u32::MAX);
     }
     o.cwd = Some(ctx.cwd.clone());
+    o.use_index = RecallOptions::from_env().use_index;
     let s = goldfish_recall::standup_with(&ctx.open_store()?, &o)?;
     Ok(goldfish_recall::format_standup(
         &s,

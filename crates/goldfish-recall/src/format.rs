@@ -386,11 +386,15 @@ pub fn format_standup(standup: &Standup, opts: &FormatOptions) -> String {
     let mut left_out = 0;
     for ws in &standup.workspaces {
         let mut s = format!(
-            "\n## {} — {} checkpoint{}\n",
+            "\n## {} — {} checkpoint{}",
             ws.workspace,
             ws.checkpoints,
             if ws.checkpoints == 1 { "" } else { "s" }
         );
+        if ws.superseded > 0 {
+            let _ = write!(s, " (and {} superseded)", ws.superseded);
+        }
+        s.push('\n');
         for c in &ws.recent {
             let _ = writeln!(
                 s,

@@ -101,6 +101,15 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// Also leaves out the checkpoints that `links` (one per workspace, in the order of
+    /// `workspaces`) say another supersedes.
+    pub(crate) fn hide_superseded(&mut self, workspaces: &[String], links: &[Supersession]) {
+        for (ws, s) in workspaces.iter().zip(links) {
+            self.hidden
+                .extend(s.superseded_ids().map(|id| (ws.clone(), id.to_string())));
+        }
+    }
+
     /// True when no part is given: every checkpoint matches.
     pub fn is_empty(&self) -> bool {
         self.memory_type.is_none()
@@ -273,7 +282,7 @@ pub fn links_of(
     notes: &mut Vec<String>,
 ) -> Result<Links, Error> {
     let workspaces = [goldfish_store::validate_workspace(&checkpoint.workspace)?];
-    let known = supersession_of(store, opts, &workspaces, None, notes)?;
+    let known = supersession_of(store, opts.use_index, &workspaces, None, notes)?;
     Ok(Links::of(&known.links[0], checkpoint))
 }
 
@@ -436,26 +445,26 @@ impl RecallHit {
 }
 
 /// What a recall knows of its workspaces' supersession, in the order of the workspaces.
-struct Known {
+pub(crate) struct Known {
     /// Each workspace's links.
-    links: Vec<Supersession>,
+    pub(crate) links: Vec<Supersession>,
     /// With the fresh indexes: each workspace's index and the entries it hides. `None`:
     /// recall reads the day files.
     indexed: Option<Vec<(index::WsIndex, Vec<u32>)>>,
 }
 
 /// The supersession of `workspaces`: from their indexes (checked fresh, rebuilt when the
-/// day files changed) when `opts.use_index`, else — or when an index cannot say — from
-/// every day file ([`Store::supersession`]). The same rule either way
-/// ([`Supersession::from_facts`]).
-fn supersession_of(
+/// day files changed) when `use_index` ([`RecallOptions::use_index`]), else — or when an
+/// index cannot say — from every day file ([`Store::supersession`]). The same rule either
+/// way ([`Supersession::from_facts`]).
+pub(crate) fn supersession_of(
     store: &Store,
-    opts: &RecallOptions,
+    use_index: bool,
     workspaces: &[String],
     cache: Option<&RecallCache>,
     notes: &mut Vec<String>,
 ) -> Result<Known, Error> {
-    if opts.use_index {
+    if use_index {
         let indexes = index::fresh_all(store, workspaces, cache, notes);
         let known: Result<Vec<index::Indexed>, index::Fallback> =
             indexes.iter().map(index::supersession).collect();
@@ -527,17 +536,13 @@ fn recall_inner(
     // Who is superseded comes from every entry of each workspace, not the window's: a
     // checkpoint of last week replaced today is hidden from a recall of last week. The
     // index keeps what that takes; without it, every day file is read.
-    let Known { links, indexed } = supersession_of(store, opts, &workspaces, cache, &mut notes)?;
+    let Known { links, indexed } =
+        supersession_of(store, opts.use_index, &workspaces, cache, &mut notes)?;
     // The options as the day files are read: the caller's, with the superseded checkpoints
     // filtered out.
     let mut effective = opts.clone();
     if !opts.include_superseded {
-        for (ws, s) in workspaces.iter().zip(&links) {
-            effective
-                .filter
-                .hidden
-                .extend(s.superseded_ids().map(|id| (ws.clone(), id.to_string())));
-        }
+        effective.filter.hide_superseded(&workspaces, &links);
     }
     // A blank search is no search; text without a single content word is an error that says
     // so, never a silent "nothing matched".
@@ -746,13 +751,19 @@ fn prepare(store: &Store, opts: &RecallOptions) -> Result<Prepared, Error> {
 }
 
 /// How many checkpoints each workspace holds per UTC day of the window that `opts` describes
-/// (its scope, window and filter; its search, limit and index settings are not used), as
-/// the activity chart of the web view shows them. Reads one day file at a time: memory does
-/// not grow with the window.
+/// (its scope, window, filter and [`include_superseded`](RecallOptions::include_superseded):
+/// a superseded checkpoint is not counted unless asked, as recall does not show it; its
+/// search and limit are not used), as the activity chart of the web view shows them. Reads
+/// one day file at a time: memory does not grow with the window.
 pub fn checkpoints_per_day(store: &Store, opts: &RecallOptions) -> Result<DayCounts, Error> {
     let p = prepare(store, opts)?;
+    let mut filter = opts.filter.clone();
+    if !opts.include_superseded {
+        let known = supersession_of(store, opts.use_index, &p.workspaces, None, &mut Vec::new())?;
+        filter.hide_superseded(&p.workspaces, &known.links);
+    }
     let (days, skipped) =
-        crate::newest::per_day(store, &p.workspaces, p.window, &p.in_place, &opts.filter)?;
+        crate::newest::per_day(store, &p.workspaces, p.window, &p.in_place, &filter)?;
     Ok(DayCounts {
         window: p.window,
         days,

@@ -139,6 +139,7 @@ pub(crate) fn standup(ctx: &Context, a: StandupArgs) -> anyhow::Result<Report> {
         o.days = days;
     }
     o.cwd = Some(ctx.cwd.clone());
+    o.use_index = RecallOptions::from_env().use_index;
     let s = goldfish_recall::standup_with(&ctx.open_store()?, &o)?;
     let mut f = FormatOptions::default();
     f.max_chars = CLI_BUDGET;
