@@ -157,8 +157,9 @@ pub(crate) struct CheckpointParams {
     /// Open questions, one per item.
     #[serde(default, deserialize_with = "text_list")]
     pub(crate) unknowns: Vec<String>,
-    /// A short key naming what this memory is about ("auth-tokens"): it supersedes the newest
-    /// earlier memory of the workspace with the same topic.
+    /// A short key naming what this memory is about ("auth-tokens"; one line, at most 100
+    /// characters, compared ignoring case): it supersedes the newest earlier memory of the
+    /// workspace with the same topic that nothing supersedes yet.
     #[serde(default)]
     pub(crate) topic: Option<String>,
     /// Ids of earlier checkpoints of the workspace that this one replaces (recall lists the
