@@ -306,7 +306,13 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
     }
     let mut shown = 0;
     for hit in &result.hits {
-        let mut text = entry(&hit.checkpoint, Some(&hit.links), result.now, opts.full, all);
+        let mut text = entry(
+            &hit.checkpoint,
+            Some(&hit.links),
+            result.now,
+            opts.full,
+            all,
+        );
         // With an explanation, the reasons follow their checkpoint, indented under it.
         if let Some(e) = &hit.explanation {
             for line in format_explanation(e).lines() {

@@ -660,7 +660,10 @@ fn recall_inner(
 
     if !links.iter().all(Supersession::is_empty) {
         for hit in &mut hits {
-            if let Some(i) = workspaces.iter().position(|ws| *ws == hit.checkpoint.workspace) {
+            if let Some(i) = workspaces
+                .iter()
+                .position(|ws| *ws == hit.checkpoint.workspace)
+            {
                 hit.links = Links::of(&links[i], &hit.checkpoint);
             }
         }
@@ -822,7 +825,7 @@ fn read_and_search(
     if !opts.filter.is_empty() {
         checkpoints.retain(|c| opts.filter.matches(c));
     }
-        let mut found = search(q, &checkpoints, search_opts);
+    let mut found = search(q, &checkpoints, search_opts);
     if let Some(caches) = caches {
         let entries: Vec<crate::semantic::Entry<'_>> = checkpoints
             .iter()

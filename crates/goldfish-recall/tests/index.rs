@@ -349,7 +349,10 @@ fn superseded_checkpoints_are_hidden_the_same_through_the_index() -> TestResult 
             hid_some = true;
         }
     }
-    assert!(hid_some, "no random store hid anything: the test tests nothing");
+    assert!(
+        hid_some,
+        "no random store hid anything: the test tests nothing"
+    );
 
     // Two directories: the links of entries kept in both places count once.
     let home = tempfile::tempdir()?;
@@ -366,9 +369,18 @@ fn superseded_checkpoints_are_hidden_the_same_through_the_index() -> TestResult 
     write_store(repo.path(), &cps[70..])?;
     let store = Store::open(home.path())?.with_workspace_root("api", repo.path())?;
     let mut table = vec![(String::new(), "api".to_string(), "2000-01-01".to_string())];
-    for q in ["database", "auth login", "parser cache index", "release deploy"] {
+    for q in [
+        "database",
+        "auth login",
+        "parser cache index",
+        "release deploy",
+    ] {
         table.push((q.to_string(), "api".to_string(), "2000-01-01".to_string()));
-        table.push((q.to_string(), "api".to_string(), "2026-03-08T00:00:00Z".to_string()));
+        table.push((
+            q.to_string(),
+            "api".to_string(),
+            "2026-03-08T00:00:00Z".to_string(),
+        ));
     }
     same_answers_with(&store, &table, |_| {})?;
     same_answers_with(&store, &table, |o| o.include_superseded = true)?;
@@ -795,7 +807,12 @@ fn standup_and_activity_count_superseded_checkpoints_apart() -> TestResult {
     let cps = [
         cp("a", "2026-05-01T07:00:00Z", "First try at the parser", &[]),
         d,
-        cp("b", "2026-05-01T09:00:00Z", "Second try at the parser", &["a"]),
+        cp(
+            "b",
+            "2026-05-01T09:00:00Z",
+            "Second try at the parser",
+            &["a"],
+        ),
         cp("c", "2026-05-02T07:00:00Z", "Unrelated work", &[]),
         e,
     ];
@@ -814,7 +831,10 @@ fn standup_and_activity_count_superseded_checkpoints_apart() -> TestResult {
         let decisions: Vec<&str> = api.decisions.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(decisions, ["e"]);
         let text = goldfish_recall::format_standup(&s, &goldfish_recall::FormatOptions::default());
-        assert!(text.contains("api — 3 checkpoints (and 2 superseded)"), "{text}");
+        assert!(
+            text.contains("api — 3 checkpoints (and 2 superseded)"),
+            "{text}"
+        );
 
         let mut r = RecallOptions::default();
         r.workspace = Scope::All;

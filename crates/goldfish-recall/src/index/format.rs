@@ -488,7 +488,11 @@ pub(crate) fn decode_supersession(bytes: &[u8], docs: usize) -> Result<Vec<SupRe
         let topic = match r.arr::<1>()?[0] {
             0 => None,
             1 => Some(r.str()?),
-            _ => return Err(corrupt(format!("supersession record {i} has a bad topic flag"))),
+            _ => {
+                return Err(corrupt(format!(
+                    "supersession record {i} has a bad topic flag"
+                )));
+            }
         };
         let k = r.count(4)?;
         let mut supersedes = Vec::with_capacity(k);

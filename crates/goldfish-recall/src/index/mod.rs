@@ -45,11 +45,11 @@ mod search;
 mod supersede;
 
 use self::{access::*, build::*, fresh::*, listing::*};
+pub(crate) use access::WsIndex;
 pub use admin::{
     IndexState, IndexStatus, IndexVerify, VectorReport, WorkspaceIndex, WorkspaceVerify,
     embed_vectors, index_rebuild, index_status, index_verify, read_index_bytes,
 };
-pub(crate) use access::WsIndex;
 pub use fresh::RecallCache;
 pub(crate) use fresh::fresh_all;
 pub(crate) use search::{Fallback, search};
