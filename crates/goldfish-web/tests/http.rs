@@ -368,13 +368,17 @@ fn read_only_no_cors() -> TestResult {
     Ok(())
 }
 
-/// Every file under `root` with its bytes.
+/// Every file under `root` with its bytes, but the recall index's cache (`.index/`, which
+/// every recall may build or refresh, as the crate documentation says).
 fn snapshot(root: &std::path::Path) -> std::io::Result<Vec<(std::path::PathBuf, Vec<u8>)>> {
     let mut out = Vec::new();
     let mut todo = vec![root.to_path_buf()];
     while let Some(dir) = todo.pop() {
         for e in std::fs::read_dir(&dir)? {
             let p = e?.path();
+            if p == root.join(goldfish_recall::INDEX_DIR) {
+                continue;
+            }
             if p.is_dir() {
                 todo.push(p);
             } else {
