@@ -1,7 +1,7 @@
 //! Fuzz target: the day-file parser never panics, whatever it reads formats and parses back
 //! to the same checkpoints, and a typed memory whose fields are cut from the input (any
-//! text: line breaks, `;`, `\`, leading `- `) round-trips through a day file, with an actor
-//! cut from it too.
+//! text: line breaks, `;`, `\`, leading `- `) round-trips through a day file, with an actor,
+//! a topic and superseded ids cut from it too.
 #![no_main]
 use goldfish_store::{Checkpoint, MemoryType};
 use libfuzzer_sys::fuzz_target;
@@ -41,6 +41,12 @@ fuzz_target!(|data: &[u8]| {
     cp.actor.user = next();
     cp.actor.git_user = next();
     cp.actor.git_email = next();
+    // Supersession: any topic, and ids cut from the input (none empty).
+    cp.topic = next();
+    cp.supersedes = list(next())
+        .into_iter()
+        .filter(|id| !id.is_empty())
+        .collect();
     let text = goldfish_store::format_day_file(date, std::slice::from_ref(&cp));
     let back = goldfish_store::parse_checkpoint_file(&text, "fuzz", date)
         .expect("a formatted typed memory parses strictly");

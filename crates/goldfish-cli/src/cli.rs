@@ -321,6 +321,9 @@ pub(crate) struct RecallArgs {
     /// Show full descriptions and git context instead of the summary view.
     #[arg(long)]
     pub(crate) full: bool,
+    /// Also recall checkpoints that a later one supersedes (hidden by default).
+    #[arg(long)]
+    pub(crate) include_superseded: bool,
     /// Only checkpoints matching these filters.
     #[command(flatten)]
     pub(crate) filter: FilterArgs,
@@ -685,6 +688,14 @@ pub(crate) struct TypedArgs {
     /// An open question (repeatable).
     #[arg(long = "unknown", value_name = "TEXT", allow_hyphen_values = true)]
     pub(crate) unknowns: Vec<String>,
+    /// A short key naming what this memory is about (e.g. `auth-tokens`): it supersedes the
+    /// newest earlier memory of the workspace with the same topic (ignoring case).
+    #[arg(long, value_name = "KEY")]
+    pub(crate) topic: Option<String>,
+    /// The id of an earlier checkpoint of the workspace that this one replaces (repeatable,
+    /// or comma-separated): recall then shows this one and hides that one.
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    pub(crate) supersedes: Vec<String>,
     /// Read the description from this file (after DESCRIPTION's title line when both are
     /// given): for text too long for the command line.
     #[arg(long, value_name = "PATH")]

@@ -157,6 +157,15 @@ pub(crate) struct CheckpointParams {
     /// Open questions, one per item.
     #[serde(default, deserialize_with = "text_list")]
     pub(crate) unknowns: Vec<String>,
+    /// A short key naming what this memory is about ("auth-tokens"; one line, at most 100
+    /// characters, compared ignoring case): it supersedes the newest earlier memory of the
+    /// workspace with the same topic that nothing supersedes yet.
+    #[serde(default)]
+    pub(crate) topic: Option<String>,
+    /// Ids of earlier checkpoints of the workspace that this one replaces (recall lists the
+    /// ids); recall then shows this one and hides those. An unknown id saves nothing.
+    #[serde(default, deserialize_with = "string_list")]
+    pub(crate) supersedes: Vec<String>,
 }
 
 /// Arguments of the `recall` tool.
@@ -196,6 +205,10 @@ pub(crate) struct RecallParams {
     #[serde(default, deserialize_with = "opt_bool")]
     #[schemars(with = "Option<bool>")]
     pub(crate) full: Option<bool>,
+    /// Also recall checkpoints that a later one supersedes (hidden by default).
+    #[serde(default, deserialize_with = "opt_bool")]
+    #[schemars(with = "Option<bool>")]
+    pub(crate) include_superseded: Option<bool>,
     /// Only this kind of memory: "checkpoint", "decision", "incident" or "learning".
     #[serde(default, rename = "type")]
     #[schemars(schema_with = "memory_type_schema")]
@@ -377,6 +390,30 @@ pub(crate) struct CheckpointOut {
     /// The secrets replaced by `[REDACTED:<kind>]` before the checkpoint was written (empty
     /// when there were none).
     pub(crate) redacted: Vec<RedactionOut>,
+    /// The checkpoints it supersedes (by its `supersedes` or its `topic`), with titles.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) supersedes: Vec<LinkOut>,
+}
+
+/// The other end of a supersession link.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LinkOut {
+    /// Its id.
+    pub(crate) id: String,
+    /// Its title ("" when no day file holds that id any more).
+    pub(crate) title: String,
+}
+
+impl LinkOut {
+    fn all(links: &[goldfish_store::Link]) -> Vec<LinkOut> {
+        links
+            .iter()
+            .map(|l| LinkOut {
+                id: l.id.clone(),
+                title: echo(&l.title),
+            })
+            .collect()
+    }
 }
 
 /// A secret a save replaced: the field it was in and its kind, never the secret.
@@ -576,6 +613,15 @@ pub(crate) struct RecallCheckpoint {
     /// Why it matched the search (with `explain`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) explain: Option<ExplainOut>,
+    /// Its topic, when it has one (full).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) topic: Option<String>,
+    /// The earlier checkpoints it supersedes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) supersedes: Vec<LinkOut>,
+    /// The later checkpoints that supersede it (shown with `include_superseded` or by id).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) superseded_by: Vec<LinkOut>,
 }
 
 /// The schema of a typed memory's fields as [`goldfish_store::Structured`] serialises them
@@ -623,6 +669,7 @@ impl RecallCheckpoint {
         all: bool,
         full: bool,
         explain: Option<ExplainOut>,
+        links: Option<&goldfish_recall::Links>,
     ) -> Self {
         let plain = c.memory_type == goldfish_store::MemoryType::Checkpoint;
         let body = c
@@ -647,6 +694,13 @@ impl RecallCheckpoint {
             fields: (full && !c.structured.labelled().is_empty()).then(|| c.structured.clone()),
             actor: c.actor.summary().filter(|_| full),
             explain,
+            topic: c.topic.clone().filter(|_| full),
+            supersedes: links
+                .map(|l| LinkOut::all(&l.supersedes))
+                .unwrap_or_default(),
+            superseded_by: links
+                .map(|l| LinkOut::all(&l.superseded_by))
+                .unwrap_or_default(),
         }
     }
 }
@@ -970,8 +1024,10 @@ fn checkpoint_tool(
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
     input.actor = actor;
-    let report = ctx.open_store()?.save_checkpoint_reported(input)?;
+    let store = ctx.open_store()?;
+    let report = store.save_checkpoint_reported(input)?;
     let saved = &report.value;
+    let links = goldfish_recall::links_of_saved(&store, saved)?;
     let mut s = format!("Checkpoint saved: {}", echo(saved.title()));
     let _ = write!(
         s,
@@ -986,12 +1042,20 @@ fn checkpoint_tool(
         let _ = write!(s, ", branch {branch}");
     }
     let _ = write!(s, ", id `{}`)", saved.id);
+    if !links.supersedes.is_empty() {
+        let _ = write!(
+            s,
+            "\nSupersedes {}.",
+            crate::render::link_list(&links.supersedes)
+        );
+    }
     if let Some(line) = redacted_line(&report.redacted) {
         let _ = write!(s, "\n{line}.");
     }
     let out = CheckpointOut {
         checkpoint: CheckpointSummary::of(saved),
         redacted: RedactionOut::all(&report.redacted),
+        supersedes: LinkOut::all(&links.supersedes),
     };
     Reply::new(s, &out)
 }
@@ -1029,6 +1093,8 @@ fn set_typed(input: &mut CheckpointInput, t: &mut CheckpointParams) -> anyhow::R
         .transpose()?;
     s.unknowns = std::mem::take(&mut t.unknowns);
     input.structured = s;
+    input.topic = t.topic.take();
+    input.supersedes = std::mem::take(&mut t.supersedes);
     Ok(())
 }
 
@@ -1051,6 +1117,7 @@ fn recall_options(
     o.to = p.to;
     o.search = p.search;
     o.explain = p.explain.unwrap_or(false);
+    o.include_superseded = p.include_superseded.unwrap_or(false);
     o.filter.memory_type = parse_type(p.memory_type.as_deref())?;
     o.filter.tags = p.tags;
     o.filter.file = p.file;
@@ -1086,16 +1153,19 @@ fn recall_tool(ctx: &Context, mut p: RecallParams) -> anyhow::Result<Reply> {
 /// text and as a recall's structured content holding that one checkpoint in full.
 fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
     let preferred = ctx.workspace(None).ok();
-    let Some(c) = ctx
-        .open_store()?
-        .find_checkpoint(preferred.as_deref(), id)?
-    else {
+    let store = ctx.open_store()?;
+    let Some(c) = store.find_checkpoint(preferred.as_deref(), id)? else {
         anyhow::bail!(
             "no checkpoint has the id `{}` in any workspace (recall lists each one's id)",
             id.trim()
         );
     };
-    let now = ctx.open_store()?.now();
+    let now = store.now();
+    let mut notes = Vec::new();
+    let links = goldfish_recall::links_of(&store, &RecallOptions::from_env(), &c, &mut notes)?;
+    for note in &notes {
+        eprintln!("goldfish mcp: {note}");
+    }
     let at = format_utc(&c.timestamp);
     let out = RecallOut {
         scope: c.workspace.clone(),
@@ -1105,13 +1175,23 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
         total: 1,
         workspaces: Vec::new(),
         active_plan: None,
-        checkpoints: vec![RecallCheckpoint::of(&c, now, true, true, None)],
+        checkpoints: vec![RecallCheckpoint::of(
+            &c,
+            now,
+            true,
+            true,
+            None,
+            Some(&links),
+        )],
         not_shown: None,
         skipped: None,
         store: None,
         workspace_note: None,
     };
-    Reply::new(goldfish_recall::format_checkpoint(&c, now), &out)
+    Reply::new(
+        goldfish_recall::format_checkpoint_linked(&c, &links, now),
+        &out,
+    )
 }
 
 /// A recall's text and structured content, showing the same checkpoints, each within
@@ -1187,7 +1267,14 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
             .iter()
             .map(|h| {
                 let explain = h.explanation.as_ref().map(ExplainOut::of);
-                RecallCheckpoint::of(&h.checkpoint, r.now, r.scope.is_all(), f.full, explain)
+                RecallCheckpoint::of(
+                    &h.checkpoint,
+                    r.now,
+                    r.scope.is_all(),
+                    f.full,
+                    explain,
+                    Some(&h.links),
+                )
             })
             .collect(),
         not_shown: (over_limit + over_budget > 0 && !plan_only).then_some(NotShown {
@@ -1215,6 +1302,7 @@ fn standup_markdown(ctx: &Context, days: Option<u64>) -> anyhow::Result<String> 
         o.days = u32::try_from(days).unwrap_or(u32::MAX);
     }
     o.cwd = Some(ctx.cwd.clone());
+    o.use_index = RecallOptions::from_env().use_index;
     let s = goldfish_recall::standup_with(&ctx.open_store()?, &o)?;
     Ok(goldfish_recall::format_standup(
         &s,

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use goldfish_core::time::format_utc;
-use goldfish_recall::RecallResult;
+use goldfish_recall::{Links, RecallResult};
 use goldfish_store::{Checkpoint, Plan, PlanList, Redaction, redaction_summary};
 use serde_json::{Value, json};
 
@@ -64,7 +64,38 @@ pub(crate) fn checkpoint_json(c: &Checkpoint) -> Value {
     {
         v["actor"] = actor;
     }
+    if let Some(topic) = &c.topic {
+        v["topic"] = json!(topic);
+    }
+    // The ids alone; the views that know the titles replace them with `{id, title}` objects
+    // (see `checkpoint_links_json`).
+    v["supersedes"] = json!(
+        c.supersedes
+            .iter()
+            .map(|id| json!({"id": id, "title": Value::Null}))
+            .collect::<Vec<_>>()
+    );
+    v["superseded_by"] = json!([]);
     v
+}
+
+/// [`checkpoint_json`] with its supersession links, both ways: `supersedes` and
+/// `superseded_by`, each a list of `{"id", "title"}` (a title `""` when no day file holds
+/// that id any more).
+pub(crate) fn checkpoint_links_json(c: &Checkpoint, links: &Links) -> Value {
+    let mut v = checkpoint_json(c);
+    v["supersedes"] = serde_json::to_value(&links.supersedes).unwrap_or(Value::Null);
+    v["superseded_by"] = serde_json::to_value(&links.superseded_by).unwrap_or(Value::Null);
+    v
+}
+
+/// Links as `ID "title"`, comma-separated, titles cut to [`ECHO_CHARS`].
+pub(crate) fn link_list(links: &[goldfish_store::Link]) -> String {
+    links
+        .iter()
+        .map(|l| format!("{} \"{}\"", l.id, echo(&l.title)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A plan as JSON (timestamps in goldfish's one UTC format, progress as [`Plan::progress`]).
@@ -167,7 +198,7 @@ pub(crate) fn recall_json(r: &RecallResult) -> Value {
         "now": format_utc(&r.now),
         "total": r.total,
         "checkpoints": r.hits.iter().map(|h| {
-            let mut v = checkpoint_json(&h.checkpoint);
+            let mut v = checkpoint_links_json(&h.checkpoint, &h.links);
             v["age"] = json!(goldfish_store::age_text(r.now, h.checkpoint.timestamp));
             // With --explain, each checkpoint carries why it matched.
             if let (Some(e), Value::Object(map)) = (&h.explanation, &mut v) {

@@ -32,6 +32,7 @@ mod redaction;
 mod secrets;
 mod show;
 mod signals;
+mod supersede;
 mod sync;
 mod thin;
 mod typed;

@@ -707,3 +707,86 @@ fn memory_in_the_repository_merges_across_branches() -> TestResult {
     );
     Ok(())
 }
+
+/// The ids a recall shows, in order, with `extra` arguments.
+fn recalled_ids(home: &Path, extra: &[&str]) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    let mut args = vec!["recall", "--days", "7"];
+    args.extend_from_slice(extra);
+    let v = json(home, &args)?;
+    Ok(v["checkpoints"]
+        .as_array()
+        .ok_or("checkpoints")?
+        .iter()
+        .filter_map(|c| c["id"].as_str().map(str::to_string))
+        .collect())
+}
+
+#[test]
+fn supersession_travels_with_sync_and_both_homes_agree() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (a, b) = homes(dir.path())?;
+    let id_of = |v: serde_json::Value| v["id"].as_str().map(str::to_string).ok_or("an id");
+    // Each machine saves; b's decision is then synced to a.
+    let on_a = id_of(json(
+        &a,
+        &["checkpoint", "Builds run on machine A's runner"],
+    )?)?;
+    let on_b = id_of(json(
+        &b,
+        &[
+            "checkpoint",
+            "Builds cache in S3",
+            "--type",
+            "decision",
+            "--topic",
+            "build-cache",
+        ],
+    )?)?;
+    converge(&a, &b)?;
+    // a supersedes b's checkpoint (by id) and, by topic, b's decision; b saves one more.
+    let replacing = id_of(json(
+        &a,
+        &[
+            "checkpoint",
+            "Builds cache on local disk",
+            "--type",
+            "decision",
+            "--topic",
+            "build-cache",
+        ],
+    )?)?;
+    // The id given on b names a's checkpoint, which b has since the first sync.
+    let by_id = id_of(json(
+        &b,
+        &[
+            "checkpoint",
+            "Builds run on the shared runner",
+            "--supersedes",
+            &on_a,
+        ],
+    )?)?;
+    // Before the sync, b does not know a's link yet.
+    assert!(recalled_ids(&b, &[])?.contains(&on_b));
+    converge(&a, &b)?;
+    for home in [&a, &b] {
+        let current = recalled_ids(home, &[])?;
+        assert_eq!(
+            current,
+            [by_id.clone(), replacing.clone()],
+            "{}",
+            home.display()
+        );
+        let everything = recalled_ids(home, &["--include-superseded"])?;
+        assert_eq!(everything.len(), 4, "{everything:?}");
+        let shown = json(home, &["show", &on_b])?;
+        assert_eq!(
+            shown["superseded_by"][0]["id"],
+            replacing.as_str(),
+            "{shown}"
+        );
+        let shown = json(home, &["show", &on_a])?;
+        assert_eq!(shown["superseded_by"][0]["id"], by_id.as_str(), "{shown}");
+    }
+    assert_eq!(day_files_parse(&a.join(WS).join("checkpoints"), WS)?, 4);
+    Ok(())
+}

@@ -97,6 +97,12 @@ pub struct CheckpointRecord {
     /// Open questions.
     #[serde(default)]
     pub unknowns: Vec<String>,
+    /// A short key naming what the memory is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// Ids of the earlier checkpoints of the workspace it supersedes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<String>,
     /// Who saved it, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<ActorSchema>")]
@@ -181,6 +187,8 @@ impl From<&Checkpoint> for CheckpointRecord {
             next: s.next.clone(),
             confidence: s.confidence,
             unknowns: s.unknowns.clone(),
+            topic: c.topic.clone(),
+            supersedes: c.supersedes.clone(),
             actor: (!c.actor.is_empty()).then(|| c.actor.clone()),
             extra: c.extra.clone(),
         }
@@ -213,6 +221,8 @@ impl CheckpointRecord {
         s.confidence = self.confidence;
         s.unknowns = self.unknowns.clone();
         c.structured = s;
+        c.topic = self.topic.clone();
+        c.supersedes = self.supersedes.clone();
         c.actor = self.actor.clone().unwrap_or_default();
         c.extra = self.extra.clone();
         c

@@ -3,10 +3,10 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, MemoryType, age_text};
+use goldfish_store::{Checkpoint, Link, MemoryType, age_text};
 
 use crate::explain::format_explanation;
-use crate::recall::{RecallResult, StoreState};
+use crate::recall::{Links, RecallResult, StoreState};
 use crate::standup::Standup;
 use crate::window::TimeWindow;
 
@@ -90,7 +90,35 @@ fn window_text(w: &TimeWindow) -> String {
     )
 }
 
-fn entry(c: &Checkpoint, now: DateTime<Utc>, full: bool, show_workspace: bool) -> String {
+/// The most characters of a linked checkpoint's title an entry shows.
+const LINK_TITLE_CHARS: usize = 60;
+
+/// `ID "title"` for each link, the title cut to [`LINK_TITLE_CHARS`].
+fn link_text(links: &[Link]) -> String {
+    links
+        .iter()
+        .map(|l| {
+            if l.title.is_empty() {
+                l.id.clone()
+            } else {
+                let mut title: String = l.title.chars().take(LINK_TITLE_CHARS).collect();
+                if l.title.chars().count() > LINK_TITLE_CHARS {
+                    title.push('…');
+                }
+                format!("{} \"{title}\"", l.id)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn entry(
+    c: &Checkpoint,
+    links: Option<&Links>,
+    now: DateTime<Utc>,
+    full: bool,
+    show_workspace: bool,
+) -> String {
     let mut s = String::new();
     let ws = if show_workspace {
         format!(" [{}]", c.workspace)
@@ -126,7 +154,19 @@ fn entry(c: &Checkpoint, now: DateTime<Utc>, full: bool, show_workspace: bool) -
         let _ = write!(s, " — {}", meta.join(" · "));
     }
     s.push('\n');
+    // Supersession, both ways, on lines of their own in either view.
+    if let Some(links) = links {
+        if !links.supersedes.is_empty() {
+            let _ = writeln!(s, "  supersedes: {}", link_text(&links.supersedes));
+        }
+        if !links.superseded_by.is_empty() {
+            let _ = writeln!(s, "  superseded by: {}", link_text(&links.superseded_by));
+        }
+    }
     if full {
+        if let Some(topic) = &c.topic {
+            let _ = writeln!(s, "  topic: {topic}");
+        }
         for line in c.description.lines().skip(1) {
             if line.trim().is_empty() {
                 s.push_str("  >\n");
@@ -157,7 +197,13 @@ fn entry(c: &Checkpoint, now: DateTime<Utc>, full: bool, show_workspace: bool) -
 /// commit and id, then the description's body, the typed fields, every file and who saved it),
 /// its age counted at `now`.
 pub fn format_checkpoint(c: &Checkpoint, now: DateTime<Utc>) -> String {
-    entry(c, now, true, true)
+    entry(c, None, now, true, true)
+}
+
+/// [`format_checkpoint`] with the checkpoint's supersession links ([`links_of`](crate::links_of)):
+/// what it supersedes and what superseded it, each with id and title.
+pub fn format_checkpoint_linked(c: &Checkpoint, links: &Links, now: DateTime<Utc>) -> String {
+    entry(c, Some(links), now, true, true)
 }
 
 /// `[decision] ` before the title of a typed memory; nothing for a plain checkpoint.
@@ -260,7 +306,13 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
     }
     let mut shown = 0;
     for hit in &result.hits {
-        let mut text = entry(&hit.checkpoint, result.now, opts.full, all);
+        let mut text = entry(
+            &hit.checkpoint,
+            Some(&hit.links),
+            result.now,
+            opts.full,
+            all,
+        );
         // With an explanation, the reasons follow their checkpoint, indented under it.
         if let Some(e) = &hit.explanation {
             for line in format_explanation(e).lines() {
@@ -340,11 +392,15 @@ pub fn format_standup(standup: &Standup, opts: &FormatOptions) -> String {
     let mut left_out = 0;
     for ws in &standup.workspaces {
         let mut s = format!(
-            "\n## {} — {} checkpoint{}\n",
+            "\n## {} — {} checkpoint{}",
             ws.workspace,
             ws.checkpoints,
             if ws.checkpoints == 1 { "" } else { "s" }
         );
+        if ws.superseded > 0 {
+            let _ = write!(s, " (and {} superseded)", ws.superseded);
+        }
+        s.push('\n');
         for c in &ws.recent {
             let _ = writeln!(
                 s,

@@ -149,6 +149,29 @@
 //! imported and read in place counts once. They are never written to.
 //! [`RecallOptions::goldfish_memories`] turns this off.
 //!
+//! # Supersession
+//!
+//! A checkpoint may replace earlier ones (its `Supersedes` bullet, written by a save with
+//! `supersedes` ids or a `topic`; see goldfish-store). [`recall()`] shows the newest of a
+//! chain and hides what it replaced, unless [`RecallOptions::include_superseded`]; every
+//! shown checkpoint carries its links both ways, with ids and titles, in
+//! [`RecallHit::links`] (and [`links_of`] gives them for one checkpoint, for `show`).
+//!
+//! Who is superseded is derived from **every** entry of each recalled workspace, not only
+//! the window's, so a checkpoint of last week replaced today is hidden from a recall of last
+//! week. One rule decides it, goldfish-store's
+//! [`Supersession::from_facts`](goldfish_store::Supersession::from_facts), fed from one of
+//! two places: the recall index, which keeps per workspace the supersession facts (id,
+//! title, time, topic, superseded ids) of every entry with a `Supersedes` or `Topic` bullet
+//! and of every entry such a bullet names, refreshed with the rest of the index; or, without
+//! the index ([`RecallOptions::use_index`] off), every day file
+//! ([`Store::supersession`](goldfish_store::Store::supersession)). With the index, every
+//! recall (with a search or not) checks the indexes of its workspaces fresh, as a search
+//! does; a workspace without a single bullet costs nothing more (its empty section is not
+//! even read). The hidden ones are left out before the search, the ranking and the limit,
+//! as a filter is — through the index by their entry numbers, reading the files by their
+//! ids — so the answer is the same bit for bit either way (tested over random stores).
+//!
 //! # Memory
 //!
 //! Through the index, a search holds one workspace's entries' table and vocabulary at a
@@ -223,8 +246,8 @@ pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use fields::Field;
 pub use format::{
-    FormatOptions, format_checkpoint, format_recall, format_recall_counted, format_standup,
-    plan_excerpt,
+    FormatOptions, format_checkpoint, format_checkpoint_linked, format_recall,
+    format_recall_counted, format_standup, plan_excerpt,
 };
 /// The store types this crate's API takes and returns ([`recall`] takes a [`Store`], a
 /// [`Filter`] names a [`MemoryType`], a result holds [`Checkpoint`]s and a [`Plan`]),
@@ -241,8 +264,8 @@ pub use index::{
 pub use options::{FieldWeights, SearchOptions};
 pub use query::Query;
 pub use recall::{
-    DayCounts, Filter, RecallHit, RecallOptions, RecallResult, Scope, SkippedFile, StoreState,
-    WorkspaceCount, checkpoints_per_day, recall, recall_with,
+    DayCounts, Filter, Links, RecallHit, RecallOptions, RecallResult, Scope, SkippedFile,
+    StoreState, WorkspaceCount, checkpoints_per_day, links_of, links_of_saved, recall, recall_with,
 };
 pub use semantic::{Embedder, SemanticChannel, SemanticOptions};
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};

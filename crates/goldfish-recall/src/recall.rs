@@ -1,9 +1,10 @@
 //! Recall over a store: read the window's day files, search or sort, cap, attach the plan.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
+use goldfish_store::{Checkpoint, Link, MemoryType, Plan, Store, Supersession, resolve_workspace};
 
 use crate::engine::{Query, search};
 use crate::error::Error;
@@ -72,6 +73,9 @@ pub struct RecallOptions {
     /// sentence embeddings, see [`crate::semantic`]) is fused with the lexical one. `None`
     /// (the default): lexical only, no model.
     pub semantic: Option<SemanticChannel>,
+    /// Also recall checkpoints that a later one supersedes (default false: only the newest
+    /// of a chain is recalled; see the crate documentation, "Supersession").
+    pub include_superseded: bool,
 }
 
 /// Which checkpoints a recall keeps; every part is optional and all given parts must match.
@@ -91,19 +95,39 @@ pub struct Filter {
     pub file: Option<String>,
     /// Only checkpoints naming this symbol (see above).
     pub symbol: Option<String>,
+    /// `(workspace, id)` of the checkpoints a recall hides because another supersedes them:
+    /// set by [`recall`] itself, never by its caller.
+    hidden: HashSet<(String, String)>,
 }
 
 impl Filter {
+    /// Also leaves out the checkpoints that `links` (one per workspace, in the order of
+    /// `workspaces`) say another supersedes.
+    pub(crate) fn hide_superseded(&mut self, workspaces: &[String], links: &[Supersession]) {
+        for (ws, s) in workspaces.iter().zip(links) {
+            self.hidden
+                .extend(s.superseded_ids().map(|id| (ws.clone(), id.to_string())));
+        }
+    }
+
     /// True when no part is given: every checkpoint matches.
     pub fn is_empty(&self) -> bool {
         self.memory_type.is_none()
             && self.tags.iter().all(|t| t.trim().is_empty())
             && self.file.as_deref().is_none_or(|f| f.trim().is_empty())
             && self.symbol.as_deref().is_none_or(|s| s.trim().is_empty())
+            && self.hidden.is_empty()
     }
 
     /// True when `checkpoint` matches every given part.
     pub fn matches(&self, checkpoint: &Checkpoint) -> bool {
+        if !self.hidden.is_empty()
+            && self
+                .hidden
+                .contains(&(checkpoint.workspace.clone(), checkpoint.id.clone()))
+        {
+            return false;
+        }
         if self
             .memory_type
             .is_some_and(|t| t != checkpoint.memory_type)
@@ -194,6 +218,7 @@ impl Default for RecallOptions {
             goldfish_memories: true,
             use_index: true,
             semantic: None,
+            include_superseded: false,
         }
     }
 }
@@ -211,6 +236,75 @@ impl RecallOptions {
             ..RecallOptions::default()
         }
     }
+}
+
+/// The supersession links of one checkpoint: both ways, each with the other end's id and
+/// title.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct Links {
+    /// The earlier checkpoints this one replaces, in its `Supersedes` bullet's order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<Link>,
+    /// The later checkpoints that replace this one, oldest first (shown only when it is
+    /// recalled anyway: [`RecallOptions::include_superseded`], or by id).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded_by: Vec<Link>,
+}
+
+impl Links {
+    /// The links of `checkpoint` in its workspace's `supersession`.
+    pub fn of(supersession: &Supersession, checkpoint: &Checkpoint) -> Links {
+        Links {
+            supersedes: supersession.supersedes(checkpoint),
+            superseded_by: supersession.superseded_by(&checkpoint.id).to_vec(),
+        }
+    }
+
+    /// True when the checkpoint has no link either way.
+    pub fn is_empty(&self) -> bool {
+        self.supersedes.is_empty() && self.superseded_by.is_empty()
+    }
+}
+
+/// The supersession links of one checkpoint of `store`, for a view of that checkpoint
+/// alone: `goldfish show`, the `recall` tool's `id`, the web view's checkpoint page. Read as
+/// a recall reads them: from its workspace's index (checked fresh against the day files,
+/// rebuilt when they changed) when `opts.use_index`, else from every day file of the
+/// workspace; `opts`' other fields are not used. What a person should know (an index
+/// rebuilt or not written) is added to `notes`.
+///
+/// Errors: the checkpoint's workspace name is invalid.
+pub fn links_of(
+    store: &Store,
+    opts: &RecallOptions,
+    checkpoint: &Checkpoint,
+    notes: &mut Vec<String>,
+) -> Result<Links, Error> {
+    let workspaces = [goldfish_store::validate_workspace(&checkpoint.workspace)?];
+    let known = supersession_of(store, opts.use_index, &workspaces, None, notes)?;
+    Ok(Links::of(&known.links[0], checkpoint))
+}
+
+/// The links of a checkpoint just saved, for the save's reply: what it supersedes, each
+/// title read from the day of its id (the save checked that each exists); nothing can
+/// supersede it yet. Reads no day file when it supersedes nothing, and never the index
+/// (a save writes none).
+///
+/// Errors: the checkpoint's workspace name is invalid.
+pub fn links_of_saved(store: &Store, saved: &Checkpoint) -> Result<Links, Error> {
+    let mut supersedes = Vec::with_capacity(saved.supersedes.len());
+    for id in &saved.supersedes {
+        let title = store
+            .find_in_workspace(&saved.workspace, id)?
+            .map(|c| c.title().to_string())
+            .unwrap_or_default();
+        supersedes.push(Link::new(id.clone(), title));
+    }
+    Ok(Links {
+        supersedes,
+        superseded_by: Vec::new(),
+    })
 }
 
 /// How many checkpoints of one workspace matched and how many are in the result.
@@ -332,6 +426,10 @@ pub struct RecallHit {
     /// made. `None` otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Explanation>,
+    /// What it supersedes and what supersedes it (see the crate documentation,
+    /// "Supersession"); empty when it has no link either way.
+    #[serde(skip_serializing_if = "Links::is_empty")]
+    pub links: Links,
 }
 
 impl RecallHit {
@@ -341,8 +439,62 @@ impl RecallHit {
             checkpoint,
             score: None,
             explanation: None,
+            links: Links::default(),
         }
     }
+}
+
+/// What a recall knows of its workspaces' supersession, in the order of the workspaces.
+pub(crate) struct Known {
+    /// Each workspace's links.
+    pub(crate) links: Vec<Supersession>,
+    /// With the fresh indexes: each workspace's index and the entries it hides. `None`:
+    /// recall reads the day files.
+    indexed: Option<Vec<(index::WsIndex, Vec<u32>)>>,
+}
+
+/// The supersession of `workspaces`: from their indexes (checked fresh, rebuilt when the
+/// day files changed) when `use_index` ([`RecallOptions::use_index`]), else — or when an
+/// index cannot say — from every day file ([`Store::supersession`]). The same rule either
+/// way ([`Supersession::from_facts`]).
+pub(crate) fn supersession_of(
+    store: &Store,
+    use_index: bool,
+    workspaces: &[String],
+    cache: Option<&RecallCache>,
+    notes: &mut Vec<String>,
+) -> Result<Known, Error> {
+    if use_index {
+        let indexes = index::fresh_all(store, workspaces, cache, notes);
+        let known: Result<Vec<index::Indexed>, index::Fallback> =
+            indexes.iter().map(index::supersession).collect();
+        match known {
+            Ok(known) => {
+                let mut links = Vec::with_capacity(known.len());
+                let mut indexed = Vec::with_capacity(known.len());
+                for (ix, k) in indexes.into_iter().zip(known) {
+                    links.push(k.links);
+                    indexed.push((ix, k.hidden));
+                }
+                return Ok(Known {
+                    links,
+                    indexed: Some(indexed),
+                });
+            }
+            Err(why) => notes.push(format!(
+                "recall index not used ({}); answered from the day files",
+                why.0
+            )),
+        }
+    }
+    let links = workspaces
+        .iter()
+        .map(|ws| store.supersession(ws))
+        .collect::<Result<_, _>>()?;
+    Ok(Known {
+        links,
+        indexed: None,
+    })
 }
 
 /// Recalls checkpoints from `store` as `opts` asks.
@@ -380,6 +532,18 @@ fn recall_inner(
         workspaces,
         all,
     } = prepare(store, opts)?;
+    let mut notes = Vec::new();
+    // Who is superseded comes from every entry of each workspace, not the window's: a
+    // checkpoint of last week replaced today is hidden from a recall of last week. The
+    // index keeps what that takes; without it, every day file is read.
+    let Known { links, indexed } =
+        supersession_of(store, opts.use_index, &workspaces, cache, &mut notes)?;
+    // The options as the day files are read: the caller's, with the superseded checkpoints
+    // filtered out.
+    let mut effective = opts.clone();
+    if !opts.include_superseded {
+        effective.filter.hide_superseded(&workspaces, &links);
+    }
     // A blank search is no search; text without a single content word is an error that says
     // so, never a silent "nothing matched".
     let query = match opts.search.as_deref().filter(|s| !s.trim().is_empty()) {
@@ -390,7 +554,6 @@ fn recall_inner(
         explain: opts.explain,
         ..SearchOptions::default()
     };
-    let mut notes = Vec::new();
     // The semantic channel, with a search of enough words and a model: the query embedded
     // once. A model that fails leaves the search lexical, with a note.
     let mut caches = match (&query, &opts.semantic) {
@@ -415,20 +578,24 @@ fn recall_inner(
     };
     // The index answers a search without filters over the store's own files; Goldfish 5–8
     // projects in the searched workspaces and filters are read from the files.
-    let indexed = match &query {
-        Some(q)
-            if opts.use_index
-                && opts.filter.is_empty()
+    let answered = match (&query, indexed) {
+        (Some(q), Some(indexed))
+            if opts.filter.is_empty()
                 && !workspaces.iter().any(|ws| in_place.has_checkpoints(ws)) =>
         {
+            let (indexes, hidden): (Vec<_>, Vec<_>) = indexed.into_iter().unzip();
+            let hidden = if opts.include_superseded {
+                Vec::new()
+            } else {
+                hidden
+            };
             index::search(
-                store,
-                &workspaces,
+                indexes,
+                &hidden,
                 window,
                 q,
                 &search_opts,
                 opts.limit,
-                cache,
                 caches.as_mut(),
                 &mut notes,
             )
@@ -442,7 +609,7 @@ fn recall_inner(
         }
         _ => None,
     };
-    let (hits, total, counts, mut skipped) = match indexed {
+    let (mut hits, total, counts, mut skipped) = match answered {
         Some(answer) => {
             let mut skipped = answer.skipped;
             skipped.extend(in_place.skipped.iter().cloned());
@@ -459,7 +626,7 @@ fn recall_inner(
         }
         None => read_and_search(
             store,
-            opts,
+            &effective,
             &workspaces,
             window,
             &in_place,
@@ -491,6 +658,16 @@ fn recall_inner(
         }
     };
 
+    if !links.iter().all(Supersession::is_empty) {
+        for hit in &mut hits {
+            if let Some(i) = workspaces
+                .iter()
+                .position(|ws| *ws == hit.checkpoint.workspace)
+            {
+                hit.links = Links::of(&links[i], &hit.checkpoint);
+            }
+        }
+    }
     Ok(RecallResult {
         scope: if all {
             Scope::All
@@ -577,13 +754,19 @@ fn prepare(store: &Store, opts: &RecallOptions) -> Result<Prepared, Error> {
 }
 
 /// How many checkpoints each workspace holds per UTC day of the window that `opts` describes
-/// (its scope, window and filter; its search, limit and index settings are not used), as
-/// the activity chart of the web view shows them. Reads one day file at a time: memory does
-/// not grow with the window.
+/// (its scope, window, filter and [`include_superseded`](RecallOptions::include_superseded):
+/// a superseded checkpoint is not counted unless asked, as recall does not show it; its
+/// search and limit are not used), as the activity chart of the web view shows them. Reads
+/// one day file at a time: memory does not grow with the window.
 pub fn checkpoints_per_day(store: &Store, opts: &RecallOptions) -> Result<DayCounts, Error> {
     let p = prepare(store, opts)?;
+    let mut filter = opts.filter.clone();
+    if !opts.include_superseded {
+        let known = supersession_of(store, opts.use_index, &p.workspaces, None, &mut Vec::new())?;
+        filter.hide_superseded(&p.workspaces, &known.links);
+    }
     let (days, skipped) =
-        crate::newest::per_day(store, &p.workspaces, p.window, &p.in_place, &opts.filter)?;
+        crate::newest::per_day(store, &p.workspaces, p.window, &p.in_place, &filter)?;
     Ok(DayCounts {
         window: p.window,
         days,
@@ -668,6 +851,7 @@ fn read_and_search(
                 checkpoint,
                 score: Some(hit.score),
                 explanation: hit.explain.map(|e| *e),
+                links: Links::default(),
             });
         }
     }

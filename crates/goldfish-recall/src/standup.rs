@@ -5,7 +5,7 @@ use goldfish_store::{Checkpoint, MemoryType, Store};
 
 use crate::error::Error;
 use crate::inplace::InPlace;
-use crate::recall::{SkippedFile, read_all};
+use crate::recall::{SkippedFile, read_all, supersession_of};
 use crate::window::TimeWindow;
 
 /// What [`standup_with`] reports on.
@@ -25,6 +25,10 @@ pub struct StandupOptions {
     /// Also read Goldfish 5–8 projects in place (default true); see
     /// [`RecallOptions::goldfish_memories`](crate::RecallOptions::goldfish_memories).
     pub goldfish_memories: bool,
+    /// Learn which checkpoints are superseded from the recall index (default true; see
+    /// [`RecallOptions::use_index`](crate::RecallOptions::use_index)); `false` reads every
+    /// day file for it.
+    pub use_index: bool,
 }
 
 impl Default for StandupOptions {
@@ -35,6 +39,7 @@ impl Default for StandupOptions {
             now: None,
             cwd: None,
             goldfish_memories: true,
+            use_index: true,
         }
     }
 }
@@ -61,8 +66,12 @@ pub struct PlanProgress {
 pub struct WorkspaceStandup {
     /// The workspace.
     pub workspace: String,
-    /// Checkpoints in the window.
+    /// Checkpoints in the window that are current work: a checkpoint that a later one
+    /// supersedes is not counted here (nor listed below) but in
+    /// [`superseded`](Self::superseded).
     pub checkpoints: usize,
+    /// Checkpoints in the window that another supersedes (counted apart).
+    pub superseded: usize,
     /// The most recent of them, newest first.
     pub recent: Vec<Checkpoint>,
     /// When the newest one was saved.
@@ -119,6 +128,14 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
     names.sort();
     names.dedup();
     let (mut checkpoints, mut skipped) = read_all(store, &names, window)?;
+    // A checkpoint a later one replaced is not current work: counted apart, never listed.
+    let known = supersession_of(store, opts.use_index, &names, None, &mut Vec::new())?;
+    let superseded = |c: &Checkpoint| {
+        names
+            .iter()
+            .position(|n| *n == c.workspace)
+            .is_some_and(|i| known.links[i].is_superseded(&c.id))
+    };
     for ws in &names {
         in_place.add_checkpoints(ws, window, &mut checkpoints);
     }
@@ -132,6 +149,9 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
         let Some(last) = mine.iter().map(|c| c.timestamp).max() else {
             continue;
         };
+        let before = mine.len();
+        mine.retain(|c| !superseded(c));
+        let replaced = before - mine.len();
         mine.sort_by_key(|c| std::cmp::Reverse(c.timestamp));
         let plan = match store.active_plan(name) {
             Ok(plan) => plan.or_else(|| in_place.active_plan(name)).map(|p| {
@@ -169,6 +189,7 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
             incidents,
             workspace: name.clone(),
             checkpoints: mine.len(),
+            superseded: replaced,
             recent: mine.into_iter().take(opts.recent).cloned().collect(),
             last_activity: last,
             plan,

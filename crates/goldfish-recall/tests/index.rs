@@ -63,9 +63,27 @@ fn fingerprint(r: &RecallResult) -> String {
 }
 
 fn same_answers(store: &Store, queries: &[(String, String, String)]) -> TestResult {
+    same_answers_with(store, queries, |_| {})
+}
+
+/// [`same_answers`] with `adjust` applied to both options (an empty query: no search).
+fn same_answers_with(
+    store: &Store,
+    queries: &[(String, String, String)],
+    adjust: impl Fn(&mut RecallOptions),
+) -> TestResult {
+    let options = |q: &str, ws: &str, from: &str, use_index: bool| {
+        let mut o = opts(q, ws, from, use_index);
+        if q.is_empty() {
+            o.search = None;
+            o.explain = false;
+        }
+        adjust(&mut o);
+        o
+    };
     for (q, ws, from) in queries {
-        let files = recall(store, &opts(q, ws, from, false));
-        let index = recall(store, &opts(q, ws, from, true));
+        let files = recall(store, &options(q, ws, from, false));
+        let index = recall(store, &options(q, ws, from, true));
         match (files, index) {
             (Ok(a), Ok(b)) => {
                 assert_eq!(
@@ -263,6 +281,134 @@ fn random_stores_answer_the_same_through_the_index() -> TestResult {
         }
         same_answers(&store, &table)?;
     }
+    Ok(())
+}
+
+/// Gives random checkpoints supersession bullets: about a third name one to three earlier
+/// generated ones (of any workspace, so some name an id their own workspace does not hold,
+/// and some an id no entry holds), some replace a checkpoint that itself replaces another,
+/// and a sixth carry a topic.
+fn with_supersession(rng: &mut Rng, cps: &mut [Checkpoint]) {
+    for i in 1..cps.len() {
+        if rng.below(3) == 0 {
+            for _ in 0..1 + rng.below(3) {
+                let id = match rng.below(8) {
+                    0 => "20260101T000000000Z-gone".to_string(),
+                    _ => cps[rng.below(i)].id.clone(),
+                };
+                if !cps[i].supersedes.contains(&id) {
+                    cps[i].supersedes.push(id);
+                }
+            }
+        }
+        if rng.below(6) == 0 {
+            cps[i].topic = Some(rng.pick(&["auth", "Database", "release"]).to_string());
+        }
+    }
+}
+
+/// Random stores with supersession (links both ways, chains, dangling ids, topics): the
+/// index hides the same checkpoints as the day files and gives the same links, with and
+/// without a search, with `include_superseded` off and on; a workspace kept in two
+/// directories too.
+#[test]
+fn superseded_checkpoints_are_hidden_the_same_through_the_index() -> TestResult {
+    let mut rng = Rng(0x5eed_5eed_1234_5678);
+    let mut hid_some = false;
+    for round in 0..8 {
+        let dir = tempfile::tempdir()?;
+        let mut cps = random_checkpoints(&mut rng, 30 + round * 30);
+        with_supersession(&mut rng, &mut cps);
+        let store = write_store(dir.path(), &cps)?;
+        let mut table = Vec::new();
+        for _ in 0..20 {
+            let q = (0..1 + rng.below(3))
+                .map(|_| rng.pick(WORDS))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let ws = ["all", "api", "web", "ops"][rng.below(4)];
+            let from = format!("2026-03-{:02}T00:00:00Z", 1 + rng.below(20));
+            table.push((q, ws.to_string(), from));
+        }
+        table.push((String::new(), "all".into(), "2000-01-01".into()));
+        table.push((String::new(), "api".into(), "2026-03-10T00:00:00Z".into()));
+        same_answers_with(&store, &table, |_| {})?;
+        same_answers_with(&store, &table, |o| o.include_superseded = true)?;
+        // Nothing shown is superseded, every link names its other end's title when an entry
+        // holds it; and the hidden ones are there when asked for.
+        let o = opts("database auth parser", "all", "2000-01-01", true);
+        let shown = recall(&store, &o)?;
+        let mut with = o.clone();
+        with.include_superseded = true;
+        let all = recall(&store, &with)?;
+        for hit in &shown.hits {
+            assert!(hit.links.superseded_by.is_empty(), "{:?}", hit.links);
+        }
+        hid_some |= all.total > shown.total;
+        if all.hits.iter().any(|h| !h.links.superseded_by.is_empty()) {
+            hid_some = true;
+        }
+    }
+    assert!(
+        hid_some,
+        "no random store hid anything: the test tests nothing"
+    );
+
+    // Two directories: the links of entries kept in both places count once.
+    let home = tempfile::tempdir()?;
+    let repo = tempfile::tempdir()?;
+    let mut cps: Vec<Checkpoint> = random_checkpoints(&mut rng, 200)
+        .into_iter()
+        .map(|mut c| {
+            c.workspace = "api".into();
+            c
+        })
+        .collect();
+    with_supersession(&mut rng, &mut cps);
+    write_store(home.path(), &cps[..130])?;
+    write_store(repo.path(), &cps[70..])?;
+    let store = Store::open(home.path())?.with_workspace_root("api", repo.path())?;
+    let mut table = vec![(String::new(), "api".to_string(), "2000-01-01".to_string())];
+    for q in [
+        "database",
+        "auth login",
+        "parser cache index",
+        "release deploy",
+    ] {
+        table.push((q.to_string(), "api".to_string(), "2000-01-01".to_string()));
+        table.push((
+            q.to_string(),
+            "api".to_string(),
+            "2026-03-08T00:00:00Z".to_string(),
+        ));
+    }
+    same_answers_with(&store, &table, |_| {})?;
+    same_answers_with(&store, &table, |o| o.include_superseded = true)?;
+    Ok(())
+}
+
+/// `links_of` gives the same links through the index as from the day files, for every
+/// checkpoint, and the index's verification agrees with a rebuild.
+#[test]
+fn links_of_one_checkpoint_agree() -> TestResult {
+    let mut rng = Rng(77);
+    let dir = tempfile::tempdir()?;
+    let mut cps = random_checkpoints(&mut rng, 150);
+    with_supersession(&mut rng, &mut cps);
+    let store = write_store(dir.path(), &cps)?;
+    let mut linked = 0;
+    for c in &cps {
+        let mut notes = Vec::new();
+        let mut files = RecallOptions::default();
+        files.use_index = false;
+        let a = goldfish_recall::links_of(&store, &files, c, &mut notes)?;
+        let b = goldfish_recall::links_of(&store, &RecallOptions::default(), c, &mut notes)?;
+        assert_eq!(a, b, "{}", c.id);
+        assert!(notes.is_empty(), "{notes:?}");
+        linked += usize::from(!a.is_empty());
+    }
+    assert!(linked > 10, "only {linked} checkpoints have links");
+    assert!(index_verify(&store, &Scope::All, None)?.ok);
     Ok(())
 }
 
@@ -639,5 +785,73 @@ fn a_refresh_rebuilds_a_changed_workspace_before_any_recall() -> TestResult {
     }
     assert_eq!(cache.len(), 1);
     assert!(!s.dir.path().join(".index/.index.gfi").exists());
+    Ok(())
+}
+
+/// Standup and the activity counts take a superseded checkpoint for what it is: standup
+/// counts it apart (never listed, not among the decisions), the per-day counts leave it out
+/// unless asked; the same with the index and from the day files.
+#[test]
+fn standup_and_activity_count_superseded_checkpoints_apart() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let at = |s: &str| goldfish_core::time::parse_utc(s).expect("a time");
+    let cp = |id: &str, when: &str, title: &str, supersedes: &[&str]| {
+        let mut c = Checkpoint::new(id, at(when), "api", title);
+        c.supersedes = supersedes.iter().map(|s| s.to_string()).collect();
+        c
+    };
+    let mut d = cp("d", "2026-05-01T08:00:00Z", "Cache for an hour", &[]);
+    d.memory_type = MemoryType::Decision;
+    let mut e = cp("e", "2026-05-02T08:00:00Z", "Cache for ten minutes", &["d"]);
+    e.memory_type = MemoryType::Decision;
+    let cps = [
+        cp("a", "2026-05-01T07:00:00Z", "First try at the parser", &[]),
+        d,
+        cp(
+            "b",
+            "2026-05-01T09:00:00Z",
+            "Second try at the parser",
+            &["a"],
+        ),
+        cp("c", "2026-05-02T07:00:00Z", "Unrelated work", &[]),
+        e,
+    ];
+    let store = write_store(dir.path(), &cps)?;
+    for use_index in [true, false] {
+        let mut o = goldfish_recall::StandupOptions::default();
+        o.days = 7;
+        o.now = Some(at("2026-05-02T12:00:00Z"));
+        o.goldfish_memories = false;
+        o.use_index = use_index;
+        let s = goldfish_recall::standup_with(&store, &o)?;
+        let api = &s.workspaces[0];
+        assert_eq!((api.checkpoints, api.superseded), (3, 2), "{api:?}");
+        let recent: Vec<&str> = api.recent.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(recent, ["e", "c", "b"]);
+        let decisions: Vec<&str> = api.decisions.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(decisions, ["e"]);
+        let text = goldfish_recall::format_standup(&s, &goldfish_recall::FormatOptions::default());
+        assert!(
+            text.contains("api — 3 checkpoints (and 2 superseded)"),
+            "{text}"
+        );
+
+        let mut r = RecallOptions::default();
+        r.workspace = Scope::All;
+        r.from = Some("2026-05-01".into());
+        r.to = Some("2026-05-02".into());
+        r.goldfish_memories = false;
+        r.use_index = use_index;
+        let per_day = |r: &RecallOptions| -> Res<Vec<usize>> {
+            Ok(goldfish_recall::checkpoints_per_day(&store, r)?
+                .days
+                .values()
+                .map(|ws| ws["api"])
+                .collect())
+        };
+        assert_eq!(per_day(&r)?, [1, 2]);
+        r.include_superseded = true;
+        assert_eq!(per_day(&r)?, [3, 2]);
+    }
     Ok(())
 }

@@ -40,6 +40,14 @@ pub struct Checkpoint {
     /// empty for a plain checkpoint. In JSON they sit beside the other fields.
     #[serde(flatten, default)]
     pub structured: Structured,
+    /// A short key naming what this memory is about (`auth-token-rotation`): a memory saved
+    /// later with the same topic supersedes this one. `None` when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// The ids of the earlier checkpoints of the same workspace this one replaces: recall
+    /// shows this one and hides them (see the crate documentation, "Supersession").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<String>,
     /// Who saved it: client, model, session, OS user, git user and e-mail, as goldfish
     /// observed them (empty for checkpoints saved before goldfish recorded it).
     #[serde(default, skip_serializing_if = "Actor::is_empty")]
@@ -48,8 +56,8 @@ pub struct Checkpoint {
     /// that nothing a person or another tool wrote is lost. Keys are never one of the bullets
     /// above (`Tags`, `Branch`, `Commit`, `Files`, `More files`) or an actor's (`Harness`,
     /// `Model`, `Session`, `User`, `Git user`, `Git email`); a typed key (`Type`,
-    /// `Confidence`) appears here only with a value that field cannot hold (`Type: bogus`,
-    /// `Confidence: 7`), kept as written.
+    /// `Confidence`, `Supersedes`) appears here only with a value that field cannot hold
+    /// (`Type: bogus`, `Confidence: 7`, `Supersedes: a, , b`), kept as written.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extra: BTreeMap<String, String>,
 }
@@ -74,6 +82,8 @@ impl Checkpoint {
             files_omitted: 0,
             memory_type: MemoryType::Checkpoint,
             structured: Structured::default(),
+            topic: None,
+            supersedes: Vec::new(),
             actor: Actor::default(),
             extra: BTreeMap::new(),
         }

@@ -31,6 +31,9 @@ const SYMBOLS: &str = "Symbols";
 const NEXT: &str = "Next";
 const CONFIDENCE: &str = "Confidence";
 const UNKNOWNS: &str = "Unknowns";
+/// Bullet keys of supersession (any kind of memory may carry them).
+const TOPIC: &str = "Topic";
+const SUPERSEDES: &str = "Supersedes";
 
 /// One problem found while parsing a day file: the 1-based line and what is wrong there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,6 +177,30 @@ fn push_typed_bullets(bullets: &mut String, checkpoint: &Checkpoint) {
         push_bullet(bullets, CONFIDENCE, &c.to_string());
     }
     list(bullets, UNKNOWNS, &s.unknowns);
+    if let Some(topic) = &checkpoint.topic {
+        push_bullet(bullets, TOPIC, &encode_value(topic, None));
+    }
+    if !checkpoint.supersedes.is_empty() {
+        push_bullet(bullets, SUPERSEDES, &encode_ids(&checkpoint.supersedes));
+    }
+}
+
+/// A list of ids as `"id, id"`: each id escaped as on its id line, so none holds a comma or
+/// a space.
+fn encode_ids(ids: &[String]) -> String {
+    ids.iter()
+        .map(|id| encode_id(id))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The ids of a `Supersedes` bullet; `None` when an item is empty or not a well-formed id
+/// (the bullet is then kept as written in `extra`).
+fn decode_ids(value: &str) -> Option<Vec<String>> {
+    value
+        .split(',')
+        .map(|item| decode_id(item.trim()).filter(|id| !id.is_empty()))
+        .collect()
 }
 
 /// True when `key` can be written as an extra `- **Key**:` bullet: not a key with a field of
@@ -642,6 +669,13 @@ fn apply_bullet(checkpoint: &mut Checkpoint, key: &str, value: &str, ours: bool)
         EVIDENCE => checkpoint.structured.evidence = typed_list(value),
         SYMBOLS => checkpoint.structured.symbols = typed_list(value),
         UNKNOWNS => checkpoint.structured.unknowns = typed_list(value),
+        TOPIC => checkpoint.topic = Some(scalar(value)),
+        SUPERSEDES => match decode_ids(value) {
+            Some(ids) => checkpoint.supersedes = ids,
+            None => {
+                checkpoint.extra.insert(key.to_string(), scalar(value));
+            }
+        },
         _ => match checkpoint.actor.field_mut(key) {
             Some(field) => *field = Some(scalar(value)),
             None => {
@@ -929,6 +963,45 @@ mod tests {
         );
         let back = parse_checkpoint_file(&text, "ws", date()).expect("parses");
         assert_eq!(back, vec![cp]);
+    }
+
+    #[test]
+    fn supersession_bullets_round_trip_and_bad_ones_stay_in_extra() {
+        let mut cp = checkpoint("Rotate tokens daily");
+        cp.memory_type = MemoryType::Decision;
+        cp.topic = Some("auth-tokens".into());
+        cp.supersedes = vec!["20251012T080000000Z-aaaaaa".into(), "tusk 4,2".into()];
+        let text = format_checkpoint(&cp);
+        assert_eq!(
+            text,
+            "## 09:30 - Rotate tokens daily\n\
+             <!-- id: 20251013T093012345Z-3fa9c1 at: 2025-10-13T09:30:12.345Z -->\n\n\
+             - **Type**: decision\n\
+             - **Topic**: auth-tokens\n\
+             - **Supersedes**: 20251012T080000000Z-aaaaaa, tusk%204%2C2\n"
+        );
+        assert_eq!(
+            parse_checkpoint_file(&text, "ws", date()).expect("parses"),
+            vec![cp]
+        );
+        // An empty item or a broken escape: kept as written, never half-read.
+        for bad in ["a, , b", "", "a%zz", "a,"] {
+            let text = format!(
+                "## 09:00 - x\n<!-- id: a at: 2025-10-13T09:00:00Z -->\n\n- **Supersedes**: {bad}\n"
+            );
+            let cps = parse_checkpoint_file(&text, "ws", date()).expect("parses");
+            assert!(cps[0].supersedes.is_empty(), "{bad}");
+            assert_eq!(cps[0].extra, extra(&[("Supersedes", bad)]), "{bad}");
+            let again = format_day_file(date(), &cps);
+            assert_eq!(
+                parse_checkpoint_file(&again, "ws", date()).expect("parses"),
+                cps
+            );
+        }
+        // A file without the bullets reads as before.
+        let old = "## 09:00 - x\n<!-- id: a at: 2025-10-13T09:00:00Z -->\n\n- **Tags**: t\n";
+        let cps = parse_checkpoint_file(old, "ws", date()).expect("parses");
+        assert_eq!((cps[0].topic.clone(), cps[0].supersedes.len()), (None, 0));
     }
 
     #[test]

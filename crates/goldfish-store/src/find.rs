@@ -34,28 +34,44 @@ impl Store {
                 order.push(ws);
             }
         }
-        let day = id_date(id);
         for ws in &order {
-            if let Some(date) = day
-                && let Some(found) = self
-                    .checkpoints_for_day(ws, date)?
-                    .into_iter()
-                    .find(|c| c.id == id)
-            {
-                return Ok(Some(found));
-            }
-            let all =
-                self.checkpoints_between(ws, DateTime::<Utc>::MIN_UTC, DateTime::<Utc>::MAX_UTC)?;
-            if let Some(found) = all.checkpoints.into_iter().find(|c| c.id == id) {
+            if let Some(found) = self.find_checkpoint_in(ws, id)? {
                 return Ok(Some(found));
             }
         }
         Ok(None)
     }
+
+    /// The checkpoint of one (validated) workspace whose id is `id`: the day of the id's
+    /// date first, then every day file.
+    pub(crate) fn find_checkpoint_in(
+        &self,
+        workspace: &str,
+        id: &str,
+    ) -> Result<Option<Checkpoint>, Error> {
+        let id = id.trim();
+        if id.is_empty() {
+            return Ok(None);
+        }
+        if let Some(date) = id_date(id)
+            && let Some(found) = self
+                .checkpoints_for_day(workspace, date)?
+                .into_iter()
+                .find(|c| c.id == id)
+        {
+            return Ok(Some(found));
+        }
+        let all = self.checkpoints_between(
+            workspace,
+            DateTime::<Utc>::MIN_UTC,
+            DateTime::<Utc>::MAX_UTC,
+        )?;
+        Ok(all.checkpoints.into_iter().find(|c| c.id == id))
+    }
 }
 
 /// The UTC date an id made by goldfish begins with (`20251013T…`).
-fn id_date(id: &str) -> Option<NaiveDate> {
+pub(crate) fn id_date(id: &str) -> Option<NaiveDate> {
     let digits = id.get(..8)?;
     if id.as_bytes().get(8) != Some(&b'T') {
         return None;

@@ -67,6 +67,8 @@
 //! - **Decision**: Rotate refresh tokens on every use
 //! - **Alternatives**: Sliding expiry; Short-lived tokens\; no refresh
 //! - **Confidence**: 4
+//! - **Topic**: auth-token-rotation
+//! - **Supersedes**: 20251012T080000000Z-aaaaaa
 //! - **Harness**: claude-code 2.1.197
 //! - **User**: dev
 //! - **Git user**: Dev Eloper
@@ -89,6 +91,14 @@
 //!   Lists are `"; "`-separated with `\;` for a semicolon inside an item; all use the escapes
 //!   above, so an item may hold line breaks or start with `- `. A `Type` or `Confidence`
 //!   whose value the field cannot hold (`Type: bogus`) is kept in [`Checkpoint::extra`].
+//! - Supersession follows, on any kind of memory: `Topic` (a short key, same escapes) and
+//!   `Supersedes`, the ids of the earlier checkpoints of the workspace this one replaces,
+//!   `", "`-separated, each escaped as on the id line (so none holds a comma or a space). A
+//!   `Supersedes` bullet with an empty item or a broken `%` escape is kept as written in
+//!   [`Checkpoint::extra`]. Files without these bullets read as before. Which checkpoints
+//!   are superseded is derived from every entry's bullet ([`Store::supersession`]); a save
+//!   checks that each id exists in its workspace, and a save with a topic supersedes the
+//!   newest memory of that topic that nothing supersedes yet.
 //! - Who saved it ([`Actor`]) follows, one bullet per field that is known: `Harness`,
 //!   `Model`, `Session`, `User`, `Git user`, `Git email`, with the same escapes. A v4
 //!   `Session` bullet is read as the actor's session.
@@ -153,6 +163,7 @@ mod plan;
 mod plan_action;
 mod redaction;
 mod store;
+mod supersede;
 mod workspace;
 
 /// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
@@ -194,6 +205,7 @@ pub use store::{
     CheckpointInput, CheckpointRange, HOME_ENV, IN_REPO_DIR, Imported, PlanInput, PlanList,
     PlanUpdate, Skipped, Store, find_repo_memory, validate_plan_id,
 };
+pub use supersede::{Link, MAX_TOPIC_CHARS, Supersession, SupersessionFacts};
 pub use workspace::{
     DEFAULT_WORKSPACE, RESERVED_WORKSPACE_NAMES, WORKSPACE_ENV, WorkspaceCandidate,
     WorkspaceChoice, WorkspaceQuery, WorkspaceSelector, WorkspaceSource, check_writable_workspace,

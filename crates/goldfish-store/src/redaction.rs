@@ -242,6 +242,9 @@ pub(crate) fn redact_checkpoint(redactor: &Redactor, c: &mut Checkpoint) -> Vec<
     for file in &mut c.files {
         redact_field(redactor, "files", file, &mut out);
     }
+    if let Some(topic) = &mut c.topic {
+        redact_field(redactor, "topic", topic, &mut out);
+    }
     for (key, value) in &mut c.extra {
         redact_field(redactor, key, value, &mut out);
     }

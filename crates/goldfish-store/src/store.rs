@@ -73,6 +73,14 @@ pub struct CheckpointInput {
     /// never what an agent wrote. The store adds the git user and e-mail of `git_dir` to the
     /// fields left unset, and records every value cleaned ([`Actor::cleaned`]).
     pub actor: Actor,
+    /// A short key naming what the memory is about (one line, at most
+    /// [`MAX_TOPIC_CHARS`](crate::MAX_TOPIC_CHARS) characters, trimmed; blank is none). The
+    /// newest earlier checkpoint of the workspace with the same topic (ignoring case) that
+    /// nothing supersedes yet is added to [`supersedes`](Self::supersedes).
+    pub topic: Option<String>,
+    /// Ids of earlier checkpoints of the same workspace that this one replaces. Each must
+    /// exist there: an unknown id is an error naming it, and nothing is saved.
+    pub supersedes: Vec<String>,
 }
 
 impl CheckpointInput {
@@ -542,7 +550,9 @@ impl Store {
         let tags = clean_tags(&input.tags)?;
         input.structured.validate()?;
         let structured = clean_structured(input.structured);
+        let topic = crate::supersede::clean_topic(input.topic.as_deref())?;
         let workspace = self.workspace_of(input.workspace.as_deref(), input.git_dir.as_deref())?;
+        let supersedes = self.superseded_ids(&workspace, &input.supersedes, topic.as_deref())?;
         // The git user is the person saving, wherever the checkpoint is filed; the branch and
         // files only when the directory belongs to the workspace. One git process each, run
         // at the same time.
@@ -560,6 +570,8 @@ impl Store {
         checkpoint.tags = tags;
         checkpoint.memory_type = input.memory_type;
         checkpoint.structured = structured;
+        checkpoint.topic = topic;
+        checkpoint.supersedes = supersedes;
         checkpoint.actor = input.actor.or(from_git).cleaned();
         if let Some(git) = git {
             checkpoint.branch = git.branch;
@@ -874,6 +886,40 @@ impl Store {
         bytes.extend_from_slice(format_checkpoint(&checkpoint).as_bytes());
         write_atomic(path, &bytes, options)?;
         Ok(checkpoint)
+    }
+
+    /// What a new checkpoint of `workspace` supersedes: the ids given (trimmed, blank and
+    /// repeated ones dropped, each checked to exist in the workspace) and, with a topic, the
+    /// current memory of that topic.
+    fn superseded_ids(
+        &self,
+        workspace: &str,
+        given: &[String],
+        topic: Option<&str>,
+    ) -> Result<Vec<String>, Error> {
+        let mut ids: Vec<String> = Vec::with_capacity(given.len() + 1);
+        for id in given.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
+            if ids.iter().any(|known| known == id) {
+                continue;
+            }
+            if self.find_checkpoint_in(workspace, id)?.is_none() {
+                return Err(Error::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "no checkpoint with id {id:?} in workspace {workspace:?} to supersede; \
+                         nothing was saved (`goldfish recall -w {workspace}` lists the ids)"
+                    ),
+                ));
+            }
+            ids.push(id.to_string());
+        }
+        if let Some(topic) = topic
+            && let Some(current) = self.supersession(workspace)?.current_for_topic(topic)
+            && !ids.iter().any(|known| known == current)
+        {
+            ids.push(current.to_string());
+        }
+        Ok(ids)
     }
 
     /// The workspace a save goes to: `explicit`, else that of `dir` (the checkpoint's own

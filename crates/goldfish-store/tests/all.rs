@@ -12,6 +12,7 @@ mod plan_heading;
 mod redaction;
 mod roundtrip;
 mod seed;
+mod supersede;
 mod v4;
 
 use std::path::Path;

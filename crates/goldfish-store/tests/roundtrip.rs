@@ -19,6 +19,8 @@ fn tricky_line() -> impl Strategy<Value = String> {
         Just("- **Type**: decision".to_string()),
         Just("- **Alternatives**: a; b".to_string()),
         Just("- **Confidence**: 7".to_string()),
+        Just("- **Supersedes**: a, , b%zz".to_string()),
+        Just("- **Topic**: auth".to_string()),
         Just("## some heading".to_string()),
         Just("## Context".to_string()),
         Just("##no space".to_string()),
@@ -135,13 +137,33 @@ fn tag() -> impl Strategy<Value = String> {
     ]
 }
 
+/// An id a `Supersedes` bullet names: goldfish's shape, an imported one, or any text but
+/// the empty string (commas, spaces and `%` included).
+fn superseded_id() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("20251013T093012345Z-3fa9c1".to_string()),
+        Just("a, b %zz-->".to_string()),
+        "[A-Za-z0-9_.:-]{1,20}",
+        "\\PC{1,10}",
+    ]
+}
+
 fn checkpoint() -> impl Strategy<Value = Checkpoint> {
-    (checkpoint_untyped(), structured(), actor()).prop_map(|(mut cp, (t, s), actor)| {
-        cp.memory_type = t;
-        cp.structured = s;
-        cp.actor = actor;
-        cp
-    })
+    (
+        checkpoint_untyped(),
+        structured(),
+        actor(),
+        prop::option::of(typed_text()),
+        prop::collection::vec(superseded_id(), 0..3),
+    )
+        .prop_map(|(mut cp, (t, s), actor, topic, supersedes)| {
+            cp.memory_type = t;
+            cp.structured = s;
+            cp.actor = actor;
+            cp.topic = topic;
+            cp.supersedes = supersedes;
+            cp
+        })
 }
 
 fn checkpoint_untyped() -> impl Strategy<Value = Checkpoint> {
@@ -183,6 +205,8 @@ fn checkpoint_untyped() -> impl Strategy<Value = Checkpoint> {
                             "Next",
                             "Confidence",
                             "Unknowns",
+                            "Topic",
+                            "Supersedes",
                             "Harness",
                             "Model",
                             "Session",

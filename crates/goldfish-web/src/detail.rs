@@ -93,6 +93,29 @@ pub fn checkpoint(app: &App, ws: &str, id: &str, day: Option<&str>) -> Page {
         );
     };
     let structured = c.structured.labelled();
+    // Supersession, both ways; a store whose links cannot be read shows the page without them.
+    let links = goldfish_recall::links_of(
+        &store,
+        &goldfish_recall::RecallOptions::default(),
+        c,
+        &mut Vec::new(),
+    )
+    .unwrap_or_default();
+    let link_list = |title: &str, list: &[goldfish_store::Link]| {
+        html! {
+            @if !list.is_empty() {
+                p.supersession {
+                    (title) " "
+                    @for (i, l) in list.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        a href=(crate::html::checkpoint_id_href(ws, &l.id)) {
+                            @if l.title.is_empty() { code { (l.id) } } @else { (l.title) }
+                        }
+                    }
+                }
+            }
+        }
+    };
     let all_files = html! {
         @if !c.files.is_empty() {
             h2 { "Files" }
@@ -114,6 +137,9 @@ pub fn checkpoint(app: &App, ws: &str, id: &str, day: Option<&str>) -> Page {
                 (tags(&c.tags))
                 (git_line(c))
             }
+            (link_list("Supersedes:", &links.supersedes))
+            (link_list("Superseded by:", &links.superseded_by))
+            @if let Some(topic) = &c.topic { p.meta { "topic " code { (topic) } } }
             article.markdown { (raw(markdown_to_html(&c.description))) }
             @if !structured.is_empty() {
                 dl.structured {

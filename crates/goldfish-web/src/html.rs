@@ -111,6 +111,12 @@ pub(crate) fn checkpoint_href(c: &Checkpoint) -> String {
     )
 }
 
+/// The page of checkpoint `id` of `ws` when only its id is known (the page finds its day
+/// from the id).
+pub(crate) fn checkpoint_id_href(ws: &str, id: &str) -> String {
+    format!("/w/{}/checkpoints/{}", enc(ws), enc(id))
+}
+
 /// A plan's page.
 pub(crate) fn plan_href(ws: &str, id: &str) -> String {
     format!("/w/{}/plans/{}", enc(ws), enc(id))

@@ -368,13 +368,17 @@ fn read_only_no_cors() -> TestResult {
     Ok(())
 }
 
-/// Every file under `root` with its bytes.
+/// Every file under `root` with its bytes, but the recall index's cache (`.index/`, which
+/// every recall may build or refresh, as the crate documentation says).
 fn snapshot(root: &std::path::Path) -> std::io::Result<Vec<(std::path::PathBuf, Vec<u8>)>> {
     let mut out = Vec::new();
     let mut todo = vec![root.to_path_buf()];
     while let Some(dir) = todo.pop() {
         for e in std::fs::read_dir(&dir)? {
             let p = e?.path();
+            if p == root.join(goldfish_recall::INDEX_DIR) {
+                continue;
+            }
             if p.is_dir() {
                 todo.push(p);
             } else {
@@ -673,5 +677,46 @@ fn memory_kept_in_the_repository_is_shown_as_the_cli_reads_it() -> TestResult {
     assert_eq!(titles(&get(with_cwd, "/").body), ["Kept in the repository"]);
     let without = serve(App::new(home.path()));
     assert!(titles(&get(without, "/").body).is_empty());
+    Ok(())
+}
+
+#[test]
+fn a_checkpoint_page_shows_its_supersession_both_ways() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let old = checkpoint("api", 30, "Sessions last a day", &[]);
+    let mut new = checkpoint("api", 2, "Sessions last an hour", &[]);
+    new.supersedes = vec![old.id.clone()];
+    new.topic = Some("sessions".into());
+    store_with(dir.path(), &[old.clone(), new.clone()]);
+    let addr = serve(app(dir.path()));
+    let a = get(addr, &format!("/w/api/checkpoints/{}", new.id));
+    assert_eq!(a.status, 200);
+    let old_href = format!("/w/api/checkpoints/{}", old.id);
+    assert!(
+        a.body.contains(&format!(
+            r#"Supersedes: <a href="{old_href}">Sessions last a day</a>"#
+        )),
+        "{}",
+        a.body
+    );
+    let b = get(addr, &old_href);
+    assert!(
+        b.body.contains(&format!(
+            r#"Superseded by: <a href="/w/api/checkpoints/{}">Sessions last an hour</a>"#,
+            new.id
+        )),
+        "{}",
+        b.body
+    );
+    // The timeline (a recall) shows only the newest.
+    let timeline = titles(&get(addr, "/?days=7").body);
+    assert!(
+        timeline.contains(&"Sessions last an hour".to_string()),
+        "{timeline:?}"
+    );
+    assert!(
+        !timeline.contains(&"Sessions last a day".to_string()),
+        "{timeline:?}"
+    );
     Ok(())
 }

@@ -10,7 +10,9 @@ use crate::args::stdin_if_dash;
 use crate::cli::{CheckpointArgs, FilterArgs, RecallArgs, ShowArgs, StandupArgs, TypedArgs};
 use crate::context::Context;
 use crate::output::Report;
-use crate::render::{checkpoint_json, echo, recall_json, redacted_json, redacted_line};
+use crate::render::{
+    checkpoint_links_json, echo, link_list, recall_json, redacted_json, redacted_line,
+};
 
 /// The CLI's character budget: people read in a terminal, nothing is worth cutting.
 const CLI_BUDGET: usize = 10_000_000;
@@ -38,8 +40,10 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
     // The store records this directory's git context only if it belongs to the workspace.
     input.git_dir = Some(ctx.cwd.clone());
     input.actor = crate::actor::observed(None);
-    let report = ctx.open_store()?.save_checkpoint_reported(input)?;
+    let store = ctx.open_store()?;
+    let report = store.save_checkpoint_reported(input)?;
     let saved = &report.value;
+    let links = goldfish_recall::links_of_saved(&store, saved)?;
     let mut text = format!(
         "Checkpoint saved: {}\n  id {} · workspace {} · {}",
         echo(saved.title()),
@@ -53,10 +57,13 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
             let _ = write!(text, "@{commit}");
         }
     }
+    if !links.supersedes.is_empty() {
+        let _ = write!(text, "\n  supersedes {}", link_list(&links.supersedes));
+    }
     if let Some(line) = redacted_line(&report.redacted) {
         let _ = write!(text, "\n  {line}");
     }
-    let mut json = checkpoint_json(saved);
+    let mut json = checkpoint_links_json(saved, &links);
     json["redacted"] = redacted_json(&report.redacted);
     Ok(Report::new(text, json))
 }
@@ -76,6 +83,7 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     o.to = a.to;
     o.search = a.search;
     o.explain = a.explain;
+    o.include_superseded = a.include_superseded;
     o.filter = filter(a.filter);
     if let Some(limit) = a.limit {
         o.limit = limit;
@@ -104,10 +112,18 @@ pub(crate) fn show(ctx: &Context, a: &ShowArgs) -> anyhow::Result<Report> {
     let preferred = ctx.workspace(None).ok();
     let store = ctx.open_store()?;
     match store.find_checkpoint(preferred.as_deref(), &a.id)? {
-        Some(c) => Ok(Report::new(
-            goldfish_recall::format_checkpoint(&c, store.now()),
-            checkpoint_json(&c),
-        )),
+        Some(c) => {
+            let mut notes = Vec::new();
+            let opts = RecallOptions::from_env();
+            let links = goldfish_recall::links_of(&store, &opts, &c, &mut notes)?;
+            for note in &notes {
+                eprintln!("goldfish: {note}");
+            }
+            Ok(Report::new(
+                goldfish_recall::format_checkpoint_linked(&c, &links, store.now()),
+                checkpoint_links_json(&c, &links),
+            ))
+        }
         None => anyhow::bail!(
             "no checkpoint has the id `{}` in any workspace of {} (`goldfish recall` lists ids)",
             a.id.trim(),
@@ -123,6 +139,7 @@ pub(crate) fn standup(ctx: &Context, a: StandupArgs) -> anyhow::Result<Report> {
         o.days = days;
     }
     o.cwd = Some(ctx.cwd.clone());
+    o.use_index = RecallOptions::from_env().use_index;
     let s = goldfish_recall::standup_with(&ctx.open_store()?, &o)?;
     let mut f = FormatOptions::default();
     f.max_chars = CLI_BUDGET;
@@ -148,6 +165,8 @@ fn set_typed(input: &mut CheckpointInput, t: TypedArgs) {
     s.confidence = t.confidence;
     s.unknowns = t.unknowns;
     input.structured = s;
+    input.topic = t.topic;
+    input.supersedes = t.supersedes;
 }
 
 /// The recall filter flags as the library's [`Filter`].

@@ -89,6 +89,11 @@ impl WsIndex {
         Vocab::decode(self.section(VOCAB)?, self.header.sections[POSTINGS].len)
     }
 
+    /// The supersession facts it keeps, in reading order (the section checked whole).
+    pub(super) fn supersession_records(&self) -> Result<Vec<format::SupRec>, Corrupt> {
+        format::decode_supersession(&self.section(SUPERSESSION)?, self.meta.docs as usize)
+    }
+
     pub(super) fn postings(&self, at: &format::PostingsAt) -> Result<Vec<u8>, Corrupt> {
         let base = self.header.sections[POSTINGS].offset;
         self.source

@@ -32,11 +32,13 @@ pub(crate) fn verify(store: &Store, workspace: &str) -> Result<Vec<String>, Stri
         let vocab = ix.vocab()?;
         let postings = ix.section(POSTINGS)?;
         let terms = format::decode_terms(&vocab, &postings, docs.len())?;
+        let supersession = ix.supersession_records()?;
         Ok(Contents {
             meta: ix.meta.clone(),
             files: ix.files.clone(),
             docs,
             terms,
+            supersession,
         })
     })();
     let decoded = match decoded {
@@ -73,6 +75,13 @@ pub(crate) fn verify(store: &Store, workspace: &str) -> Result<Vec<String>, Stri
             built.terms.len()
         ));
     }
+    if decoded.supersession != built.supersession {
+        diffs.push(format!(
+            "supersession facts differ ({} indexed, {} in the files)",
+            decoded.supersession.len(),
+            built.supersession.len()
+        ));
+    }
     Ok(diffs)
 }
 
@@ -86,6 +95,7 @@ pub fn read_index_bytes(bytes: &[u8]) -> Result<usize, String> {
     let vocab = ix.vocab().map_err(|c| c.0)?;
     let postings = ix.section(POSTINGS).map_err(|c| c.0)?;
     let terms = format::decode_terms(&vocab, &postings, docs.len()).map_err(|c| c.0)?;
+    ix.supersession_records().map_err(|c| c.0)?;
     Ok(terms.len())
 }
 

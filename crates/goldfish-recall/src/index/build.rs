@@ -26,6 +26,11 @@ pub(super) fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Cont
     let mut first_of_id: HashMap<String, u32> = HashMap::new();
     let mut buf = Vec::new();
     let mut occ: Vec<(u32, u8)> = Vec::new();
+    // Supersession: the facts of the entries with a bullet, and every entry's id and title
+    // (the entries a bullet names are known only at the end), in reading order.
+    let mut says: Vec<(u32, SupersessionFacts)> = Vec::new();
+    let mut named: HashSet<String> = HashSet::new();
+    let mut id_title: Vec<(String, String)> = Vec::new();
     for (fi, f) in files.iter_mut().enumerate() {
         let (Some(path), Some(date)) = (file_path(dirs, f), date_of(f.date)) else {
             continue;
@@ -64,6 +69,12 @@ pub(super) fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Cont
         let checkpoints = parsed.checkpoints;
         for (ordinal, cp) in checkpoints.iter().enumerate() {
             let d = docs.len() as u32;
+            let facts = SupersessionFacts::of(cp);
+            if facts.says_something() {
+                named.extend(facts.supersedes.iter().cloned());
+                says.push((d, facts));
+            }
+            id_title.push((cp.id.clone(), cp.title().to_string()));
             let group = if dirs.len() > 1 {
                 *first_of_id.entry(cp.id.clone()).or_insert(d)
             } else {
@@ -114,6 +125,21 @@ pub(super) fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Cont
         }
     }
     meta.docs = docs.len() as u32;
+    let mut supersession: Vec<SupRec> = Vec::with_capacity(says.len());
+    let mut says = says.into_iter().peekable();
+    for (d, (id, title)) in id_title.into_iter().enumerate() {
+        let d = d as u32;
+        if let Some((_, facts)) = says.next_if(|(s, _)| *s == d) {
+            supersession.push(SupRec { doc: d, facts });
+        } else if named.contains(&id) {
+            let doc = &docs[d as usize];
+            let timestamp = DateTime::from_timestamp(doc.secs, doc.nanos).unwrap_or_default();
+            supersession.push(SupRec {
+                doc: d,
+                facts: SupersessionFacts::new(id, title, timestamp, None, Vec::new()),
+            });
+        }
+    }
     // One directory: entries in the order recall reads them (by time, stably — file order
     // breaks ties), so that any window's entries are already in that order.
     if dirs.len() == 1 {
@@ -142,6 +168,10 @@ pub(super) fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Cont
                 }
                 list.sort_unstable();
             }
+            // The records stay in reading order; only their entry numbers follow.
+            for r in &mut supersession {
+                r.doc = new_of[r.doc as usize];
+            }
         }
     }
     let mut terms: format::Terms = vocab
@@ -154,6 +184,7 @@ pub(super) fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Cont
         files,
         docs,
         terms,
+        supersession,
     }
 }
 

@@ -3,7 +3,7 @@
 //! ```text
 //! header   magic "GFINDEX\0", format version (u32), checksum algorithm (4 ASCII bytes:
 //!          "CR32", CRC-32/ISO-HDLC as zlib computes it), total length (u64),
-//!          five sections (offset u64, length u64, checksum u64), the header's checksum (u64)
+//!          six sections (offset u64, length u64, checksum u64), the header's checksum (u64)
 //! meta     workspace, its directories, build time, listing problems, per-file problems,
 //!          field-length totals, the span of timestamps and dates
 //! files    per day file: directory, date, length, mtime (ns), inode, content hash if racy
@@ -12,27 +12,36 @@
 //! vocab    term count; per term (fixed 20 bytes): text offset, postings offset and length,
 //!          postings checksum; then the texts, sorted
 //! postings per term: (doc delta, tf << 3 | field) as LEB128 varints, by doc then field
+//! supersession
+//!          record count; per record, in reading order (directory, date, place in the
+//!          file): entry (u32), timestamp (seconds i64, nanoseconds u32), id, title,
+//!          topic (u8 0/1, then the text), superseded ids (count u32, then each): the
+//!          facts of every entry with a `Supersedes` or `Topic` bullet and of every entry
+//!          whose id such a bullet names (texts: u32 length, UTF-8)
 //! ```
 //!
 //! Everything is little-endian. Every section but the postings is checked whole when read;
 //! each term's postings carry their own checksum, so a search checks what it reads and no
 //! more. Every checksum is the CRC-32 the header names, zero-extended where the field is 64
 //! bits. Any mismatch, a short file, an unknown version or checksum algorithm: [`Corrupt`].
-//! Version 1 (a hand-written 64-bit hash, no algorithm named) and version 2 (no text keys)
-//! are read as unknown and rebuilt.
+//! Version 1 (a hand-written 64-bit hash, no algorithm named), version 2 (no text keys) and
+//! version 3 (no supersession section) are read as unknown and rebuilt.
 
 use std::fmt;
+
+use chrono::DateTime;
+use goldfish_store::SupersessionFacts;
 
 use crate::fields::FIELDS;
 
 /// The first eight bytes of every index file.
 pub(crate) const MAGIC: [u8; 8] = *b"GFINDEX\0";
 /// The format this code writes and reads; any other is rebuilt.
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 /// The checksum algorithm this code writes and reads, as the header names it: CRC-32.
 pub(crate) const CHECKSUM_ALGORITHM: [u8; 4] = *b"CR32";
 /// Sections, in file order.
-pub(crate) const SECTIONS: usize = 5;
+pub(crate) const SECTIONS: usize = 6;
 /// Bytes of the header: magic, version, checksum algorithm, total length, sections, checksum.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 4 + 8 + SECTIONS * 24 + 8;
 /// Bytes of one entry of the docs section.
@@ -46,6 +55,7 @@ pub(crate) const FILES: usize = 1;
 pub(crate) const DOCS: usize = 2;
 pub(crate) const VOCAB: usize = 3;
 pub(crate) const POSTINGS: usize = 4;
+pub(crate) const SUPERSESSION: usize = 5;
 
 /// Why an index file cannot be used (then it is rebuilt).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -230,6 +240,14 @@ pub(crate) struct Meta {
     pub(crate) max_date: i32,
 }
 
+/// What one entry says about supersession (goldfish-store's facts), with its entry number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SupRec {
+    /// The entry (index into the docs).
+    pub(crate) doc: u32,
+    pub(crate) facts: SupersessionFacts,
+}
+
 /// A term's postings: `(entry, field, count)`, by entry then field.
 pub(crate) type Postings = Vec<(u32, u8, u32)>;
 
@@ -244,6 +262,8 @@ pub(crate) struct Contents {
     pub(crate) docs: Vec<DocRec>,
     /// Sorted distinct texts, each with its postings `(doc, field, tf)` by doc then field.
     pub(crate) terms: Terms,
+    /// The supersession facts that matter, in reading order.
+    pub(crate) supersession: Vec<SupRec>,
 }
 
 /// Encodes `contents` as a whole index file.
@@ -255,6 +275,7 @@ pub(crate) fn encode(c: &Contents) -> Vec<u8> {
     let (vocab, postings) = encode_terms(&c.terms);
     sections[VOCAB] = vocab;
     sections[POSTINGS] = postings;
+    sections[SUPERSESSION] = encode_supersession(&c.supersession);
     let mut table = [Section::default(); SECTIONS];
     let mut offset = HEADER_LEN as u64;
     for (s, bytes) in table.iter_mut().zip(&sections) {
@@ -424,6 +445,72 @@ pub(crate) fn decode_docs(
         docs.push(d);
     }
     Ok(docs)
+}
+
+fn encode_supersession(records: &[SupRec]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u32(records.len() as u32);
+    for r in records {
+        let f = &r.facts;
+        w.u32(r.doc);
+        w.i64(f.timestamp.timestamp());
+        w.u32(f.timestamp.timestamp_subsec_nanos());
+        w.str(&f.id);
+        w.str(&f.title);
+        match &f.topic {
+            Some(topic) => {
+                w.bytes(&[1]);
+                w.str(topic);
+            }
+            None => w.bytes(&[0]),
+        }
+        w.u32(f.supersedes.len() as u32);
+        for id in &f.supersedes {
+            w.str(id);
+        }
+    }
+    w.0
+}
+
+/// Decodes the supersession section (checked: each entry number below `docs`).
+pub(crate) fn decode_supersession(bytes: &[u8], docs: usize) -> Result<Vec<SupRec>, Corrupt> {
+    let mut r = Reader::new(bytes);
+    // A record is at least 4 + 12 + 4 + 4 + 1 + 4 bytes.
+    let n = r.count(29)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let doc = r.u32()?;
+        let (secs, nanos) = (r.i64()?, r.u32()?);
+        let timestamp = DateTime::from_timestamp(secs, nanos)
+            .ok_or_else(|| corrupt(format!("supersession record {i} has a bad timestamp")))?;
+        let id = r.str()?;
+        let title = r.str()?;
+        let topic = match r.arr::<1>()?[0] {
+            0 => None,
+            1 => Some(r.str()?),
+            _ => {
+                return Err(corrupt(format!(
+                    "supersession record {i} has a bad topic flag"
+                )));
+            }
+        };
+        let k = r.count(4)?;
+        let mut supersedes = Vec::with_capacity(k);
+        for _ in 0..k {
+            supersedes.push(r.str()?);
+        }
+        if doc as usize >= docs {
+            return Err(corrupt(format!(
+                "supersession record {i} points outside the index"
+            )));
+        }
+        out.push(SupRec {
+            doc,
+            facts: SupersessionFacts::new(id, title, timestamp, topic, supersedes),
+        });
+    }
+    r.end()?;
+    Ok(out)
 }
 
 fn encode_terms(terms: &[(Vec<u8>, Postings)]) -> (Vec<u8>, Vec<u8>) {
@@ -751,7 +838,20 @@ mod tests {
         }
         terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         terms.dedup_by(|a, b| a.0 == b.0);
+        let supersession = (0..n_docs.min(3))
+            .map(|i| SupRec {
+                doc: i as u32,
+                facts: SupersessionFacts::new(
+                    format!("id{i}"),
+                    format!("Title {i} é"),
+                    DateTime::from_timestamp(1_760_000_000 + i as i64, 7).expect("a time"),
+                    (i % 2 == 0).then(|| format!("topic{i}")),
+                    (0..i).map(|k| format!("id{k}")).collect(),
+                ),
+            })
+            .collect();
         Contents {
+            supersession,
             meta: Meta {
                 workspace: "ws".into(),
                 dirs: vec!["/a".into()],
@@ -789,11 +889,13 @@ mod tests {
         let docs = decode_docs(sec(DOCS)?, files.len(), 0)?;
         let vocab = Vocab::decode(sec(VOCAB)?.to_vec(), header.sections[POSTINGS].len)?;
         let terms = decode_terms(&vocab, sec(POSTINGS)?, docs.len())?;
+        let supersession = decode_supersession(sec(SUPERSESSION)?, docs.len())?;
         Ok(Contents {
             meta,
             files,
             docs,
             terms,
+            supersession,
         })
     }
 

@@ -245,7 +245,7 @@ pub(crate) fn fresh(
 
 /// [`fresh`] for each workspace, in parallel (each is a directory listing, a `stat` per day
 /// file, and perhaps a rebuild); in the order given.
-pub(super) fn fresh_all(
+pub(crate) fn fresh_all(
     store: &Store,
     workspaces: &[String],
     cache: Option<&crate::RecallCache>,

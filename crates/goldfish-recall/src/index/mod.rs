@@ -32,7 +32,8 @@
 //! the day files), `format` (the bytes on disk and their checks), `access` (reading an index
 //! from its file or from memory), `fresh` (an index compared with the day files, rebuilt and
 //! written when they differ; [`RecallCache`] for a long-lived process), `search` (a search
-//! through the indexes) and `admin` (`goldfish index`: status, rebuild, verify).
+//! through the indexes), `supersede` (the supersession facts kept per entry, turned into
+//! links by the store's rule) and `admin` (`goldfish index`: status, rebuild, verify).
 
 mod access;
 mod admin;
@@ -41,14 +42,18 @@ mod format;
 mod fresh;
 mod listing;
 mod search;
+mod supersede;
 
 use self::{access::*, build::*, fresh::*, listing::*};
+pub(crate) use access::WsIndex;
 pub use admin::{
     IndexState, IndexStatus, IndexVerify, VectorReport, WorkspaceIndex, WorkspaceVerify,
     embed_vectors, index_rebuild, index_status, index_verify, read_index_bytes,
 };
 pub use fresh::RecallCache;
-pub(crate) use search::search;
+pub(crate) use fresh::fresh_all;
+pub(crate) use search::{Fallback, search};
+pub(crate) use supersede::{Indexed, supersession};
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
@@ -58,7 +63,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use goldfish_store::{
-    Checkpoint, Store, checkpoints_dir, day_file_in, list_day_files, parse_day_bytes,
+    Checkpoint, Store, SupersessionFacts, checkpoints_dir, day_file_in, list_day_files,
+    parse_day_bytes,
 };
 
 use crate::engine::Hit;
@@ -75,7 +81,7 @@ use crate::window::TimeWindow;
 pub(crate) use format::Corrupt;
 use format::{
     Contents, DOCS, DocRec, FILES, FileRec, HEADER_LEN, Header, META, Meta, POSTINGS, ProblemRec,
-    VOCAB, Vocab,
+    SUPERSESSION, SupRec, VOCAB, Vocab,
 };
 
 /// Set to `1` (or any value but `0`), recall reads the day files and never the index.

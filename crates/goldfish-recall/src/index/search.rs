@@ -41,16 +41,17 @@ pub(super) struct Part {
     pub(super) base: usize,
 }
 
-/// Searches `workspaces` within `window` through their indexes.
+/// Searches within `window` through `indexes` (fresh, from [`fresh_all`]), leaving out
+/// each one's `hidden` entries (sorted local numbers, in the order of the indexes; missing:
+/// none), as a recall leaves out superseded checkpoints.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn search(
-    store: &Store,
-    workspaces: &[String],
+    indexes: Vec<WsIndex>,
+    hidden: &[Vec<u32>],
     window: TimeWindow,
     query: &Query,
     opts: &SearchOptions,
     limit: usize,
-    cache: Option<&crate::RecallCache>,
     semantic: Option<&mut crate::semantic::Caches<'_>>,
     notes: &mut Vec<String>,
 ) -> Result<Answer, Fallback> {
@@ -71,7 +72,8 @@ pub(crate) fn search(
     );
     let to = (window.to.timestamp(), window.to.timestamp_subsec_nanos());
     let (first, last) = (days(window.from.date_naive()), days(window.to.date_naive()));
-    for ix in fresh_all(store, workspaces, cache, notes) {
+    for (w, ix) in indexes.into_iter().enumerate() {
+        let hidden = hidden.get(w).map_or(&[][..], Vec::as_slice);
         if from > to {
             // An empty window reads nothing, so it has nothing to report.
             continue;
@@ -83,9 +85,11 @@ pub(crate) fn search(
         let ix = ix.reopen().map_err(|c| Fallback(c.0))?;
         let unusable = |c| Fallback::unusable(&ix, c);
         let docs = ix.docs_view().map_err(unusable)?;
-        // One directory and the whole workspace in the window: every entry, in stored
-        // order (already recall's), with the stored totals; nothing to read per entry.
+        // One directory, the whole workspace in the window and nothing hidden: every entry,
+        // in stored order (already recall's), with the stored totals; nothing to read per
+        // entry.
         let covered = ix.dirs.len() == 1
+            && hidden.is_empty()
             && first <= ix.meta.min_date
             && ix.meta.max_date <= last
             && from <= ix.meta.min_ts
@@ -102,6 +106,9 @@ pub(crate) fn search(
                 let d = docs.get(i).map_err(unusable)?;
                 let date = ix.files[d.file as usize].date;
                 if date < first || date > last {
+                    continue;
+                }
+                if !hidden.is_empty() && hidden.binary_search(&(i as u32)).is_ok() {
                     continue;
                 }
                 if ix.dirs.len() > 1 && !seen.insert(d.group) {
@@ -279,6 +286,7 @@ pub(crate) fn search(
             checkpoint: cp,
             score: Some(hit.score),
             explanation: hit.explain.map(|e| *e),
+            links: crate::recall::Links::default(),
         });
     }
     answer.counts = parts
