@@ -146,6 +146,7 @@ mod dayfile;
 mod days;
 mod error;
 mod find;
+mod freshness;
 mod git;
 mod hook_settings;
 mod memory;
@@ -171,8 +172,12 @@ pub use days::{
     day_file_workspace, list_day_files,
 };
 pub use error::{Error, ErrorKind};
+pub use freshness::{
+    FRESHNESS_MARGIN_DAYS, FRESHNESS_MAX_COMMITS, FileFreshness, Freshness, FreshnessFilter, GitLog,
+    freshness_log_args,
+};
 pub use git::{
-    GitContext, GitIdentity, MAX_FILES, git_context, git_identity, parse_identity,
+    FRESHNESS_MAX_BYTES, FRESHNESS_TIMEOUT, GitContext, git_freshness, GitIdentity, MAX_FILES, git_context, git_identity, parse_identity,
     parse_porcelain_v2,
 };
 /// The redaction library the store runs before every write, re-exported so that callers
