@@ -167,6 +167,8 @@ pub(crate) fn recall_json(r: &RecallResult) -> Value {
         "checkpoints": r.checkpoints.iter().enumerate().map(|(i, c)| {
             let mut v = checkpoint_json(c);
             v["age"] = json!(goldfish_store::age_text(r.now, c.timestamp));
+            // What git says of its files since its commit: `null` for no claim.
+            v["freshness"] = json!(r.freshness_of(i));
             // With --explain, each checkpoint carries why it matched.
             if let (Some(e), Value::Object(map)) = (r.explanations.get(i), &mut v) {
                 map.insert("explain".into(), serde_json::to_value(e).unwrap_or(Value::Null));

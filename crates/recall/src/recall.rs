@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
+use goldfish_store::{
+    Checkpoint, Freshness, FreshnessFilter, MemoryType, Plan, Store, resolve_workspace,
+};
 
 use crate::engine::{Query, search};
 use crate::error::Error;
@@ -282,6 +284,65 @@ pub struct RecallResult {
     /// prints them on stderr.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Whether the files each checkpoint names changed in git since its commit, in the order
+    /// of [`checkpoints`](RecallResult::checkpoints) (`None`: no claim either way). Empty
+    /// until [`RecallResult::set_freshness`] fills it; recall itself runs no git.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub freshness: Vec<Option<Freshness>>,
+}
+
+impl RecallResult {
+    /// The freshness claim of the `i`th checkpoint, if one was made.
+    pub fn freshness_of(&self, i: usize) -> Option<&Freshness> {
+        self.freshness.get(i).and_then(Option::as_ref)
+    }
+
+    /// Records `claims` (one per checkpoint, in order; see [`goldfish_store::git_freshness`]),
+    /// keeps the checkpoints `filter` keeps, then the first `limit` of them. With a filter
+    /// other than [`FreshnessFilter::Any`], [`total`](RecallResult::total) and the
+    /// workspaces' counts become those of the checkpoints kept among those checked.
+    pub fn set_freshness(
+        &mut self,
+        claims: Vec<Option<Freshness>>,
+        filter: FreshnessFilter,
+        limit: usize,
+    ) {
+        let mut claims = claims.into_iter();
+        let mut explanations = std::mem::take(&mut self.explanations).into_iter();
+        let mut kept = (Vec::new(), Vec::new(), Vec::new());
+        for c in std::mem::take(&mut self.checkpoints) {
+            let claim = claims.next().flatten();
+            let explanation = explanations.next();
+            if filter.keeps(claim.as_ref()) {
+                kept.0.push(c);
+                kept.1.push(claim);
+                kept.2.extend(explanation);
+            }
+        }
+        let (mut checkpoints, mut freshness, mut explained) = kept;
+        if filter != FreshnessFilter::Any {
+            self.total = checkpoints.len();
+            for w in &mut self.workspaces {
+                w.matched = checkpoints
+                    .iter()
+                    .filter(|c| c.workspace == w.workspace)
+                    .count();
+            }
+            self.workspaces.retain(|w| w.matched > 0);
+        }
+        checkpoints.truncate(limit);
+        freshness.truncate(limit);
+        explained.truncate(limit);
+        for w in &mut self.workspaces {
+            w.shown = checkpoints
+                .iter()
+                .filter(|c| c.workspace == w.workspace)
+                .count();
+        }
+        self.checkpoints = checkpoints;
+        self.freshness = freshness;
+        self.explanations = explained;
+    }
 }
 
 /// Recalls checkpoints from `store` as `opts` asks.
@@ -428,6 +489,7 @@ fn recall_inner(
         store_root: store.root().to_path_buf(),
         store: state,
         notes,
+        freshness: Vec::new(),
     })
 }
 
