@@ -44,6 +44,13 @@ fn known_project(ctx: &Context) -> Option<(String, PathBuf)> {
         .and_then(with_dir)
 }
 
+/// The git repository (its directory) of `workspace`, when it is the known project's.
+pub(crate) fn repository_of(ctx: &Context, workspace: &str) -> Option<PathBuf> {
+    known_project(ctx)
+        .filter(|(name, _)| name == workspace)
+        .map(|(_, dir)| dir)
+}
+
 /// Says, for each hit of the known project's workspace that names files and a commit, whether
 /// those files changed since (one git process at most; none when no hit asks), then keeps
 /// what `filter` keeps and the first `limit` of it. Never fails: what cannot be known is no
