@@ -25,7 +25,7 @@ pub(crate) fn pool_limit(limit: usize, filter: FreshnessFilter) -> usize {
 /// The workspace whose project directory is known, and that directory: the one a path or the
 /// MCP client's root names, else the project around the working directory. The store records
 /// no workspace's directory, so another workspace's repository is not known.
-fn known_project(ctx: &Context) -> Option<(String, PathBuf)> {
+pub(crate) fn known_project(ctx: &Context) -> Option<(String, PathBuf)> {
     let with_dir = |choice: goldfish_store::WorkspaceChoice| match choice.source {
         WorkspaceSource::Path(dir)
         | WorkspaceSource::ClientRoot(dir)
@@ -62,19 +62,14 @@ pub(crate) fn annotate(
     limit: usize,
 ) {
     let asks = |c: &goldfish_store::Checkpoint| c.commit.is_some() && !c.files.is_empty();
-    let claims = match result.checkpoints.iter().any(asks).then(|| known_project(ctx)) {
+    let claims = match result
+        .checkpoints
+        .iter()
+        .any(asks)
+        .then(|| known_project(ctx))
+    {
         Some(Some((workspace, dir))) => {
-            let hits: Vec<(&str, &[String], _)> = result
-                .checkpoints
-                .iter()
-                .map(|c| match &c.commit {
-                    Some(commit) if c.workspace == workspace => {
-                        (commit.as_str(), c.files.as_slice(), c.timestamp)
-                    }
-                    _ => ("", &[][..], c.timestamp),
-                })
-                .collect();
-            goldfish_store::git_freshness(&dir, &hits)
+            goldfish_store::checkpoint_freshness(&dir, &workspace, &result.checkpoints)
         }
         _ => Vec::new(),
     };

@@ -1242,7 +1242,14 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
             .enumerate()
             .map(|(i, c)| {
                 let explain = r.explanations.get(i).map(ExplainOut::of);
-                RecallCheckpoint::of(c, r.now, r.scope.is_all(), f.full, explain, r.freshness_of(i))
+                RecallCheckpoint::of(
+                    c,
+                    r.now,
+                    r.scope.is_all(),
+                    f.full,
+                    explain,
+                    r.freshness_of(i),
+                )
             })
             .collect(),
         not_shown: (over_limit + over_budget > 0 && !plan_only).then_some(NotShown {

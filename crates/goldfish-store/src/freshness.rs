@@ -275,7 +275,10 @@ mod tests {
         let f = log
             .freshness("bbbb", &files(&["src/auth.rs", "src/lib.rs"]))
             .unwrap();
-        assert_eq!(f.files[0].commits, 2, "c and e, not b itself, not the merge d");
+        assert_eq!(
+            f.files[0].commits, 2,
+            "c and e, not b itself, not the merge d"
+        );
         assert_eq!(f.files[1].commits, 0);
         assert!(f.is_stale());
         assert_eq!(f.text(), "src/auth.rs changed in 2 commits since bbbb");

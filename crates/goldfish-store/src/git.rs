@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+use crate::checkpoint::Checkpoint;
 use crate::freshness::{Freshness, GitLog, freshness_log_args};
 
 /// At most this many changed files are kept; the rest are counted in `files_omitted`.
@@ -104,6 +105,25 @@ pub fn git_freshness(
     hits.iter()
         .map(|(commit, files, _)| log.freshness(commit, files))
         .collect()
+}
+
+/// [`git_freshness`] of those `checkpoints` that belong to `workspace`, the one whose
+/// repository is `dir` (the others: no claim), in their order.
+pub fn checkpoint_freshness<'a>(
+    dir: &Path,
+    workspace: &str,
+    checkpoints: impl IntoIterator<Item = &'a Checkpoint>,
+) -> Vec<Option<Freshness>> {
+    let hits: Vec<(&str, &[String], DateTime<Utc>)> = checkpoints
+        .into_iter()
+        .map(|c| match &c.commit {
+            Some(commit) if c.workspace == workspace => {
+                (commit.as_str(), c.files.as_slice(), c.timestamp)
+            }
+            _ => ("", &[][..], c.timestamp),
+        })
+        .collect();
+    git_freshness(dir, &hits)
 }
 
 /// Runs `command`, reading at most `max_bytes` of its stdout, for at most `timeout`: its

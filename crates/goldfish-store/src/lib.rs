@@ -173,11 +173,12 @@ pub use days::{
 };
 pub use error::{Error, ErrorKind};
 pub use freshness::{
-    FRESHNESS_MARGIN_DAYS, FRESHNESS_MAX_COMMITS, FileFreshness, Freshness, FreshnessFilter, GitLog,
-    freshness_log_args,
+    FRESHNESS_MARGIN_DAYS, FRESHNESS_MAX_COMMITS, FileFreshness, Freshness, FreshnessFilter,
+    GitLog, freshness_log_args,
 };
 pub use git::{
-    FRESHNESS_MAX_BYTES, FRESHNESS_TIMEOUT, GitContext, git_freshness, GitIdentity, MAX_FILES, git_context, git_identity, parse_identity,
+    FRESHNESS_MAX_BYTES, FRESHNESS_TIMEOUT, GitContext, GitIdentity, MAX_FILES,
+    checkpoint_freshness, git_context, git_freshness, git_identity, parse_identity,
     parse_porcelain_v2,
 };
 /// The redaction library the store runs before every write, re-exported so that callers

@@ -123,7 +123,7 @@ pub fn timeline(app: &App, q: &TimelineQuery) -> Page {
         }
     };
     let body = match result {
-        Ok(r) => results(&r, search.is_some(), page, q),
+        Ok(r) => results(app, &r, search.is_some(), page, q),
         Err(e) => problem(e.to_string()),
     };
     let title = match search {
@@ -145,9 +145,11 @@ pub fn timeline(app: &App, q: &TimelineQuery) -> Page {
 }
 
 /// The list under the form: a ranked list for a search, else grouped by day; pagination.
-fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) -> Markup {
+fn results(app: &App, r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) -> Markup {
     let start = (page - 1).saturating_mul(PAGE_SIZE);
     let shown = &r.checkpoints[start.min(r.checkpoints.len())..];
+    // What git says of this page's checkpoints: one git process at most.
+    let fresh = app.freshness(shown);
     let pages = r.total.div_ceil(PAGE_SIZE).max(1);
     let link = |p: usize| {
         let p = p.to_string();
@@ -177,7 +179,7 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
             ol.results start=(start.saturating_add(1)) {
                 @for (i, c) in shown.iter().enumerate() {
                     @let why = r.explanations.get(start.saturating_add(i)).map(format_explanation);
-                    (checkpoint_row(c, r.now, true, html! {
+                    (checkpoint_row(c, r.now, true, fresh.get(&c.id), html! {
                         @if let Some(why) = why {
                             details.why { summary { "why this matched" } pre { (why) } }
                         }
@@ -187,7 +189,7 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
         } @else {
             @for (d, group) in by_day(shown) {
                 h2.day { time datetime=(d) { (d.format("%A %-d %B %Y")) } }
-                ul.day { @for c in group { (checkpoint_row(c, r.now, false, html! {})) } }
+                ul.day { @for c in group { (checkpoint_row(c, r.now, false, fresh.get(&c.id), html! {})) } }
             }
         }
         @if pages > 1 {

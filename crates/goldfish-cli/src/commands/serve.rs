@@ -11,6 +11,9 @@ use crate::context::Context;
 pub(crate) fn run(ctx: &Context, a: ServeArgs) -> anyhow::Result<()> {
     let ip = a.bind.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let mut app = App::new(&ctx.home).with_cwd(&ctx.cwd);
+    if let Some((workspace, dir)) = crate::freshness::known_project(ctx) {
+        app = app.with_repository(workspace, dir);
+    }
     for wt in &a.worktree {
         app = app.with_worktree(ctx.worktree(Some(wt)));
     }

@@ -53,8 +53,7 @@ pub fn file_context(
             let result = goldfish_recall::recall(store, &o)?;
             now = Some(result.now);
             for c in result.checkpoints {
-                if c.memory_type != MemoryType::Checkpoint && !found.iter().any(|f| f.id == c.id)
-                {
+                if c.memory_type != MemoryType::Checkpoint && !found.iter().any(|f| f.id == c.id) {
                     found.push(c);
                 }
             }

@@ -297,14 +297,14 @@ fn fill(head: &str, entries: &[(String, String)], room: usize) -> (String, Vec<S
 
 /// Each checkpoint as an entry (id, text) of [`inject`], saying whether its files changed since
 /// its commit when [`HookOptions::repository`] is known (one git process for all of them).
-fn entries_of(opts: &HookOptions, checkpoints: &[&Checkpoint], now: DateTime<Utc>) -> Vec<(String, String)> {
+fn entries_of(
+    opts: &HookOptions,
+    checkpoints: &[&Checkpoint],
+    now: DateTime<Utc>,
+) -> Vec<(String, String)> {
     let claims = match &opts.repository {
         Some(dir) => {
-            let hits: Vec<(&str, &[String], DateTime<Utc>)> = checkpoints
-                .iter()
-                .map(|c| (c.commit.as_deref().unwrap_or(""), c.files.as_slice(), c.timestamp))
-                .collect();
-            goldfish_store::git_freshness(dir, &hits)
+            goldfish_store::checkpoint_freshness(dir, &opts.workspace, checkpoints.iter().copied())
         }
         None => Vec::new(),
     };
@@ -321,7 +321,11 @@ fn entries_of(opts: &HookOptions, checkpoints: &[&Checkpoint], now: DateTime<Utc
 /// One checkpoint as a hook shows it: a line with its type, title, date, age at `now`, what
 /// git says of its files since its commit (when `fresh` says anything) and id, then its
 /// decision or impact (else its body's first line), cut to one line.
-fn entry_line(c: &Checkpoint, now: DateTime<Utc>, fresh: Option<&goldfish_store::Freshness>) -> String {
+fn entry_line(
+    c: &Checkpoint,
+    now: DateTime<Utc>,
+    fresh: Option<&goldfish_store::Freshness>,
+) -> String {
     const DETAIL: usize = 180;
     let badge = if c.memory_type == goldfish_store::MemoryType::Checkpoint {
         String::new()
