@@ -201,10 +201,10 @@ fn recall_counts_commits_since_with_one_git_process() -> TestResult {
     )?;
 
     let stale_only: Value = serde_json::from_str(&r.counted(&["recall", "--json", "--stale"])?.0)?;
-    assert_eq!(ids(&stale_only), [stale.clone()]);
+    assert_eq!(ids(&stale_only), [stale]);
     assert_eq!(stale_only["total"], 1);
     let fresh_only: Value = serde_json::from_str(&r.counted(&["recall", "--json", "--fresh"])?.0)?;
-    assert_eq!(ids(&fresh_only), [fresh.clone()]);
+    assert_eq!(ids(&fresh_only), [fresh]);
 
     // Many hits still make one git process.
     for i in 0..12 {

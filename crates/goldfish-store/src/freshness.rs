@@ -161,10 +161,12 @@ impl GitLog {
                     log.order.push(hash.to_string());
                 }
                 current = Some(hash.to_string());
-            } else if !line.is_empty() {
-                if let Some(c) = current.as_ref().and_then(|h| log.commits.get_mut(h)) {
-                    c.files.push(line.to_string());
-                }
+            } else if let Some(c) = current
+                .as_ref()
+                .filter(|_| !line.is_empty())
+                .and_then(|h| log.commits.get_mut(h))
+            {
+                c.files.push(line.to_string());
             }
         }
         log
