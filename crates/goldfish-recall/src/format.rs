@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, MemoryType, age_text};
+use goldfish_store::{Checkpoint, Freshness, MemoryType, age_text};
 
 use crate::explain::format_explanation;
 use crate::recall::{RecallResult, StoreState};
@@ -90,7 +90,13 @@ fn window_text(w: &TimeWindow) -> String {
     )
 }
 
-fn entry(c: &Checkpoint, now: DateTime<Utc>, full: bool, show_workspace: bool) -> String {
+fn entry(
+    c: &Checkpoint,
+    now: DateTime<Utc>,
+    full: bool,
+    show_workspace: bool,
+    fresh: Option<&Freshness>,
+) -> String {
     let mut s = String::new();
     let ws = if show_workspace {
         format!(" [{}]", c.workspace)
@@ -119,6 +125,10 @@ fn entry(c: &Checkpoint, now: DateTime<Utc>, full: bool, show_workspace: bool) -
     } else if !c.files.is_empty() {
         let n = c.files.len() + c.files_omitted;
         meta.push(format!("{n} file{}", if n == 1 { "" } else { "s" }));
+    }
+    // What git says of its files since its commit, when it says anything.
+    if let Some(f) = fresh {
+        meta.push(f.text());
     }
     // Every hit carries its id: `goldfish show ID` (the `recall` tool's `id`) opens it.
     meta.push(format!("id: {}", c.id));
@@ -157,7 +167,7 @@ fn entry(c: &Checkpoint, now: DateTime<Utc>, full: bool, show_workspace: bool) -
 /// commit and id, then the description's body, the typed fields, every file and who saved it),
 /// its age counted at `now`.
 pub fn format_checkpoint(c: &Checkpoint, now: DateTime<Utc>) -> String {
-    entry(c, now, true, true)
+    entry(c, now, true, true, None)
 }
 
 /// `[decision] ` before the title of a typed memory; nothing for a plain checkpoint.
@@ -260,7 +270,13 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
     }
     let mut shown = 0;
     for hit in &result.hits {
-        let mut text = entry(&hit.checkpoint, result.now, opts.full, all);
+        let mut text = entry(
+            &hit.checkpoint,
+            result.now,
+            opts.full,
+            all,
+            hit.freshness.as_ref(),
+        );
         // With an explanation, the reasons follow their checkpoint, indented under it.
         if let Some(e) = &hit.explanation {
             for line in format_explanation(e).lines() {

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, MemoryType, Plan, Store, resolve_workspace};
+use goldfish_store::{
+    Checkpoint, Freshness, FreshnessFilter, MemoryType, Plan, Store, resolve_workspace,
+};
 
 use crate::engine::{Query, search};
 use crate::error::Error;
@@ -312,6 +314,46 @@ pub struct RecallResult {
 }
 
 impl RecallResult {
+    /// Records `claims` (one per hit, in order; see [`goldfish_store::git_freshness`]) in
+    /// each hit's [`RecallHit::freshness`], keeps the hits `filter` keeps, then the first
+    /// `limit` of them. With a filter other than [`FreshnessFilter::Any`],
+    /// [`total`](RecallResult::total) and the workspaces' counts become those of the hits
+    /// kept among those checked.
+    pub fn set_freshness(
+        &mut self,
+        claims: Vec<Option<Freshness>>,
+        filter: FreshnessFilter,
+        limit: usize,
+    ) {
+        let mut claims = claims.into_iter();
+        let mut hits: Vec<RecallHit> = std::mem::take(&mut self.hits)
+            .into_iter()
+            .filter_map(|mut hit| {
+                hit.freshness = claims.next().flatten();
+                filter.keeps(hit.freshness.as_ref()).then_some(hit)
+            })
+            .collect();
+        let count = |hits: &[RecallHit], workspace: &str| {
+            hits.iter()
+                .filter(|h| h.checkpoint.workspace == workspace)
+                .count()
+        };
+        if filter != FreshnessFilter::Any {
+            self.total = hits.len();
+            for w in &mut self.workspaces {
+                w.matched = count(&hits, &w.workspace);
+            }
+            self.workspaces.retain(|w| w.matched > 0);
+        }
+        hits.truncate(limit);
+        for w in &mut self.workspaces {
+            w.shown = count(&hits, &w.workspace);
+        }
+        self.hits = hits;
+    }
+}
+
+impl RecallResult {
     /// The checkpoints of [`hits`](Self::hits), in their order.
     pub fn checkpoints(&self) -> impl ExactSizeIterator<Item = &Checkpoint> {
         self.hits.iter().map(|h| &h.checkpoint)
@@ -332,6 +374,10 @@ pub struct RecallHit {
     /// made. `None` otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Explanation>,
+    /// Whether the files the checkpoint names changed in git since its commit; `None`: no
+    /// claim either way. Recall itself runs no git: [`RecallResult::set_freshness`] fills it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Freshness>,
 }
 
 impl RecallHit {
@@ -341,6 +387,7 @@ impl RecallHit {
             checkpoint,
             score: None,
             explanation: None,
+            freshness: None,
         }
     }
 }
@@ -668,6 +715,7 @@ fn read_and_search(
                 checkpoint,
                 score: Some(hit.score),
                 explanation: hit.explain.map(|e| *e),
+                freshness: None,
             });
         }
     }

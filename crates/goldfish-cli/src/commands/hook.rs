@@ -110,6 +110,9 @@ fn run_hook(
     let workspace = ctx.workspace(None)?;
     let mut options = HookOptions::new(&ctx.home, &ctx.cwd, &workspace, budget);
     options.session = input.session.clone();
+    if matches!(kind, HookKind::Prompt | HookKind::File) {
+        options.repository = crate::freshness::repository_of(&ctx, &workspace);
+    }
     if let Some(n) = goldfish_store::hook_session_budget(&ctx.home)? {
         options.session_budget = n;
     }

@@ -279,6 +279,7 @@ pub(crate) fn search(
             checkpoint: cp,
             score: Some(hit.score),
             explanation: hit.explain.map(|e| *e),
+            freshness: None,
         });
     }
     answer.counts = parts

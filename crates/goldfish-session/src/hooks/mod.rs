@@ -99,6 +99,11 @@ pub struct HookOptions {
     pub session_budget: usize,
     /// The current time; `None` uses the store's clock.
     pub now: Option<DateTime<Utc>>,
+    /// The git repository the workspace's checkpoints were saved in, when known: each
+    /// injected checkpoint that names files and a commit then says whether those files
+    /// changed since (one `git log` per hook, see [`goldfish_store::git_freshness`]).
+    /// `None` makes no such claim and runs no git.
+    pub repository: Option<PathBuf>,
 }
 
 impl HookOptions {
@@ -118,6 +123,7 @@ impl HookOptions {
             budget,
             session_budget: DEFAULT_SESSION_BUDGET,
             now: None,
+            repository: None,
         }
     }
 }
@@ -289,17 +295,46 @@ fn fill(head: &str, entries: &[(String, String)], room: usize) -> (String, Vec<S
     }
 }
 
-/// One checkpoint as a hook shows it: a line with its type, title, date, age at `now` and id,
-/// then its decision or impact (else its body's first line), cut to one line.
-fn entry_line(c: &Checkpoint, now: DateTime<Utc>) -> String {
+/// Each checkpoint as an entry (id, text) of [`inject`], saying whether its files changed since
+/// its commit when [`HookOptions::repository`] is known (one git process for all of them).
+fn entries_of(
+    opts: &HookOptions,
+    checkpoints: &[&Checkpoint],
+    now: DateTime<Utc>,
+) -> Vec<(String, String)> {
+    let claims = match &opts.repository {
+        Some(dir) => {
+            goldfish_store::checkpoint_freshness(dir, &opts.workspace, checkpoints.iter().copied())
+        }
+        None => Vec::new(),
+    };
+    checkpoints
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let claim = claims.get(i).and_then(Option::as_ref);
+            (c.id.clone(), entry_line(c, now, claim))
+        })
+        .collect()
+}
+
+/// One checkpoint as a hook shows it: a line with its type, title, date, age at `now`, what
+/// git says of its files since its commit (when `fresh` says anything) and id, then its
+/// decision or impact (else its body's first line), cut to one line.
+fn entry_line(
+    c: &Checkpoint,
+    now: DateTime<Utc>,
+    fresh: Option<&goldfish_store::Freshness>,
+) -> String {
     const DETAIL: usize = 180;
     let badge = if c.memory_type == goldfish_store::MemoryType::Checkpoint {
         String::new()
     } else {
         format!("[{}] ", c.memory_type)
     };
+    let fresh = fresh.map(|f| format!("{}, ", f.text())).unwrap_or_default();
     let mut s = format!(
-        "- {badge}{} ({}, {}, id {})\n",
+        "- {badge}{} ({}, {}, {fresh}id {})\n",
         cut(c.title(), DETAIL),
         c.timestamp.format("%Y-%m-%d"),
         goldfish_store::age_text(now, c.timestamp),
