@@ -62,11 +62,7 @@ pub(crate) fn annotate(
     limit: usize,
 ) {
     let asks = |c: &goldfish_store::Checkpoint| c.commit.is_some() && !c.files.is_empty();
-    let claims = match result
-        .checkpoints()
-        .any(asks)
-        .then(|| known_project(ctx))
-    {
+    let claims = match result.checkpoints().any(asks).then(|| known_project(ctx)) {
         Some(Some((workspace, dir))) => {
             goldfish_store::checkpoint_freshness(&dir, &workspace, result.checkpoints())
         }

@@ -596,6 +596,11 @@ pub(crate) struct RecallCheckpoint {
 pub(crate) struct FreshnessOut {
     /// The checkpoint's commit.
     pub(crate) commit: String,
+    /// Whether any file it names changed since.
+    pub(crate) stale: bool,
+    /// The line the text shows: `src/auth.rs changed in 4 commits since abc1234`, `files
+    /// unchanged since abc1234`.
+    pub(crate) summary: String,
     /// Each file it names with the commits that changed it since (0: unchanged).
     pub(crate) files: Vec<FileFreshnessOut>,
 }
@@ -613,6 +618,8 @@ impl FreshnessOut {
     fn of(f: &goldfish_store::Freshness) -> Self {
         FreshnessOut {
             commit: f.commit.clone(),
+            stale: f.is_stale(),
+            summary: f.text(),
             files: f
                 .files
                 .iter()

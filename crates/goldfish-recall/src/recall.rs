@@ -689,7 +689,7 @@ fn read_and_search(
     if !opts.filter.is_empty() {
         checkpoints.retain(|c| opts.filter.matches(c));
     }
-        let mut found = search(q, &checkpoints, search_opts);
+    let mut found = search(q, &checkpoints, search_opts);
     if let Some(caches) = caches {
         let entries: Vec<crate::semantic::Entry<'_>> = checkpoints
             .iter()

@@ -4,13 +4,17 @@
 //! the parsing of its output ([`GitLog::parse`]) and the claim for each hit
 //! ([`GitLog::freshness`]). Running git is [`crate::git_freshness`]'s.
 //!
-//! The log covers a window by date, from a margin before the oldest hit's save time to HEAD,
-//! with each commit's parents and the files it touched. For a hit saved at commit `c`, the
-//! commits "since" are those of the window that are not `c` and not ancestors of `c`
-//! (reachability computed here, over the window's parents): every window commit is reachable
-//! from HEAD, so they are the commits of `c..HEAD` the window holds. A `c` the window does
-//! not hold (older than the window, never on HEAD's history, history rewritten, a shallow
-//! clone without it) gives no claim either way.
+//! The log walks back from HEAD to the commit of the oldest hit (the *anchor*: that commit is
+//! listed, its ancestors are not), and no further than a margin before the oldest hit's save
+//! time, with each commit's parents and, of the files it touched, only those the hits name
+//! (a pathspec: git compares only those paths, not whole trees). For a hit saved at commit
+//! `c`, the commits "since" are those of the log that are not `c` and not ancestors of `c`
+//! (reachability computed here, over the log's parents): every logged commit is reachable
+//! from HEAD, so they are the commits of `c..HEAD`. A claim is made only for a `c` the log
+//! holds and, when the log holds the anchor, only for a `c` that descends from it (the others'
+//! "since" may reach past the anchor, which the log does not cover). A `c` the log does not
+//! hold (never on HEAD's history, history rewritten, a shallow clone without it) gives no
+//! claim either way.
 
 use std::collections::{HashMap, HashSet};
 
@@ -38,8 +42,10 @@ pub struct FileFreshness {
     pub commits: usize,
 }
 
-/// What git says about a checkpoint's files since its commit.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// What git says about a checkpoint's files since its commit. As JSON it also carries the
+/// verdict and the line an agent reads: `{"commit", "stale", "summary", "files"}` (see
+/// [`Freshness::is_stale`], [`Freshness::text`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Freshness {
     /// The checkpoint's commit, as it names it.
@@ -80,6 +86,18 @@ impl Freshness {
     }
 }
 
+impl serde::Serialize for Freshness {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut s = serializer.serialize_struct("Freshness", 4)?;
+        s.serialize_field("commit", &self.commit)?;
+        s.serialize_field("stale", &self.is_stale())?;
+        s.serialize_field("summary", &self.text())?;
+        s.serialize_field("files", &self.files)?;
+        s.end()
+    }
+}
+
 /// Which recalled memories to keep by their freshness.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum FreshnessFilter {
@@ -105,24 +123,40 @@ impl FreshnessFilter {
 }
 
 /// The arguments (after `git`) of the one `git log` that answers for hits saved at
-/// `oldest` or later: every commit from HEAD back to [`FRESHNESS_MARGIN_DAYS`] before
-/// `oldest`, at most [`FRESHNESS_MAX_COMMITS`], each as `\\x01<hash> <parents…>` then the
-/// files it changed, one a line.
-pub fn freshness_log_args(oldest: DateTime<Utc>) -> Vec<String> {
+/// `oldest` or later naming `files`: every commit from HEAD back to `anchor` (the oldest hit's
+/// commit, included; ignored unless it is 4 to 64 hex digits, and skipped by git when the
+/// repository does not hold it), and no older than [`FRESHNESS_MARGIN_DAYS`] before `oldest`,
+/// at most [`FRESHNESS_MAX_COMMITS`], each as `\x01<hash> <parents…>` then those of `files` it
+/// changed, one a line. Each file is a literal pathspec from the repository's top.
+pub fn freshness_log_args(
+    oldest: DateTime<Utc>,
+    anchor: Option<&str>,
+    files: &[&str],
+) -> Vec<String> {
     let since = oldest - TimeDelta::days(FRESHNESS_MARGIN_DAYS);
-    vec![
+    let mut args: Vec<String> = vec![
         "-c".into(),
         "core.quotePath=false".into(),
         "log".into(),
+        "--ignore-missing".into(),
         "--no-color".into(),
         "--no-renames".into(),
         "--format=%x01%H %P".into(),
         "--name-only".into(),
+        // Every commit listed (not only those touching `files`), each with its real parents.
+        "--full-history".into(),
+        "--sparse".into(),
         format!("--max-count={FRESHNESS_MAX_COMMITS}"),
         format!("--since={}", since.format("%Y-%m-%d %H:%M:%S +0000")),
         "HEAD".into(),
-        "--".into(),
-    ]
+    ];
+    if let Some(anchor) = anchor.map(str::trim).filter(|a| is_commit(a)) {
+        args.push("--not".into());
+        args.push(format!("{anchor}^@"));
+    }
+    args.push("--".into());
+    args.extend(files.iter().map(|f| format!(":(top,literal){f}")));
+    args
 }
 
 /// One commit of the log: its parents and the files it changed.
@@ -138,6 +172,8 @@ pub struct GitLog {
     /// Full hashes in log order.
     order: Vec<String>,
     commits: HashMap<String, LogCommit>,
+    /// The full hash of the commit the log stops at ([`GitLog::with_anchor`]), when it holds it.
+    anchor: Option<String>,
 }
 
 impl GitLog {
@@ -172,6 +208,13 @@ impl GitLog {
         log
     }
 
+    /// The log of [`freshness_log_args`] with this `anchor`: when the log holds it, a claim is
+    /// made only for commits that descend from it (or are it).
+    pub fn with_anchor(mut self, anchor: &str) -> GitLog {
+        self.anchor = self.resolve(anchor).map(str::to_string);
+        self
+    }
+
     /// How many commits the log holds.
     pub fn len(&self) -> usize {
         self.order.len()
@@ -186,7 +229,7 @@ impl GitLog {
     /// names, if the log holds exactly one.
     fn resolve(&self, commit: &str) -> Option<&str> {
         let commit = commit.trim().to_ascii_lowercase();
-        if commit.len() < 4 || !is_hex(&commit) {
+        if !is_commit(&commit) {
             return None;
         }
         let mut found = self.order.iter().filter(|h| h.starts_with(&commit));
@@ -195,7 +238,8 @@ impl GitLog {
     }
 
     /// The claim for a checkpoint saved at `commit` naming `files`: `None` (no claim either
-    /// way) when it names no file or the log does not hold its commit.
+    /// way) when it names no file, the log does not hold its commit, or that commit does not
+    /// descend from the log's anchor.
     pub fn freshness(&self, commit: &str, files: &[String]) -> Option<Freshness> {
         if files.is_empty() {
             return None;
@@ -211,6 +255,9 @@ impl GitLog {
             if let Some(c) = self.commits.get(hash) {
                 stack.extend(c.parents.iter().map(String::as_str));
             }
+        }
+        if self.anchor.as_deref().is_some_and(|a| !before.contains(a)) {
+            return None;
         }
         let mut counts = vec![0usize; files.len()];
         for hash in &self.order {
@@ -242,6 +289,12 @@ impl GitLog {
 
 fn is_hex(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether `s` can be a commit's hash or abbreviation: 4 to 64 hex digits (SHA-1 or SHA-256).
+/// Anything else is never given to git.
+fn is_commit(s: &str) -> bool {
+    (4..=64).contains(&s.len()) && is_hex(s)
 }
 
 #[cfg(test)]
@@ -311,6 +364,22 @@ mod tests {
     }
 
     #[test]
+    fn json_carries_the_verdict_and_the_line() {
+        let log = GitLog::parse(LOG);
+        let f = log.freshness("bbbb", &files(&["src/auth.rs"])).unwrap();
+        let json = serde_json::to_value(&f).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "commit": "bbbb",
+                "stale": true,
+                "summary": "src/auth.rs changed in 2 commits since bbbb",
+                "files": [{"path": "src/auth.rs", "commits": 2}],
+            })
+        );
+    }
+
+    #[test]
     fn filters_keep_what_they_say() {
         let log = GitLog::parse(LOG);
         let stale = log.freshness("bbbb", &files(&["src/auth.rs"]));
@@ -331,9 +400,49 @@ mod tests {
 
     #[test]
     fn log_args_bound_the_window_and_count() {
-        let args = freshness_log_args("2026-04-01T12:00:00Z".parse().unwrap());
+        let at = "2026-04-01T12:00:00Z".parse().unwrap();
+        let args = freshness_log_args(at, Some("abc1234"), &["src/a b.rs", "*.rs"]);
         assert!(args.contains(&"--since=2026-01-01 12:00:00 +0000".to_string()));
         assert!(args.contains(&format!("--max-count={FRESHNESS_MAX_COMMITS}")));
+        let tail = &args[args.iter().position(|a| a == "HEAD").unwrap()..];
+        assert_eq!(
+            tail,
+            [
+                "HEAD",
+                "--not",
+                "abc1234^@",
+                "--",
+                ":(top,literal)src/a b.rs",
+                ":(top,literal)*.rs"
+            ]
+        );
+        // What is not a hash never reaches git's command line.
+        for bad in ["--output=/tmp/x", "abc", "HEAD~1", "abcd efgh", ""] {
+            let args = freshness_log_args(at, Some(bad), &[]);
+            assert!(!args.contains(&"--not".to_string()), "{bad}");
+            assert_eq!(args.last().map(String::as_str), Some("--"));
+        }
+    }
+
+    #[test]
+    fn an_anchor_limits_claims_to_its_descendants() {
+        // The log of `HEAD --not bbbb^@` over LOG's history: everything but a.
+        let text = LOG.split("\u{1}aaaa0000").next().unwrap();
+        let log = GitLog::parse(text).with_anchor("bbbb");
+        let f = log.freshness("cccc", &files(&["src/auth.rs"])).unwrap();
+        assert_eq!(f.files[0].commits, 1, "e, on the side branch");
+        assert!(
+            log.freshness("bbbb0000", &files(&["src/auth.rs"]))
+                .is_some()
+        );
+        // An anchor the log does not hold leaves the window by date.
+        let log = GitLog::parse(text).with_anchor("ffff");
+        assert!(log.freshness("cccc", &files(&["src/auth.rs"])).is_some());
+        // A commit that does not descend from the anchor: its "since" may reach past it.
+        let log = GitLog::parse(LOG).with_anchor("cccc");
+        assert_eq!(log.freshness("eeee", &files(&["src/auth.rs"])), None);
+        assert_eq!(log.freshness("bbbb", &files(&["src/auth.rs"])), None);
+        assert!(log.freshness("dddd", &files(&["src/auth.rs"])).is_some());
     }
 
     proptest! {

@@ -79,29 +79,37 @@ pub const FRESHNESS_TIMEOUT: Duration = Duration::from_millis(1500);
 pub const FRESHNESS_MAX_BYTES: u64 = 16 << 20;
 
 /// Whether the files each hit names changed in the git repository around `dir` since the
-/// hit's commit: one `git log` ([`crate::freshness_log_args`]) for all of them, none when no
-/// hit has both a commit and a file. Each hit is `(commit, files, saved at)`; the answer is
-/// in the same order, `None` for no claim. No git, not a repository, a commit the history
-/// does not hold, a log that fails or runs past [`FRESHNESS_TIMEOUT`]: no claim, never an
-/// error. The log's output is read up to [`FRESHNESS_MAX_BYTES`].
+/// hit's commit: one `git log` ([`crate::freshness_log_args`]: from HEAD back to the oldest
+/// hit's commit, only the named files compared) for all of them, none when no hit has both a
+/// commit and a file. Each hit is `(commit, files, saved at)`; the answer is in the same
+/// order, `None` for no claim. No git, not a repository, a commit the history does not hold, a
+/// log that fails or runs past [`FRESHNESS_TIMEOUT`]: no claim, never an error. The log's
+/// output is read up to [`FRESHNESS_MAX_BYTES`].
 pub fn git_freshness(
     dir: &Path,
     hits: &[(&str, &[String], DateTime<Utc>)],
 ) -> Vec<Option<Freshness>> {
-    let asks = |(commit, files, _): &&(&str, &[String], DateTime<Utc>)| {
-        !commit.trim().is_empty() && !files.is_empty()
-    };
-    let Some(oldest) = hits.iter().filter(asks).map(|h| h.2).min() else {
+    let asking: Vec<&(&str, &[String], DateTime<Utc>)> = hits
+        .iter()
+        .filter(|(commit, files, _)| !commit.trim().is_empty() && !files.is_empty())
+        .collect();
+    let Some(&&(anchor, _, oldest)) = asking.iter().min_by_key(|h| h.2) else {
         return vec![None; hits.len()];
     };
+    let mut files: Vec<&str> = asking
+        .iter()
+        .flat_map(|h| h.1.iter().map(String::as_str))
+        .collect();
+    files.sort_unstable();
+    files.dedup();
     let Some(text) = run_bounded(
-        git_in(dir).args(freshness_log_args(oldest)),
+        git_in(dir).args(freshness_log_args(oldest, Some(anchor), &files)),
         FRESHNESS_TIMEOUT,
         FRESHNESS_MAX_BYTES,
     ) else {
         return vec![None; hits.len()];
     };
-    let log = GitLog::parse(&text);
+    let log = GitLog::parse(&text).with_anchor(anchor);
     hits.iter()
         .map(|(commit, files, _)| log.freshness(commit, files))
         .collect()
