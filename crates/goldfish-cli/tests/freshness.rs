@@ -127,6 +127,37 @@ impl Repo {
     }
 }
 
+/// Runs `goldfish hook KIND --client claude` in the project with `input` on stdin: the
+/// injected context (empty when nothing was injected) and how many git processes it started.
+fn counted_hook(r: &Repo, kind: &str, input: &Value) -> Result<(String, usize), Error> {
+    use std::io::Write as _;
+    let _ = std::fs::remove_file(&r.calls);
+    let mut hook = r
+        .cmd(&["hook", kind, "--client", "claude"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    hook.stdin
+        .take()
+        .ok_or("stdin")?
+        .write_all(input.to_string().as_bytes())?;
+    let out = hook.wait_with_output()?;
+    if !out.status.success() {
+        return Err(format!("hook {kind}: {:?}", out.status).into());
+    }
+    let context = if out.stdout.is_empty() {
+        String::new()
+    } else {
+        let v: Value = serde_json::from_slice(&out.stdout)?;
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .ok_or("context")?
+            .to_string()
+    };
+    let calls = std::fs::read_to_string(&r.calls).unwrap_or_default();
+    Ok((context, calls.lines().count()))
+}
+
 /// The checkpoint with `id` in a recall's JSON.
 fn by_id<'a>(v: &'a Value, id: &str) -> Result<&'a Value, Error> {
     v["checkpoints"]
@@ -198,6 +229,26 @@ fn recall_counts_commits_since_with_one_git_process() -> TestResult {
                 f["commit"].as_str().ok_or("commit")?
             ),
         ],
+    )?;
+
+    // The verdict and the line the text shows travel in the JSON too.
+    assert_eq!(s["freshness"]["stale"], true);
+    assert_eq!(f["freshness"]["stale"], false);
+    assert_eq!(
+        f["freshness"]["summary"],
+        format!(
+            "files unchanged since {}",
+            f["commit"].as_str().ok_or("commit")?
+        )
+    );
+    // A ranked recall (a search) says it too, with one git process.
+    let (text, git) = r.counted(&["recall", "--search", "session timeout"])?;
+    assert_eq!(git, 1);
+    contains_all(
+        &text,
+        &[&format!(
+            "changed since {commit}: auth.rs (2 commits), db.rs (1 commit)"
+        )],
     )?;
 
     let stale_only: Value = serde_json::from_str(&r.counted(&["recall", "--json", "--stale"])?.0)?;
@@ -290,6 +341,147 @@ fn a_workspace_that_is_no_longer_a_repository_makes_no_claim() -> TestResult {
     Ok(())
 }
 
+#[test]
+fn no_git_on_the_path_makes_no_claim() -> TestResult {
+    let r = Repo::new()?;
+    history(&r)?;
+    // A PATH with no git on it: recall answers as ever, with no claim either way.
+    let empty = r.env.home().join("empty-bin");
+    std::fs::create_dir(&empty)?;
+    let run = |args: &[&str]| -> Result<String, Error> {
+        let out = Out(r.cmd(args).env("PATH", &empty).output()?);
+        out.success(args)?;
+        Ok(out.stdout())
+    };
+    let v: Value = serde_json::from_str(&run(&["recall", "--json"])?)?;
+    let checkpoints = v["checkpoints"].as_array().ok_or("checkpoints")?;
+    assert_eq!(checkpoints.len(), 2, "{v}");
+    assert!(checkpoints.iter().all(|c| c["freshness"].is_null()), "{v}");
+    assert!(checkpoints.iter().all(|c| c["commit"].is_string()), "{v}");
+    let text = run(&["recall"])?;
+    assert!(!text.contains("since"), "{text}");
+    assert_eq!(
+        ids(&serde_json::from_str(&run(&[
+            "recall", "--json", "--stale"
+        ])?)?)
+        .len(),
+        0
+    );
+    assert_eq!(
+        ids(&serde_json::from_str(&run(&[
+            "recall", "--json", "--fresh"
+        ])?)?)
+        .len(),
+        2
+    );
+    Ok(())
+}
+
+#[test]
+fn a_commit_the_repository_never_held_makes_no_claim() -> TestResult {
+    let r = Repo::new()?;
+    let (old_stale, old_fresh) = history(&r)?;
+    // The project becomes another repository (re-created, as after a fresh `git init`): the
+    // commits the two checkpoints name are unknown to it. A checkpoint saved in the new one
+    // gets its claim all the same.
+    std::fs::remove_dir_all(r.dir.join(".git"))?;
+    r.git(&["init", "-q", "-b", "main"])?;
+    r.git(&["config", "user.email", "dev@example.com"])?;
+    r.git(&["config", "user.name", "Dev"])?;
+    r.git(&["config", "commit.gpgsign", "false"])?;
+    r.commit_all("new start")?;
+    r.touch("auth.rs", "// new")?;
+    let new = r.checkpoint("Auth in the new repository", &[])?;
+    r.commit_all("new auth")?;
+    let (out, git) = r.counted(&["recall", "--json"])?;
+    assert_eq!(git, 1);
+    let v: Value = serde_json::from_str(&out)?;
+    assert_eq!(by_id(&v, &old_stale)?["freshness"], Value::Null, "{v}");
+    assert_eq!(by_id(&v, &old_fresh)?["freshness"], Value::Null, "{v}");
+    assert_eq!(
+        by_id(&v, &new)?["freshness"]["files"],
+        json!([{"path": "auth.rs", "commits": 1}]),
+        "{v}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_side_branch_merged_later_is_counted_and_the_merge_is_not() -> TestResult {
+    let r = Repo::new()?;
+    r.touch("auth.rs", "fn login() {}")?;
+    r.commit_all("start")?;
+    // On main: a checkpoint at "start" naming auth.rs, then its commit.
+    r.touch("auth.rs", "// main")?;
+    let main = r.checkpoint("Main branch auth", &[])?;
+    r.commit_all("main auth")?;
+    // A side branch from "start": a change to auth.rs, then a checkpoint naming notes.rs.
+    r.git(&["checkout", "-q", "-b", "side", "HEAD~1"])?;
+    r.touch("auth.rs", "// side")?;
+    r.commit_all("side auth")?;
+    r.touch("notes.rs", "// side notes")?;
+    let side = r.checkpoint("Side branch notes", &[])?;
+    r.commit_all("side notes")?;
+    r.git(&["checkout", "-q", "main"])?;
+    r.git(&["merge", "-q", "--no-edit", "-X", "ours", "side"])?;
+    let (out, git) = r.counted(&["recall", "--json"])?;
+    assert_eq!(git, 1);
+    let v: Value = serde_json::from_str(&out)?;
+    // Since "start": main's and the side branch's commits to auth.rs; the merge not counted.
+    let m = by_id(&v, &main)?;
+    assert_eq!(
+        m["freshness"]["files"],
+        json!([{"path": "auth.rs", "commits": 2}]),
+        "{m}"
+    );
+    // Since "side auth": the side branch's next commit; main's commit is not a change to
+    // notes.rs.
+    let s = by_id(&v, &side)?;
+    assert_eq!(
+        s["freshness"]["files"],
+        json!([{"path": "notes.rs", "commits": 1}]),
+        "{s}"
+    );
+    Ok(())
+}
+
+#[test]
+fn the_prompt_hook_says_it_with_one_git_process() -> TestResult {
+    let r = Repo::new()?;
+    r.touch("billing.rs", "fn charge() {}")?;
+    r.commit_all("start")?;
+    r.touch("billing.rs", "// retries")?;
+    let id = r.checkpoint(
+        "Stripe webhook retries use exponential backoff",
+        &[
+            "--type",
+            "decision",
+            "--decision",
+            "retry stripe webhooks with exponential backoff",
+        ],
+    )?;
+    r.commit_all("retries")?;
+    r.touch("billing.rs", "// more retries")?;
+    r.commit_all("more retries")?;
+    let commit = r.git(&["log", "-1", "--format=%h", "HEAD~2"])?;
+    let since = format!("billing.rs changed in 2 commits since {}", commit.trim());
+    let input = json!({
+        "session_id": "p-1", "cwd": r.dir, "hook_event_name": "UserPromptSubmit",
+        "prompt": "Why do stripe webhook retries use exponential backoff?",
+    });
+    let (context, git) = counted_hook(&r, "prompt", &input)?;
+    contains_all(&context, &[&since, &id])?;
+    assert_eq!(git, 1, "one git process for the prompt hook");
+    // Chit-chat injects nothing and runs no git.
+    let input = json!({
+        "session_id": "p-2", "cwd": r.dir, "hook_event_name": "UserPromptSubmit",
+        "prompt": "thanks",
+    });
+    let (context, git) = counted_hook(&r, "prompt", &input)?;
+    assert_eq!((context.as_str(), git), ("", 0));
+    Ok(())
+}
+
 /// One MCP `recall` call over stdio: its text and structured content.
 fn mcp_recall(r: &Repo, args: Value) -> Result<(String, Value), Error> {
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -347,8 +539,20 @@ fn mcp_recall_hook_and_web_say_it_too() -> TestResult {
     let commit = r.git(&["log", "-1", "--format=%h", "HEAD~1"])?;
     let since = format!("auth.rs changed in 1 commit since {}", commit.trim());
 
+    let _ = std::fs::remove_file(&r.calls);
     let (text, structured) = mcp_recall(&r, json!({}))?;
     assert!(text.contains(&since), "{text}");
+    let calls = std::fs::read_to_string(&r.calls).unwrap_or_default();
+    assert_eq!(
+        calls.lines().count(),
+        1,
+        "one git process for the MCP recall: {calls}"
+    );
+    assert_eq!(
+        structured["checkpoints"][0]["freshness"]["summary"],
+        since.as_str()
+    );
+    assert_eq!(structured["checkpoints"][0]["freshness"]["stale"], true);
     let c = &structured["checkpoints"][0];
     assert_eq!(c["id"], id.as_str());
     assert_eq!(
@@ -364,41 +568,29 @@ fn mcp_recall_hook_and_web_say_it_too() -> TestResult {
         "session_id": "s-1", "cwd": r.dir, "hook_event_name": "PostToolUse",
         "tool_name": "Read", "tool_input": {"file_path": r.dir.join("auth.rs")},
     });
-    let _ = std::fs::remove_file(&r.calls);
-    let mut hook = r
-        .cmd(&["hook", "file", "--client", "claude"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()?;
-    {
-        use std::io::Write as _;
-        hook.stdin
-            .take()
-            .ok_or("stdin")?
-            .write_all(read.to_string().as_bytes())?;
-    }
-    let out = hook.wait_with_output()?;
-    let v: Value = serde_json::from_slice(&out.stdout)?;
-    let injected = v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .ok_or("context")?;
-    contains_all(injected, &[&since, &id])?;
-    let calls = std::fs::read_to_string(&r.calls).unwrap_or_default();
-    assert_eq!(calls.lines().count(), 1, "{calls}");
+    let (injected, git) = counted_hook(&r, "file", &read)?;
+    contains_all(&injected, &[&since, &id])?;
+    assert_eq!(git, 1, "one git process for the file hook");
 
-    let web = web_page(&r.dir, r.env.home())?;
+    let _ = std::fs::remove_file(&r.calls);
+    let web = web_page(&r, r.env.home())?;
     assert!(web.contains(&since), "{web}");
+    let calls = std::fs::read_to_string(&r.calls).unwrap_or_default();
+    assert_eq!(
+        calls.lines().count(),
+        1,
+        "one git process for the page: {calls}"
+    );
     Ok(())
 }
 
-/// The web view's timeline, served by `goldfish serve` started in `dir`.
-fn web_page(dir: &Path, home: &Path) -> Result<String, Error> {
+/// The web view's timeline, served by `goldfish serve` started in the project (git through
+/// the counting wrapper).
+fn web_page(r: &Repo, home: &Path) -> Result<String, Error> {
     use std::io::{BufRead as _, Read as _, Write as _};
-    let mut server = Command::new(crate::util::bin())
-        .args(["serve", "--port", "0"])
-        .current_dir(dir)
+    let mut server = r
+        .cmd(&["serve", "--port", "0"])
         .env("GOLDFISH_HOME", home)
-        .env_remove("GOLDFISH_WORKSPACE")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
