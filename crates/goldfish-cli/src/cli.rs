@@ -142,7 +142,8 @@ pub(crate) struct ShowArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum ModelCommand {
     /// Install the model: from the Hugging Face hub at a pinned revision, every file's
-    /// SHA-256 checked, or with `--from` from a local sentence-transformers directory.
+    /// SHA-256 checked (`HF_ENDPOINT` names a mirror of the hub), or with `--from` from a
+    /// local sentence-transformers directory.
     Install {
         /// A sentence-transformers model directory (config.json, model.safetensors,
         /// tokenizer.json, 1_Pooling/config.json) to copy instead of downloading.

@@ -23,6 +23,7 @@ mod mcp_inspector;
 mod mcp_replies;
 mod mcp_session;
 mod model;
+mod model_hub;
 mod notes;
 mod plan;
 mod plugin;

