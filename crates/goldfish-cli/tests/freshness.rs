@@ -472,6 +472,9 @@ fn the_prompt_hook_says_it_with_one_git_process() -> TestResult {
     let (context, git) = counted_hook(&r, "prompt", &input)?;
     contains_all(&context, &[&since, &id])?;
     assert_eq!(git, 1, "one git process for the prompt hook");
+    // The same prompt again in the same session: nothing new to give, so no git at all.
+    let (context, git) = counted_hook(&r, "prompt", &input)?;
+    assert_eq!((context.as_str(), git), ("", 0));
     // Chit-chat injects nothing and runs no git.
     let input = json!({
         "session_id": "p-2", "cwd": r.dir, "hook_event_name": "UserPromptSubmit",

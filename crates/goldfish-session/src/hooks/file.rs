@@ -62,7 +62,7 @@ pub fn file_context(
     }
     let found: Vec<&goldfish_store::Checkpoint> = found.iter().collect();
     let entries = match now {
-        Some(now) => entries_of(opts, &found, now),
+        Some(now) => entries_of(opts, &state, &found, now),
         None => Vec::new(),
     };
     let head = format!(

@@ -296,18 +296,37 @@ fn fill(head: &str, entries: &[(String, String)], room: usize) -> (String, Vec<S
 }
 
 /// Each checkpoint as an entry (id, text) of [`inject`], saying whether its files changed since
-/// its commit when [`HookOptions::repository`] is known (one git process for all of them).
+/// its commit when [`HookOptions::repository`] is known: one git process for those the session
+/// was not given yet (`state`), none when it was given them all.
 fn entries_of(
     opts: &HookOptions,
+    state: &SessionState,
     checkpoints: &[&Checkpoint],
     now: DateTime<Utc>,
 ) -> Vec<(String, String)> {
     let claims = match &opts.repository {
-        Some(dir) => {
-            goldfish_store::checkpoint_freshness(dir, &opts.workspace, checkpoints.iter().copied())
-        }
+        // A checkpoint already given is never injected again: no claim needed for it.
+        Some(dir) => goldfish_store::checkpoint_freshness(
+            dir,
+            &opts.workspace,
+            checkpoints
+                .iter()
+                .filter(|c| !state.injected.contains(&c.id))
+                .copied(),
+        ),
         None => Vec::new(),
     };
+    let mut claims = claims.into_iter();
+    let claims: Vec<Option<goldfish_store::Freshness>> = checkpoints
+        .iter()
+        .map(|c| {
+            if state.injected.contains(&c.id) {
+                None
+            } else {
+                claims.next().flatten()
+            }
+        })
+        .collect();
     checkpoints
         .iter()
         .enumerate()

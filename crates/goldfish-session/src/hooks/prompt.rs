@@ -149,7 +149,7 @@ pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result
         })
         .map(|h| &h.checkpoint)
         .collect();
-    let entries = entries_of(opts, &clear, result.now);
+    let entries = entries_of(opts, &state, &clear, result.now);
     let head = "goldfish memory matching this prompt (open one in full with `goldfish show ID`, \
                 or the recall tool with `id`):\n";
     inject(opts, none, head, &entries, &[])
