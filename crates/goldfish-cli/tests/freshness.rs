@@ -56,11 +56,17 @@ impl Repo {
             wrapper_dir,
             calls,
         };
-        repo.git(&["init", "-q", "-b", "main"])?;
-        repo.git(&["config", "user.email", "dev@example.com"])?;
-        repo.git(&["config", "user.name", "Dev"])?;
-        repo.git(&["config", "commit.gpgsign", "false"])?;
+        repo.init()?;
         Ok(repo)
+    }
+
+    /// Makes the project a new git repository on `main`, with an identity and no signing.
+    fn init(&self) -> Result<(), Error> {
+        self.git(&["init", "-q", "-b", "main"])?;
+        self.git(&["config", "user.email", "dev@example.com"])?;
+        self.git(&["config", "user.name", "Dev"])?;
+        self.git(&["config", "commit.gpgsign", "false"])?;
+        Ok(())
     }
 
     /// Runs the real git in the project.
@@ -385,10 +391,7 @@ fn a_commit_the_repository_never_held_makes_no_claim() -> TestResult {
     // commits the two checkpoints name are unknown to it. A checkpoint saved in the new one
     // gets its claim all the same.
     std::fs::remove_dir_all(r.dir.join(".git"))?;
-    r.git(&["init", "-q", "-b", "main"])?;
-    r.git(&["config", "user.email", "dev@example.com"])?;
-    r.git(&["config", "user.name", "Dev"])?;
-    r.git(&["config", "commit.gpgsign", "false"])?;
+    r.init()?;
     r.commit_all("new start")?;
     r.touch("auth.rs", "// new")?;
     let new = r.checkpoint("Auth in the new repository", &[])?;
