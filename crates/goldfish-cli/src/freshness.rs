@@ -63,9 +63,12 @@ pub(crate) fn annotate(
 ) {
     let asks = |c: &goldfish_store::Checkpoint| c.commit.is_some() && !c.files.is_empty();
     let claims = match result.checkpoints().any(asks).then(|| known_project(ctx)) {
-        Some(Some((workspace, dir))) => {
-            goldfish_store::checkpoint_freshness(&dir, &workspace, result.checkpoints())
-        }
+        Some(Some((workspace, dir))) => goldfish_store::checkpoint_freshness(
+            &dir,
+            &workspace,
+            result.checkpoints(),
+            goldfish_store::FRESHNESS_TIMEOUT,
+        ),
         _ => Vec::new(),
     };
     result.set_freshness(claims, filter, limit);

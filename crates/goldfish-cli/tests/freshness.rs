@@ -98,7 +98,9 @@ impl Repo {
         Ok(())
     }
 
-    /// goldfish in the project, the workspace found from the directory, git through the wrapper.
+    /// goldfish in the project, the workspace found from the directory, git through the
+    /// wrapper; the hooks' git bound raised to a minute, so that a loaded machine still sees
+    /// the claims (the default bound is the hooks' time budget).
     fn cmd(&self, args: &[&str]) -> Command {
         let mut c = self.env.cmd(args);
         let path = std::env::var_os("PATH").unwrap_or_default();
@@ -106,6 +108,7 @@ impl Repo {
         paths.extend(std::env::split_paths(&path));
         c.current_dir(&self.dir)
             .env_remove("GOLDFISH_WORKSPACE")
+            .env("GOLDFISH_HOOK_GIT_MS", "60000")
             .env("PATH", std::env::join_paths(paths).unwrap_or_default());
         c
     }
@@ -478,6 +481,30 @@ fn the_prompt_hook_says_it_with_one_git_process() -> TestResult {
     // The same prompt again in the same session: nothing new to give, so no git at all.
     let (context, git) = counted_hook(&r, "prompt", &input)?;
     assert_eq!((context.as_str(), git), ("", 0));
+    // A bound of 0 ms: the memory is injected without a claim, and git never runs.
+    let input = json!({
+        "session_id": "p-3", "cwd": r.dir, "hook_event_name": "UserPromptSubmit",
+        "prompt": "Why do stripe webhook retries use exponential backoff?",
+    });
+    let _ = std::fs::remove_file(&r.calls);
+    let out = Out(r
+        .cmd(&["hook", "prompt", "--client", "claude"])
+        .env("GOLDFISH_HOOK_GIT_MS", "0")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            if let Some(mut stdin) = child.stdin.take() {
+                stdin.write_all(input.to_string().as_bytes())?;
+            }
+            child.wait_with_output()
+        })?);
+    out.success(&["hook", "prompt"])?;
+    let text = out.stdout();
+    contains_all(&text, &[&id])?;
+    assert!(!text.contains("since"), "{text}");
+    assert_eq!(std::fs::read_to_string(&r.calls).unwrap_or_default(), "");
     // Chit-chat injects nothing and runs no git.
     let input = json!({
         "session_id": "p-2", "cwd": r.dir, "hook_event_name": "UserPromptSubmit",

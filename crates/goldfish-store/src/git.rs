@@ -72,7 +72,8 @@ pub(crate) fn context_and_identity(dir: &Path, context: bool) -> (Option<GitCont
     (context, identity)
 }
 
-/// How long the freshness log may run before it is stopped and no claim is made.
+/// How long a recall's freshness log may run before it is stopped and no claim is made (the
+/// hooks, with a budget of their own, pass a shorter time).
 pub const FRESHNESS_TIMEOUT: Duration = Duration::from_millis(1500);
 
 /// At most this many bytes of the freshness log are read; the rest is cut off.
@@ -83,12 +84,16 @@ pub const FRESHNESS_MAX_BYTES: u64 = 16 << 20;
 /// hit's commit, only the named files compared) for all of them, none when no hit has both a
 /// commit and a file. Each hit is `(commit, files, saved at)`; the answer is in the same
 /// order, `None` for no claim. No git, not a repository, a commit the history does not hold, a
-/// log that fails or runs past [`FRESHNESS_TIMEOUT`]: no claim, never an error. The log's
-/// output is read up to [`FRESHNESS_MAX_BYTES`].
+/// log that fails or runs past `timeout` ([`FRESHNESS_TIMEOUT`] for a recall; zero runs no
+/// git): no claim, never an error. The log's output is read up to [`FRESHNESS_MAX_BYTES`].
 pub fn git_freshness(
     dir: &Path,
     hits: &[(&str, &[String], DateTime<Utc>)],
+    timeout: Duration,
 ) -> Vec<Option<Freshness>> {
+    if timeout.is_zero() {
+        return vec![None; hits.len()];
+    }
     let asking: Vec<&(&str, &[String], DateTime<Utc>)> = hits
         .iter()
         .filter(|(commit, files, _)| !commit.trim().is_empty() && !files.is_empty())
@@ -104,7 +109,7 @@ pub fn git_freshness(
     files.dedup();
     let Some(text) = run_bounded(
         git_in(dir).args(freshness_log_args(oldest, Some(anchor), &files)),
-        FRESHNESS_TIMEOUT,
+        timeout,
         FRESHNESS_MAX_BYTES,
     ) else {
         return vec![None; hits.len()];
@@ -116,11 +121,12 @@ pub fn git_freshness(
 }
 
 /// [`git_freshness`] of those `checkpoints` that belong to `workspace`, the one whose
-/// repository is `dir` (the others: no claim), in their order.
+/// repository is `dir` (the others: no claim), in their order, within `timeout`.
 pub fn checkpoint_freshness<'a>(
     dir: &Path,
     workspace: &str,
     checkpoints: impl IntoIterator<Item = &'a Checkpoint>,
+    timeout: Duration,
 ) -> Vec<Option<Freshness>> {
     let hits: Vec<(&str, &[String], DateTime<Utc>)> = checkpoints
         .into_iter()
@@ -131,7 +137,7 @@ pub fn checkpoint_freshness<'a>(
             _ => ("", &[][..], c.timestamp),
         })
         .collect();
-    git_freshness(dir, &hits)
+    git_freshness(dir, &hits, timeout)
 }
 
 /// Runs `command`, reading at most `max_bytes` of its stdout, for at most `timeout`: its

@@ -203,6 +203,7 @@ impl App {
                 dir,
                 workspace,
                 checkpoints,
+                goldfish_store::FRESHNESS_TIMEOUT,
             ))
             .filter_map(|(c, claim)| Some((c.id.clone(), claim?)))
             .collect()

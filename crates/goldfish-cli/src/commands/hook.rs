@@ -112,6 +112,13 @@ fn run_hook(
     options.session = input.session.clone();
     if matches!(kind, HookKind::Prompt | HookKind::File) {
         options.repository = crate::freshness::repository_of(&ctx, &workspace);
+        // `GOLDFISH_HOOK_GIT_MS`: how long the freshness `git log` may run (0: no git).
+        if let Some(ms) = std::env::var("GOLDFISH_HOOK_GIT_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+        {
+            options.freshness_timeout = std::time::Duration::from_millis(ms);
+        }
     }
     if let Some(n) = goldfish_store::hook_session_budget(&ctx.home)? {
         options.session_budget = n;

@@ -44,6 +44,10 @@ use crate::Error;
 /// otherwise (`{"hooks": {"session_budget": N}}` in `settings.json`).
 pub const DEFAULT_SESSION_BUDGET: usize = 6_000;
 
+/// How long a hook lets its one `git log` run before it gives up the freshness claims
+/// ([`HookOptions::freshness_timeout`]): a hook's whole process has 15 ms.
+pub const DEFAULT_FRESHNESS_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// The default budget of one prompt's injection.
 pub const DEFAULT_PROMPT_BUDGET: usize = 800;
 
@@ -104,6 +108,9 @@ pub struct HookOptions {
     /// changed since (one `git log` per hook, see [`goldfish_store::git_freshness`]).
     /// `None` makes no such claim and runs no git.
     pub repository: Option<PathBuf>,
+    /// How long the freshness `git log` may run before it is stopped and no claim is made;
+    /// default [`DEFAULT_FRESHNESS_TIMEOUT`], zero runs no git.
+    pub freshness_timeout: std::time::Duration,
 }
 
 impl HookOptions {
@@ -124,6 +131,7 @@ impl HookOptions {
             session_budget: DEFAULT_SESSION_BUDGET,
             now: None,
             repository: None,
+            freshness_timeout: DEFAULT_FRESHNESS_TIMEOUT,
         }
     }
 }
@@ -313,6 +321,7 @@ fn entries_of(
                 .iter()
                 .filter(|c| !state.injected.contains(&c.id))
                 .copied(),
+            opts.freshness_timeout,
         ),
         None => Vec::new(),
     };
