@@ -111,6 +111,10 @@ pub struct HookOptions {
     /// How long the freshness `git log` may run before it is stopped and no claim is made;
     /// default [`DEFAULT_FRESHNESS_TIMEOUT`], zero runs no git.
     pub freshness_timeout: std::time::Duration,
+    /// When set, the freshness `git log` must also end by this instant (the binary sets it
+    /// from its own start, so that git never takes a hook past its time budget); passed, no
+    /// git runs. Default `None`.
+    pub freshness_deadline: Option<std::time::Instant>,
 }
 
 impl HookOptions {
@@ -132,6 +136,7 @@ impl HookOptions {
             now: None,
             repository: None,
             freshness_timeout: DEFAULT_FRESHNESS_TIMEOUT,
+            freshness_deadline: None,
         }
     }
 }
@@ -321,7 +326,11 @@ fn entries_of(
                 .iter()
                 .filter(|c| !state.injected.contains(&c.id))
                 .copied(),
-            opts.freshness_timeout,
+            opts.freshness_deadline
+                .map_or(opts.freshness_timeout, |deadline| {
+                    opts.freshness_timeout
+                        .min(deadline.saturating_duration_since(std::time::Instant::now()))
+                }),
         ),
         None => Vec::new(),
     };
