@@ -580,17 +580,9 @@ fn fresh_git_project(bin: &Path, home: &Path) -> PathBuf {
 /// Runs goldfish with `args` in the freshness rows' project `repo` (workspace `proj`, the
 /// directory's name); returns stdout.
 fn in_project(bin: &Path, home: &Path, repo: &Path, args: &[&str]) -> String {
-    let out = goldfish(bin, home, args)
-        .env("GOLDFISH_WORKSPACE", "proj")
-        .current_dir(repo)
-        .output()
-        .expect("spawn goldfish");
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let mut cmd = goldfish(bin, home, args);
+    cmd.env("GOLDFISH_WORKSPACE", "proj").current_dir(repo);
+    run_ok(cmd, &format!("goldfish {args:?}"))
 }
 
 /// `cli/recall_fresh_git`: `goldfish recall` in a git project whose 10 recalled checkpoints
