@@ -13,6 +13,10 @@
 //! Claude Code's input on stdin, over the hooks' evaluation store and in a workspace of the
 //! 100,000-checkpoint store (see [`hook_prompts`]). Targets 15 and 50 ms.
 //!
+//! `cli/recall_fresh_git`, `hook/prompt_fresh_git`: `goldfish recall` and `goldfish hook
+//! prompt` in a git project of 300 commits whose checkpoints name a file and a commit: what
+//! freshness (one `git log` per recall) costs (see [`fresh_git`]). Targets 100 and 15 ms.
+//!
 //! `web/*`: pages of `goldfish serve` over the same evaluation store (with an active plan),
 //! each a real HTTP request on a fresh connection to the running server, the whole answer
 //! read: the timeline's first and twentieth page, a search (ranked, with its explanations),
@@ -416,15 +420,21 @@ fn import_orders(c: &mut Criterion) {
 /// Runs `goldfish hook prompt --client claude` in `home` with Claude Code's input for
 /// `prompt` (no session id, so every run searches and injects afresh); returns stdout.
 fn hook_prompt(bin: &Path, home: &Path, workspace: &str, prompt: &str) -> String {
+    hook_prompt_in(bin, home, home, workspace, prompt)
+}
+
+/// [`hook_prompt`] with `dir` as the working directory (the hook input's `cwd` too).
+fn hook_prompt_in(bin: &Path, home: &Path, dir: &Path, workspace: &str, prompt: &str) -> String {
     use std::io::Write as _;
     let input = serde_json::json!({
         "hook_event_name": "UserPromptSubmit",
-        "cwd": home,
+        "cwd": dir,
         "prompt": prompt,
     })
     .to_string();
     let mut child = goldfish(bin, home, &["hook", "prompt", "--client", "claude"])
         .env("GOLDFISH_WORKSPACE", workspace)
+        .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -481,6 +491,128 @@ fn hook_prompts(c: &mut Criterion) {
     group.bench_function("prompt_100k", |b| {
         b.iter(|| hook_prompt(&bin, &big, SAVES_WORKSPACE, big_prompt).len());
     });
+    group.finish();
+}
+
+/// The modules of the freshness rows' project: one source file each.
+const FRESH_TOPICS: [&str; 20] = [
+    "billing",
+    "auth",
+    "cache",
+    "search",
+    "upload",
+    "export",
+    "import",
+    "webhook",
+    "session",
+    "invoice",
+    "report",
+    "backup",
+    "mailer",
+    "metrics",
+    "queue",
+    "scheduler",
+    "storage",
+    "profile",
+    "tenant",
+    "audit",
+];
+
+/// Commits in the freshness rows' project after its first.
+const FRESH_COMMITS: usize = 300;
+
+/// The freshness rows' project: a git repository `proj` under `home` with [`FRESH_COMMITS`]
+/// commits, each appending to one of the [`FRESH_TOPICS`]' files in turn, and a checkpoint
+/// saved before every 15th commit (20 in all, about 4 of the modules), so each names its
+/// commit and the file about to be committed. Returns the project's directory.
+fn fresh_git_project(bin: &Path, home: &Path) -> PathBuf {
+    use std::io::Write as _;
+    let repo = home.join("proj");
+    std::fs::create_dir(&repo).expect("create the project");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("spawn git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.email", "bench@example.com"]);
+    git(&["config", "user.name", "Bench"]);
+    git(&["config", "commit.gpgsign", "false"]);
+    std::fs::create_dir(repo.join("src")).expect("create src");
+    let append = |topic: &str, line: &str| {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(repo.join("src").join(format!("{topic}.rs")))
+            .expect("open a source file");
+        writeln!(f, "{line}").expect("append to a source file");
+    };
+    for topic in FRESH_TOPICS {
+        append(topic, &format!("// the {topic} module"));
+    }
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "start"]);
+    for i in 0..FRESH_COMMITS {
+        let topic = FRESH_TOPICS[i % FRESH_TOPICS.len()];
+        append(topic, &format!("// step {i}"));
+        if i % 15 == 0 {
+            let detail = match topic {
+                "billing" => "Stripe webhook retries back off exponentially",
+                "export" => "CSV exports stream their rows in batches of 500",
+                "report" => "monthly reports are cached for an hour",
+                _ => "cron jobs run in each tenant's own timezone",
+            };
+            let description = format!("The {topic} module, step {i}: {detail}");
+            in_project(bin, home, &repo, &["checkpoint", &description]);
+        }
+        git(&["commit", "-q", "-am", &format!("step {i}")]);
+    }
+    repo
+}
+
+/// Runs goldfish with `args` in the freshness rows' project `repo` (workspace `proj`, the
+/// directory's name); returns stdout.
+fn in_project(bin: &Path, home: &Path, repo: &Path, args: &[&str]) -> String {
+    let mut cmd = goldfish(bin, home, args);
+    cmd.env("GOLDFISH_WORKSPACE", "proj").current_dir(repo);
+    run_ok(cmd, &format!("goldfish {args:?}"))
+}
+
+/// `cli/recall_fresh_git`: `goldfish recall` in a git project whose 10 recalled checkpoints
+/// name a file and a commit, so it runs the one `git log` that says which files changed
+/// since (from HEAD back to the oldest hit's commit, about 150 commits, over the 10 named
+/// files). `hook/prompt_fresh_git`: `goldfish hook prompt` there, with a prompt that matches
+/// the billing checkpoints (the oldest at the project's first commits: the log walks all 300,
+/// unless the hook's time bound stops it first). What freshness costs the user; with a binary
+/// without freshness they measure the rest.
+fn fresh_git(c: &mut Criterion) {
+    let bin = goldfish_binary();
+    let home = tempfile::tempdir().expect("temp dir");
+    let repo = fresh_git_project(&bin, home.path());
+    let recall = || in_project(&bin, home.path(), &repo, &["recall"]);
+    let prompt = "Why do the stripe webhook retries back off exponentially?";
+    let hook = || hook_prompt_in(&bin, home.path(), &repo, "proj", prompt);
+    // A binary with freshness says it in recall (one measured without it says nothing); the
+    // hook says it when its git log ends within the hook's time bound (8 ms from its start).
+    let (text, injected) = (recall(), hook());
+    assert!(text.contains("module, step 285"), "{text}");
+    assert!(injected.contains("billing"), "{injected}");
+    if std::env::var_os("GOLDFISH_BENCH_BIN").is_none() {
+        assert!(text.contains("changed in 8 commits since"), "{text}");
+    }
+
+    let mut group = c.benchmark_group("cli");
+    group.bench_function("recall_fresh_git", |b| b.iter(|| recall().len()));
+    group.finish();
+    let mut group = c.benchmark_group("hook");
+    group.bench_function("prompt_fresh_git", |b| b.iter(|| hook().len()));
     group.finish();
 }
 
@@ -626,6 +758,7 @@ criterion_group!(
     recall_100,
     hook_session_start,
     hook_prompts,
+    fresh_git,
     serve_pages,
     recall_at_scale,
     import_orders,

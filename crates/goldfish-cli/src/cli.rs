@@ -324,9 +324,29 @@ pub(crate) struct RecallArgs {
     /// Also recall checkpoints that a later one supersedes (hidden by default).
     #[arg(long)]
     pub(crate) include_superseded: bool,
+    /// Only checkpoints whose named files changed in git since their commit (the current
+    /// project's checkpoints that name files and a commit; the others make no claim and are
+    /// left out).
+    #[arg(long, conflicts_with = "fresh")]
+    pub(crate) stale: bool,
+    /// Leave out checkpoints whose named files changed in git since their commit (those
+    /// that make no claim are kept).
+    #[arg(long)]
+    pub(crate) fresh: bool,
     /// Only checkpoints matching these filters.
     #[command(flatten)]
     pub(crate) filter: FilterArgs,
+}
+
+impl RecallArgs {
+    /// `--stale` / `--fresh` as a filter.
+    pub(crate) fn freshness_filter(&self) -> goldfish_store::FreshnessFilter {
+        match (self.stale, self.fresh) {
+            (true, _) => goldfish_store::FreshnessFilter::Stale,
+            (_, true) => goldfish_store::FreshnessFilter::Fresh,
+            _ => goldfish_store::FreshnessFilter::Any,
+        }
+    }
 }
 
 /// `goldfish standup`.

@@ -21,6 +21,7 @@ mod args;
 mod cli;
 mod commands;
 mod context;
+mod freshness;
 mod mcp;
 mod mcp_resources;
 mod mcp_schema;

@@ -209,6 +209,16 @@ pub(crate) struct RecallParams {
     #[serde(default, deserialize_with = "opt_bool")]
     #[schemars(with = "Option<bool>")]
     pub(crate) include_superseded: Option<bool>,
+    /// Only checkpoints whose named files changed in git since their commit (those that
+    /// make no claim are left out). Not with `fresh`.
+    #[serde(default, deserialize_with = "opt_bool")]
+    #[schemars(with = "Option<bool>")]
+    pub(crate) stale: Option<bool>,
+    /// Leave out checkpoints whose named files changed in git since their commit (those
+    /// that make no claim are kept). Not with `stale`.
+    #[serde(default, deserialize_with = "opt_bool")]
+    #[schemars(with = "Option<bool>")]
+    pub(crate) fresh: Option<bool>,
     /// Only this kind of memory: "checkpoint", "decision", "incident" or "learning".
     #[serde(default, rename = "type")]
     #[schemars(schema_with = "memory_type_schema")]
@@ -622,6 +632,50 @@ pub(crate) struct RecallCheckpoint {
     /// The later checkpoints that supersede it (shown with `include_superseded` or by id).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) superseded_by: Vec<LinkOut>,
+    /// Whether the files it names changed in git since its commit (left out: no claim).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) freshness: Option<FreshnessOut>,
+}
+
+/// What git says of a checkpoint's files since its commit.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct FreshnessOut {
+    /// The checkpoint's commit.
+    pub(crate) commit: String,
+    /// Whether any file it names changed since.
+    pub(crate) stale: bool,
+    /// The line the text shows: `src/auth.rs changed in 4 commits since abc1234`, `files
+    /// unchanged since abc1234`.
+    pub(crate) summary: String,
+    /// Each file it names with the commits that changed it since (0: unchanged).
+    pub(crate) files: Vec<FileFreshnessOut>,
+}
+
+/// One named file's changes since the checkpoint's commit.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct FileFreshnessOut {
+    /// The file, relative to the repository's top.
+    pub(crate) path: String,
+    /// Commits that changed it since (merges not counted).
+    pub(crate) commits: usize,
+}
+
+impl FreshnessOut {
+    fn of(f: &goldfish_store::Freshness) -> Self {
+        FreshnessOut {
+            commit: f.commit.clone(),
+            stale: f.is_stale(),
+            summary: f.text(),
+            files: f
+                .files
+                .iter()
+                .map(|file| FileFreshnessOut {
+                    path: file.path.clone(),
+                    commits: file.commits,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// The schema of a typed memory's fields as [`goldfish_store::Structured`] serialises them
@@ -670,6 +724,7 @@ impl RecallCheckpoint {
         full: bool,
         explain: Option<ExplainOut>,
         links: Option<&goldfish_recall::Links>,
+        freshness: Option<&goldfish_store::Freshness>,
     ) -> Self {
         let plain = c.memory_type == goldfish_store::MemoryType::Checkpoint;
         let body = c
@@ -701,6 +756,7 @@ impl RecallCheckpoint {
             superseded_by: links
                 .map(|l| LinkOut::all(&l.superseded_by))
                 .unwrap_or_default(),
+            freshness: freshness.map(FreshnessOut::of),
         }
     }
 }
@@ -1140,9 +1196,19 @@ fn recall_tool(ctx: &Context, mut p: RecallParams) -> anyhow::Result<Reply> {
     }
     let mut f = FormatOptions::default();
     f.full = p.full.unwrap_or(false);
-    let (o, guess) = recall_options(ctx, p)?;
+    let fresh = match (p.stale.unwrap_or(false), p.fresh.unwrap_or(false)) {
+        (true, true) => anyhow::bail!("`stale` and `fresh` cannot both be true"),
+        (true, false) => goldfish_store::FreshnessFilter::Stale,
+        (false, true) => goldfish_store::FreshnessFilter::Fresh,
+        (false, false) => goldfish_store::FreshnessFilter::Any,
+    };
+    let (mut o, guess) = recall_options(ctx, p)?;
+    let limit = o.limit;
+    o.limit = crate::freshness::pool_limit(limit, fresh);
     // The server keeps each workspace's recall index decoded, refreshed on every call.
-    let result = goldfish_recall::recall_with(&ctx.open_store()?, &o, &ctx.recall_cache)?;
+    let mut result = goldfish_recall::recall_with(&ctx.open_store()?, &o, &ctx.recall_cache)?;
+    crate::freshness::annotate(ctx, &mut result, fresh, limit);
+    result.limit = limit;
     for note in &result.notes {
         eprintln!("goldfish mcp: {note}");
     }
@@ -1182,6 +1248,7 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
             true,
             None,
             Some(&links),
+            None,
         )],
         not_shown: None,
         skipped: None,
@@ -1274,6 +1341,7 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
                     f.full,
                     explain,
                     Some(&h.links),
+                    h.freshness.as_ref(),
                 )
             })
             .collect(),

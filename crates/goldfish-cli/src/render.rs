@@ -200,6 +200,8 @@ pub(crate) fn recall_json(r: &RecallResult) -> Value {
         "checkpoints": r.hits.iter().map(|h| {
             let mut v = checkpoint_links_json(&h.checkpoint, &h.links);
             v["age"] = json!(goldfish_store::age_text(r.now, h.checkpoint.timestamp));
+            // What git says of its files since its commit: `null` for no claim.
+            v["freshness"] = json!(h.freshness);
             // With --explain, each checkpoint carries why it matched.
             if let (Some(e), Value::Object(map)) = (&h.explanation, &mut v) {
                 map.insert("explain".into(), serde_json::to_value(e).unwrap_or(Value::Null));

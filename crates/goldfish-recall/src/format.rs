@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, Link, MemoryType, age_text};
+use goldfish_store::{Checkpoint, Freshness, Link, MemoryType, age_text};
 
 use crate::explain::format_explanation;
 use crate::recall::{Links, RecallResult, StoreState};
@@ -118,6 +118,7 @@ fn entry(
     now: DateTime<Utc>,
     full: bool,
     show_workspace: bool,
+    fresh: Option<&Freshness>,
 ) -> String {
     let mut s = String::new();
     let ws = if show_workspace {
@@ -147,6 +148,10 @@ fn entry(
     } else if !c.files.is_empty() {
         let n = c.files.len() + c.files_omitted;
         meta.push(format!("{n} file{}", if n == 1 { "" } else { "s" }));
+    }
+    // What git says of its files since its commit, when it says anything.
+    if let Some(f) = fresh {
+        meta.push(f.text());
     }
     // Every hit carries its id: `goldfish show ID` (the `recall` tool's `id`) opens it.
     meta.push(format!("id: {}", c.id));
@@ -197,13 +202,13 @@ fn entry(
 /// commit and id, then the description's body, the typed fields, every file and who saved it),
 /// its age counted at `now`.
 pub fn format_checkpoint(c: &Checkpoint, now: DateTime<Utc>) -> String {
-    entry(c, None, now, true, true)
+    entry(c, None, now, true, true, None)
 }
 
 /// [`format_checkpoint`] with the checkpoint's supersession links ([`links_of`](crate::links_of)):
 /// what it supersedes and what superseded it, each with id and title.
 pub fn format_checkpoint_linked(c: &Checkpoint, links: &Links, now: DateTime<Utc>) -> String {
-    entry(c, Some(links), now, true, true)
+    entry(c, Some(links), now, true, true, None)
 }
 
 /// `[decision] ` before the title of a typed memory; nothing for a plain checkpoint.
@@ -312,6 +317,7 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
             result.now,
             opts.full,
             all,
+            hit.freshness.as_ref(),
         );
         // With an explanation, the reasons follow their checkpoint, indented under it.
         if let Some(e) = &hit.explanation {

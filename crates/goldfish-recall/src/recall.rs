@@ -4,7 +4,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
-use goldfish_store::{Checkpoint, Link, MemoryType, Plan, Store, Supersession, resolve_workspace};
+use goldfish_store::{
+    Checkpoint, Freshness, FreshnessFilter, Link, MemoryType, Plan, Store, Supersession,
+    resolve_workspace,
+};
 
 use crate::engine::{Query, search};
 use crate::error::Error;
@@ -406,6 +409,46 @@ pub struct RecallResult {
 }
 
 impl RecallResult {
+    /// Records `claims` (one per hit, in order; see [`goldfish_store::git_freshness`]) in
+    /// each hit's [`RecallHit::freshness`], keeps the hits `filter` keeps, then the first
+    /// `limit` of them. With a filter other than [`FreshnessFilter::Any`],
+    /// [`total`](RecallResult::total) and the workspaces' counts become those of the hits
+    /// kept among those checked.
+    pub fn set_freshness(
+        &mut self,
+        claims: Vec<Option<Freshness>>,
+        filter: FreshnessFilter,
+        limit: usize,
+    ) {
+        let mut claims = claims.into_iter();
+        let mut hits: Vec<RecallHit> = std::mem::take(&mut self.hits)
+            .into_iter()
+            .filter_map(|mut hit| {
+                hit.freshness = claims.next().flatten();
+                filter.keeps(hit.freshness.as_ref()).then_some(hit)
+            })
+            .collect();
+        let count = |hits: &[RecallHit], workspace: &str| {
+            hits.iter()
+                .filter(|h| h.checkpoint.workspace == workspace)
+                .count()
+        };
+        if filter != FreshnessFilter::Any {
+            self.total = hits.len();
+            for w in &mut self.workspaces {
+                w.matched = count(&hits, &w.workspace);
+            }
+            self.workspaces.retain(|w| w.matched > 0);
+        }
+        hits.truncate(limit);
+        for w in &mut self.workspaces {
+            w.shown = count(&hits, &w.workspace);
+        }
+        self.hits = hits;
+    }
+}
+
+impl RecallResult {
     /// The checkpoints of [`hits`](Self::hits), in their order.
     pub fn checkpoints(&self) -> impl ExactSizeIterator<Item = &Checkpoint> {
         self.hits.iter().map(|h| &h.checkpoint)
@@ -430,6 +473,10 @@ pub struct RecallHit {
     /// "Supersession"); empty when it has no link either way.
     #[serde(skip_serializing_if = "Links::is_empty")]
     pub links: Links,
+    /// Whether the files the checkpoint names changed in git since its commit; `None`: no
+    /// claim either way. Recall itself runs no git: [`RecallResult::set_freshness`] fills it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Freshness>,
 }
 
 impl RecallHit {
@@ -440,6 +487,7 @@ impl RecallHit {
             score: None,
             explanation: None,
             links: Links::default(),
+            freshness: None,
         }
     }
 }
@@ -852,6 +900,7 @@ fn read_and_search(
                 score: Some(hit.score),
                 explanation: hit.explain.map(|e| *e),
                 links: Links::default(),
+                freshness: None,
             });
         }
     }

@@ -1,8 +1,16 @@
 //! Git context from one `git status --porcelain=v2 --branch -z` spawn, and the git user from
-//! one `git config` spawn run beside it.
+//! one `git config` spawn run beside it; freshness from one bounded `git log`.
 
+use std::io::Read as _;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::checkpoint::Checkpoint;
+use crate::freshness::{Freshness, GitLog, freshness_log_args};
 
 /// At most this many changed files are kept; the rest are counted in `files_omitted`.
 pub const MAX_FILES: usize = 30;
@@ -62,6 +70,101 @@ pub(crate) fn context_and_identity(dir: &Path, context: bool) -> (Option<GitCont
         .map(|out| parse_identity(&out))
         .unwrap_or_default();
     (context, identity)
+}
+
+/// How long a recall's freshness log may run before it is stopped and no claim is made (the
+/// hooks, with a budget of their own, pass a shorter time).
+pub const FRESHNESS_TIMEOUT: Duration = Duration::from_millis(1500);
+
+/// At most this many bytes of the freshness log are read; the rest is cut off.
+pub const FRESHNESS_MAX_BYTES: u64 = 16 << 20;
+
+/// Whether the files each hit names changed in the git repository around `dir` since the
+/// hit's commit: one `git log` ([`crate::freshness_log_args`]: from HEAD back to the oldest
+/// hit's commit, only the named files compared) for all of them, none when no hit has both a
+/// commit and a file. Each hit is `(commit, files, saved at)`; the answer is in the same
+/// order, `None` for no claim. No git, not a repository, a commit the history does not hold, a
+/// log that fails or runs past `timeout` ([`FRESHNESS_TIMEOUT`] for a recall; zero runs no
+/// git): no claim, never an error. The log's output is read up to [`FRESHNESS_MAX_BYTES`].
+pub fn git_freshness(
+    dir: &Path,
+    hits: &[(&str, &[String], DateTime<Utc>)],
+    timeout: Duration,
+) -> Vec<Option<Freshness>> {
+    if timeout.is_zero() {
+        return vec![None; hits.len()];
+    }
+    let asking: Vec<&(&str, &[String], DateTime<Utc>)> = hits
+        .iter()
+        .filter(|(commit, files, _)| !commit.trim().is_empty() && !files.is_empty())
+        .collect();
+    let Some(&&(anchor, _, oldest)) = asking.iter().min_by_key(|h| h.2) else {
+        return vec![None; hits.len()];
+    };
+    let mut files: Vec<&str> = asking
+        .iter()
+        .flat_map(|h| h.1.iter().map(String::as_str))
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    let Some(text) = run_bounded(
+        git_in(dir).args(freshness_log_args(oldest, Some(anchor), &files)),
+        timeout,
+        FRESHNESS_MAX_BYTES,
+    ) else {
+        return vec![None; hits.len()];
+    };
+    let log = GitLog::parse(&text).with_anchor(anchor);
+    hits.iter()
+        .map(|(commit, files, _)| log.freshness(commit, files))
+        .collect()
+}
+
+/// [`git_freshness`] of those `checkpoints` that belong to `workspace`, the one whose
+/// repository is `dir` (the others: no claim), in their order, within `timeout`.
+pub fn checkpoint_freshness<'a>(
+    dir: &Path,
+    workspace: &str,
+    checkpoints: impl IntoIterator<Item = &'a Checkpoint>,
+    timeout: Duration,
+) -> Vec<Option<Freshness>> {
+    let hits: Vec<(&str, &[String], DateTime<Utc>)> = checkpoints
+        .into_iter()
+        .map(|c| match &c.commit {
+            Some(commit) if c.workspace == workspace => {
+                (commit.as_str(), c.files.as_slice(), c.timestamp)
+            }
+            _ => ("", &[][..], c.timestamp),
+        })
+        .collect();
+    git_freshness(dir, &hits, timeout)
+}
+
+/// Runs `command`, reading at most `max_bytes` of its stdout, for at most `timeout`: its
+/// stdout when it exits with success in time (a cut-off output counts as success); `None`
+/// when it cannot start, fails or is stopped for taking too long.
+fn run_bounded(command: &mut Command, timeout: Duration, max_bytes: u64) -> Option<String> {
+    let mut child = command.spawn().ok()?;
+    let stdout = child.stdout.take()?;
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let read = stdout.take(max_bytes).read_to_end(&mut out);
+        // The receiver may have given up already; nothing to do then.
+        let _ = send.send(read.map(|_| out));
+    });
+    let out = receive.recv_timeout(timeout);
+    let Ok(Ok(out)) = out else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    };
+    let cut = out.len() as u64 >= max_bytes;
+    if cut {
+        let _ = child.kill();
+    }
+    let status = child.wait().ok()?;
+    (cut || status.success()).then(|| String::from_utf8_lossy(&out).into_owned())
 }
 
 fn git_in(dir: &Path) -> Command {

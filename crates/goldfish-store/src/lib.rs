@@ -156,6 +156,7 @@ mod dayfile;
 mod days;
 mod error;
 mod find;
+mod freshness;
 mod git;
 mod hook_settings;
 mod memory;
@@ -182,8 +183,13 @@ pub use days::{
     day_file_workspace, list_day_files,
 };
 pub use error::{Error, ErrorKind};
+pub use freshness::{
+    FRESHNESS_MARGIN_DAYS, FRESHNESS_MAX_COMMITS, FileFreshness, Freshness, FreshnessFilter,
+    GitLog, freshness_log_args,
+};
 pub use git::{
-    GitContext, GitIdentity, MAX_FILES, git_context, git_identity, parse_identity,
+    FRESHNESS_MAX_BYTES, FRESHNESS_TIMEOUT, GitContext, GitIdentity, MAX_FILES,
+    checkpoint_freshness, git_context, git_freshness, git_identity, parse_identity,
     parse_porcelain_v2,
 };
 /// The clock types the `with_clock` constructors take (an injectable clock; [`ManualClock`]

@@ -217,12 +217,14 @@ pub(crate) fn excerpt(c: &Checkpoint, max: usize) -> String {
     out
 }
 
-/// One checkpoint in a list: time, age at `now`, workspace, title, tags, git, files, a short excerpt;
+/// One checkpoint in a list: time, age at `now`, workspace, title, tags, git, files, a short excerpt,
+/// what git says of its files since its commit (`fresh`);
 /// `extra` goes at the end (a search's explanation).
 pub(crate) fn checkpoint_row(
     c: &Checkpoint,
     now: chrono::DateTime<chrono::Utc>,
     with_date: bool,
+    fresh: Option<&goldfish_store::Freshness>,
     extra: Markup,
 ) -> Markup {
     let when = if with_date {
@@ -245,6 +247,9 @@ pub(crate) fn checkpoint_row(
             a.title href=(checkpoint_href(c)) { (c.title()) }
             @if !excerpt.is_empty() { p.excerpt { (excerpt) } }
             (files(c, 4))
+            @if let Some(f) = fresh {
+                p.fresh.stale[f.is_stale()] { (f.text()) }
+            }
             (extra)
         }
     }

@@ -102,6 +102,7 @@ pub struct App {
     cwd: Option<PathBuf>,
     recall_cache: std::sync::Arc<goldfish_recall::RecallCache>,
     semantic: Option<std::sync::Arc<LazySemantic>>,
+    repository: Option<(String, PathBuf)>,
 }
 
 /// The semantic channel's model, loaded by the first search that needs it.
@@ -129,6 +130,7 @@ impl App {
             cwd: None,
             recall_cache: std::sync::Arc::default(),
             semantic: None,
+            repository: None,
         }
     }
 
@@ -174,6 +176,37 @@ impl App {
     pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> App {
         self.cwd = Some(cwd.into());
         self
+    }
+
+    /// The git repository, `dir`, that `workspace`'s checkpoints were saved in: each of its
+    /// checkpoints listed that names files and a commit says whether those files changed
+    /// since (one `git log` per page, see [`goldfish_store::git_freshness`]). By default no
+    /// such claim is made and no git runs.
+    pub fn with_repository(mut self, workspace: impl Into<String>, dir: impl Into<PathBuf>) -> App {
+        self.repository = Some((workspace.into(), dir.into()));
+        self
+    }
+
+    /// What git says of the files of each of `hits` (those of
+    /// [`App::with_repository`]'s workspace) since its commit, by checkpoint id.
+    fn freshness(
+        &self,
+        hits: &[goldfish_recall::RecallHit],
+    ) -> std::collections::HashMap<String, goldfish_store::Freshness> {
+        let Some((workspace, dir)) = &self.repository else {
+            return std::collections::HashMap::new();
+        };
+        let checkpoints = hits.iter().map(|h| &h.checkpoint);
+        checkpoints
+            .clone()
+            .zip(goldfish_store::checkpoint_freshness(
+                dir,
+                workspace,
+                checkpoints,
+                goldfish_store::FRESHNESS_TIMEOUT,
+            ))
+            .filter_map(|(c, claim)| Some((c.id.clone(), claim?)))
+            .collect()
     }
 
     /// The store's root directory.

@@ -122,7 +122,7 @@ pub fn timeline(app: &App, q: &TimelineQuery) -> Page {
         }
     };
     let body = match result {
-        Ok(r) => results(&r, search.is_some(), page, q),
+        Ok(r) => results(app, &r, search.is_some(), page, q),
         Err(e) => problem(e.to_string()),
     };
     let title = match search {
@@ -144,9 +144,11 @@ pub fn timeline(app: &App, q: &TimelineQuery) -> Page {
 }
 
 /// The list under the form: a ranked list for a search, else grouped by day; pagination.
-fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) -> Markup {
+fn results(app: &App, r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) -> Markup {
     let start = (page - 1).saturating_mul(PAGE_SIZE);
     let shown = &r.hits[start.min(r.hits.len())..];
+    // What git says of this page's checkpoints: one git process at most.
+    let fresh = app.freshness(shown);
     let pages = r.total.div_ceil(PAGE_SIZE).max(1);
     let link = |p: usize| {
         let p = p.to_string();
@@ -176,7 +178,7 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
             ol.results start=(start.saturating_add(1)) {
                 @for hit in shown {
                     @let why = hit.explanation.as_ref().map(format_explanation);
-                    (checkpoint_row(&hit.checkpoint, r.now, true, html! {
+                    (checkpoint_row(&hit.checkpoint, r.now, true, fresh.get(&hit.checkpoint.id), html! {
                         @if let Some(why) = why {
                             details.why { summary { "why this matched" } pre { (why) } }
                         }
@@ -186,7 +188,7 @@ fn results(r: &RecallResult, searching: bool, page: usize, q: &TimelineQuery) ->
         } @else {
             @for (d, group) in by_day(shown) {
                 h2.day { time datetime=(d) { (d.format("%A %-d %B %Y")) } }
-                ul.day { @for h in group { (checkpoint_row(&h.checkpoint, r.now, false, html! {})) } }
+                ul.day { @for h in group { (checkpoint_row(&h.checkpoint, r.now, false, fresh.get(&h.checkpoint.id), html! {})) } }
             }
         }
         @if pages > 1 {

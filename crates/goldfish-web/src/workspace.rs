@@ -80,12 +80,13 @@ pub fn workspace(app: &App, name: &str) -> Page {
     let recent = match app.recall(&store, &o) {
         Ok(r) => {
             let skipped: Vec<String> = r.skipped.iter().map(ToString::to_string).collect();
+            let fresh = app.freshness(&r.hits);
             html! {
                 (problems(&skipped))
                 h2 { "Recent checkpoints" }
                 p.summary { (r.hits.len()) " of " (r.total) " · "
                     a href={ "/" (query_string(&[("ws", name)])) } { "all in the timeline" } }
-                ul.day { @for c in r.checkpoints() { (checkpoint_row(c, r.now, true, html! {})) } }
+                ul.day { @for c in r.checkpoints() { (checkpoint_row(c, r.now, true, fresh.get(&c.id), html! {})) } }
             }
         }
         Err(e) => problem(e.to_string()),

@@ -68,6 +68,12 @@ fn read_input() -> anyhow::Result<HookInput> {
     Ok(HookInput::parse(&String::from_utf8_lossy(&bytes))?)
 }
 
+/// How long after a hook starts its freshness `git log` must have ended: the hook's whole
+/// process has 15 ms, and stopping git, recording what was injected and the process's own
+/// start and exit take up to 7 ms more on a loaded machine (measured with
+/// `hook/prompt_fresh_git`).
+const HOOK_GIT_DEADLINE: std::time::Duration = std::time::Duration::from_millis(8);
+
 /// Runs one hook and returns what goes on stdout.
 fn run_hook(
     home: Option<PathBuf>,
@@ -75,6 +81,7 @@ fn run_hook(
     json: bool,
     cmd: HookCommand,
 ) -> anyhow::Result<String> {
+    let started = std::time::Instant::now();
     let input = match read_input() {
         Ok(input) => input,
         // The session start needs nothing from its input but the session id: without it,
@@ -110,6 +117,18 @@ fn run_hook(
     let workspace = ctx.workspace(None)?;
     let mut options = HookOptions::new(&ctx.home, &ctx.cwd, &workspace, budget);
     options.session = input.session.clone();
+    if matches!(kind, HookKind::Prompt | HookKind::File) {
+        options.repository = crate::freshness::repository_of(&ctx, &workspace);
+        // `GOLDFISH_HOOK_GIT_MS`: how long the freshness `git log` may run (0: no git); by
+        // default it must end within the hook's time budget, counted from here.
+        match std::env::var("GOLDFISH_HOOK_GIT_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+        {
+            Some(ms) => options.freshness_timeout = std::time::Duration::from_millis(ms),
+            None => options.freshness_deadline = Some(started + HOOK_GIT_DEADLINE),
+        }
+    }
     if let Some(n) = goldfish_store::hook_session_budget(&ctx.home)? {
         options.session_budget = n;
     }

@@ -70,6 +70,7 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
 
 /// `goldfish recall`.
 pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
+    let fresh = a.freshness_filter();
     let mut o = RecallOptions::from_env();
     let (scope, guess) = ctx.recall_scope(None)?;
     o.workspace = scope;
@@ -88,11 +89,15 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     if let Some(limit) = a.limit {
         o.limit = limit;
     }
+    let limit = o.limit;
+    o.limit = crate::freshness::pool_limit(limit, fresh);
     o.cwd = Some(ctx.cwd.clone());
     if o.search.is_some() {
         o.semantic = ctx.semantic();
     }
-    let result = goldfish_recall::recall(&ctx.open_store()?, &o)?;
+    let mut result = goldfish_recall::recall(&ctx.open_store()?, &o)?;
+    crate::freshness::annotate(ctx, &mut result, fresh, limit);
+    result.limit = limit;
     // What the recall index did that a person should know (rebuilt, not writable): stderr.
     for note in &result.notes {
         eprintln!("goldfish: {note}");

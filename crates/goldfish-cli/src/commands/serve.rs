@@ -14,6 +14,9 @@ pub(crate) fn run(ctx: &Context, a: ServeArgs) -> anyhow::Result<()> {
     let mut app = App::new(&ctx.home)
         .with_cwd(&ctx.cwd)
         .with_semantic(move || semantic.semantic());
+    if let Some((workspace, dir)) = crate::freshness::known_project(ctx) {
+        app = app.with_repository(workspace, dir);
+    }
     for wt in &a.worktree {
         app = app.with_worktree(ctx.worktree(Some(wt)));
     }

@@ -287,6 +287,7 @@ pub(crate) fn search(
             score: Some(hit.score),
             explanation: hit.explain.map(|e| *e),
             links: crate::recall::Links::default(),
+            freshness: None,
         });
     }
     answer.counts = parts

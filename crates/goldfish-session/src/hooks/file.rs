@@ -5,7 +5,7 @@ use std::path::Path;
 
 use goldfish_store::{MemoryType, Store};
 
-use super::{HookKind, HookOptions, Injection, entry_line, inject, state_of};
+use super::{HookKind, HookOptions, Injection, entries_of, inject, state_of};
 use crate::Error;
 
 /// At most this many memories are considered per file (and as many for its directory).
@@ -41,7 +41,8 @@ pub fn file_context(
     if new_files.is_empty() {
         return Ok(none);
     }
-    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut found: Vec<goldfish_store::Checkpoint> = Vec::new();
+    let mut now = None;
     let mut names = Vec::new();
     for rel in &new_files {
         let dir = rel.rsplit_once('/').map(|(d, _)| format!("{d}/"));
@@ -50,16 +51,20 @@ pub fn file_context(
             o.filter.file = Some(pattern);
             o.limit = CANDIDATES;
             let result = goldfish_recall::recall(store, &o)?;
-            for c in result.checkpoints() {
-                if c.memory_type != MemoryType::Checkpoint
-                    && !entries.iter().any(|(id, _)| *id == c.id)
-                {
-                    entries.push((c.id.clone(), entry_line(c, result.now)));
+            now = Some(result.now);
+            for c in result.hits.into_iter().map(|h| h.checkpoint) {
+                if c.memory_type != MemoryType::Checkpoint && !found.iter().any(|f| f.id == c.id) {
+                    found.push(c);
                 }
             }
         }
         names.push(format!("`{rel}`"));
     }
+    let found: Vec<&goldfish_store::Checkpoint> = found.iter().collect();
+    let entries = match now {
+        Some(now) => entries_of(opts, &state, &found, now),
+        None => Vec::new(),
+    };
     let head = format!(
         "goldfish memory about {} (decisions, incidents and learnings that name it or its \
          directory; `goldfish show ID` opens one):\n",

@@ -44,6 +44,10 @@ use crate::Error;
 /// otherwise (`{"hooks": {"session_budget": N}}` in `settings.json`).
 pub const DEFAULT_SESSION_BUDGET: usize = 6_000;
 
+/// How long a hook lets its one `git log` run before it gives up the freshness claims
+/// ([`HookOptions::freshness_timeout`]): a hook's whole process has 15 ms.
+pub const DEFAULT_FRESHNESS_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// The default budget of one prompt's injection.
 pub const DEFAULT_PROMPT_BUDGET: usize = 800;
 
@@ -99,6 +103,18 @@ pub struct HookOptions {
     pub session_budget: usize,
     /// The current time; `None` uses the store's clock.
     pub now: Option<DateTime<Utc>>,
+    /// The git repository the workspace's checkpoints were saved in, when known: each
+    /// injected checkpoint that names files and a commit then says whether those files
+    /// changed since (one `git log` per hook, see [`goldfish_store::git_freshness`]).
+    /// `None` makes no such claim and runs no git.
+    pub repository: Option<PathBuf>,
+    /// How long the freshness `git log` may run before it is stopped and no claim is made;
+    /// default [`DEFAULT_FRESHNESS_TIMEOUT`], zero runs no git.
+    pub freshness_timeout: std::time::Duration,
+    /// When set, the freshness `git log` must also end by this instant (the binary sets it
+    /// from its own start, so that git never takes a hook past its time budget); passed, no
+    /// git runs. Default `None`.
+    pub freshness_deadline: Option<std::time::Instant>,
 }
 
 impl HookOptions {
@@ -118,6 +134,9 @@ impl HookOptions {
             budget,
             session_budget: DEFAULT_SESSION_BUDGET,
             now: None,
+            repository: None,
+            freshness_timeout: DEFAULT_FRESHNESS_TIMEOUT,
+            freshness_deadline: None,
         }
     }
 }
@@ -289,17 +308,70 @@ fn fill(head: &str, entries: &[(String, String)], room: usize) -> (String, Vec<S
     }
 }
 
-/// One checkpoint as a hook shows it: a line with its type, title, date, age at `now` and id,
-/// then its decision or impact (else its body's first line), cut to one line.
-fn entry_line(c: &Checkpoint, now: DateTime<Utc>) -> String {
+/// Each checkpoint as an entry (id, text) of [`inject`], saying whether its files changed since
+/// its commit when [`HookOptions::repository`] is known: one git process for those the session
+/// was not given yet (`state`), none when it was given them all.
+fn entries_of(
+    opts: &HookOptions,
+    state: &SessionState,
+    checkpoints: &[&Checkpoint],
+    now: DateTime<Utc>,
+) -> Vec<(String, String)> {
+    let claims = match &opts.repository {
+        // A checkpoint already given is never injected again: no claim needed for it.
+        Some(dir) => goldfish_store::checkpoint_freshness(
+            dir,
+            &opts.workspace,
+            checkpoints
+                .iter()
+                .filter(|c| !state.injected.contains(&c.id))
+                .copied(),
+            opts.freshness_deadline
+                .map_or(opts.freshness_timeout, |deadline| {
+                    opts.freshness_timeout
+                        .min(deadline.saturating_duration_since(std::time::Instant::now()))
+                }),
+        ),
+        None => Vec::new(),
+    };
+    let mut claims = claims.into_iter();
+    let claims: Vec<Option<goldfish_store::Freshness>> = checkpoints
+        .iter()
+        .map(|c| {
+            if state.injected.contains(&c.id) {
+                None
+            } else {
+                claims.next().flatten()
+            }
+        })
+        .collect();
+    checkpoints
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let claim = claims.get(i).and_then(Option::as_ref);
+            (c.id.clone(), entry_line(c, now, claim))
+        })
+        .collect()
+}
+
+/// One checkpoint as a hook shows it: a line with its type, title, date, age at `now`, what
+/// git says of its files since its commit (when `fresh` says anything) and id, then its
+/// decision or impact (else its body's first line), cut to one line.
+fn entry_line(
+    c: &Checkpoint,
+    now: DateTime<Utc>,
+    fresh: Option<&goldfish_store::Freshness>,
+) -> String {
     const DETAIL: usize = 180;
     let badge = if c.memory_type == goldfish_store::MemoryType::Checkpoint {
         String::new()
     } else {
         format!("[{}] ", c.memory_type)
     };
+    let fresh = fresh.map(|f| format!("{}, ", f.text())).unwrap_or_default();
     let mut s = format!(
-        "- {badge}{} ({}, {}, id {})\n",
+        "- {badge}{} ({}, {}, {fresh}id {})\n",
         cut(c.title(), DETAIL),
         c.timestamp.format("%Y-%m-%d"),
         goldfish_store::age_text(now, c.timestamp),

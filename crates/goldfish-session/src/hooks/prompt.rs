@@ -3,7 +3,7 @@
 use goldfish_recall::{Explanation, Field, MatchKind};
 use goldfish_store::Store;
 
-use super::{HookKind, HookOptions, Injection, entry_line, inject, room, state_of};
+use super::{HookKind, HookOptions, Injection, entries_of, inject, room, state_of};
 use crate::Error;
 
 // The two thresholds were chosen on the evaluation set in `tests/fixtures/` (30 memories,
@@ -139,7 +139,7 @@ pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result
         .map(|s| s.entries)
         .unwrap_or(0)
         .max(result.total);
-    let entries: Vec<(String, String)> = result
+    let clear: Vec<&goldfish_store::Checkpoint> = result
         .hits
         .iter()
         .filter(|h| {
@@ -147,13 +147,9 @@ pub fn prompt_context(store: &Store, opts: &HookOptions, prompt: &str) -> Result
                 .as_ref()
                 .is_some_and(|e| Confidence::of(e, searched).clear())
         })
-        .map(|h| {
-            (
-                h.checkpoint.id.clone(),
-                entry_line(&h.checkpoint, result.now),
-            )
-        })
+        .map(|h| &h.checkpoint)
         .collect();
+    let entries = entries_of(opts, &state, &clear, result.now);
     let head = "goldfish memory matching this prompt (open one in full with `goldfish show ID`, \
                 or the recall tool with `id`):\n";
     inject(opts, none, head, &entries, &[])
