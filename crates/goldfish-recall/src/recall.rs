@@ -285,7 +285,7 @@ pub fn links_of(
     notes: &mut Vec<String>,
 ) -> Result<Links, Error> {
     let workspaces = [goldfish_store::validate_workspace(&checkpoint.workspace)?];
-    let known = supersession_of(store, opts.use_index, &workspaces, None, notes)?;
+    let known = supersession_of(store, opts.use_index, &workspaces, None, true, notes)?;
     Ok(Links::of(&known.links[0], checkpoint))
 }
 
@@ -504,16 +504,26 @@ pub(crate) struct Known {
 /// The supersession of `workspaces`: from their indexes (checked fresh, rebuilt when the
 /// day files changed) when `use_index` ([`RecallOptions::use_index`]), else — or when an
 /// index cannot say — from every day file ([`Store::supersession`]). The same rule either
-/// way ([`Supersession::from_facts`]).
+/// way ([`Supersession::from_facts`]). Without `build`, only indexes that are current
+/// already are used, never built.
 pub(crate) fn supersession_of(
     store: &Store,
     use_index: bool,
     workspaces: &[String],
     cache: Option<&RecallCache>,
+    build: bool,
     notes: &mut Vec<String>,
 ) -> Result<Known, Error> {
-    if use_index {
-        let indexes = index::fresh_all(store, workspaces, cache, notes);
+    // Without `build`, the indexes are used only when they are current: building one holds
+    // a workspace's whole index in memory, which a long-lived process must not pay for a
+    // timeline (its memory would grow with the store); the day files are then read one at a
+    // time instead, and the next search builds the index.
+    let indexes = match use_index {
+        false => None,
+        true if !build => index::current_all(store, workspaces, cache),
+        true => Some(index::fresh_all(store, workspaces, cache, notes)),
+    };
+    if let Some(indexes) = indexes {
         let known: Result<Vec<index::Indexed>, index::Fallback> =
             indexes.iter().map(index::supersession).collect();
         match known {
@@ -584,8 +594,14 @@ fn recall_inner(
     // Who is superseded comes from every entry of each workspace, not the window's: a
     // checkpoint of last week replaced today is hidden from a recall of last week. The
     // index keeps what that takes; without it, every day file is read.
-    let Known { links, indexed } =
-        supersession_of(store, opts.use_index, &workspaces, cache, &mut notes)?;
+    let Known { links, indexed } = supersession_of(
+        store,
+        opts.use_index,
+        &workspaces,
+        cache,
+        opts.search.as_deref().is_some_and(|s| !s.trim().is_empty()),
+        &mut notes,
+    )?;
     // The options as the day files are read: the caller's, with the superseded checkpoints
     // filtered out.
     let mut effective = opts.clone();
@@ -810,7 +826,15 @@ pub fn checkpoints_per_day(store: &Store, opts: &RecallOptions) -> Result<DayCou
     let p = prepare(store, opts)?;
     let mut filter = opts.filter.clone();
     if !opts.include_superseded {
-        let known = supersession_of(store, opts.use_index, &p.workspaces, None, &mut Vec::new())?;
+        let known = supersession_of(
+            store,
+            opts.use_index,
+            &p.workspaces,
+            None,
+            // Counting reads every day file of the window anyway: no index is built for it.
+            false,
+            &mut Vec::new(),
+        )?;
         filter.hide_superseded(&p.workspaces, &known.links);
     }
     let (days, skipped) =

@@ -129,7 +129,7 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
     names.dedup();
     let (mut checkpoints, mut skipped) = read_all(store, &names, window)?;
     // A checkpoint a later one replaced is not current work: counted apart, never listed.
-    let known = supersession_of(store, opts.use_index, &names, None, &mut Vec::new())?;
+    let known = supersession_of(store, opts.use_index, &names, None, true, &mut Vec::new())?;
     let superseded = |c: &Checkpoint| {
         names
             .iter()

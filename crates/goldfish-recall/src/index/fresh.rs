@@ -243,6 +243,42 @@ pub(crate) fn fresh(
     }
 }
 
+/// Each workspace's index when it is current already (kept in `cache`, or a file that
+/// matches the day files), with no rebuild: `None` as soon as one would need building. For a
+/// long-lived process's recall without a search, which must not hold a whole workspace's
+/// index in memory to build it (the process's memory would grow with the store), and for
+/// the activity counts, which read every day file of their window anyway.
+pub(crate) fn current_all(
+    store: &Store,
+    workspaces: &[String],
+    cache: Option<&crate::RecallCache>,
+) -> Option<Vec<WsIndex>> {
+    let mut out = Vec::with_capacity(workspaces.len());
+    for workspace in workspaces {
+        let dirs = store.workspace_dirs(workspace);
+        let listing = list(&dirs);
+        if let Some(ix) = cache.and_then(|c| c.get(workspace))
+            && ix.dirs == dirs
+            && stale_files(&ix, &listing).is_empty()
+            && !settled_racy(&ix)
+        {
+            out.push(ix);
+            continue;
+        }
+        match probe_with(&index_path(store, workspace), &dirs, &listing) {
+            Probe::Fresh(ix) if !settled_racy(&ix) => {
+                let ix = ix.close();
+                out.push(match cache {
+                    Some(cache) => cache.put(workspace, ix),
+                    None => ix,
+                });
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 /// [`fresh`] for each workspace, in parallel (each is a directory listing, a `stat` per day
 /// file, and perhaps a rebuild); in the order given.
 pub(crate) fn fresh_all(

@@ -51,7 +51,7 @@ pub use admin::{
     embed_vectors, index_rebuild, index_status, index_verify, read_index_bytes,
 };
 pub use fresh::RecallCache;
-pub(crate) use fresh::fresh_all;
+pub(crate) use fresh::{current_all, fresh_all};
 pub(crate) use search::{Fallback, search};
 pub(crate) use supersede::{Indexed, supersession};
 
