@@ -38,6 +38,11 @@
 //! workspaces (target 100 ms), an MCP recall with the model kept loaded (20 ms), a save (50
 //! ms). Every other row runs with no model.
 //!
+//! `semantic/recall_all_search_100k`: the same whole-process recall with the model over the
+//! generated 100,000-checkpoint store, the index and its vectors warm (target 120 ms); with
+//! `GOLDFISH_BENCH_DISTINCT=1` also over a store of 100,000 distinct texts
+//! (`semantic/recall_all_search_100k_distinct`, see [`semantic_at_scale`]).
+//!
 //! With `GOLDFISH_BENCH_1M=1` the same two rows run over 1,000,000 checkpoints too
 //! (`cli/recall_all_search_1m`, `cli/recall_after_save_1m`; target 300 ms). Generating that
 //! store once takes about 10 s and 850 MB of disk. The big rows take 10 samples of one
@@ -54,7 +59,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use goldfish_benches::store_gen::{DEFAULT_SEED, cached_store};
+use goldfish_benches::store_gen::{DEFAULT_SEED, Texts, cached_store, cached_store_with};
 
 /// The optimised binary (the bench profile writes to `target/release`), built if needed.
 fn goldfish_binary() -> PathBuf {
@@ -623,17 +628,8 @@ fn real_model() -> PathBuf {
         .unwrap_or_else(|e| panic!("the semantic rows need the real model: {e}"))
 }
 
-/// One JSON-RPC exchange with a running `goldfish mcp`: writes `request`, returns the reply
-/// line with `id`.
-fn mcp_call(
-    stdin: &mut std::process::ChildStdin,
-    stdout: &mut impl std::io::BufRead,
-    request: &str,
-    id: u64,
-) -> String {
-    use std::io::Write as _;
-    writeln!(stdin, "{request}").expect("write to goldfish mcp");
-    stdin.flush().expect("flush");
+/// Reads the reply line with `id` from a running `goldfish mcp`.
+fn mcp_reply(stdout: &mut impl std::io::BufRead, id: u64) -> String {
     let want = format!("\"id\":{id}");
     loop {
         let mut line = String::new();
@@ -643,6 +639,78 @@ fn mcp_call(
             return line;
         }
     }
+}
+
+/// The question the semantic rows search for.
+const SEMANTIC_QUESTION: &str = "how did we make the packed refs lookup faster";
+
+/// The semantic rows' recall: [`SEMANTIC_QUESTION`] over every workspace and date.
+const SEMANTIC_RECALL: [&str; 7] = [
+    "--workspace",
+    "all",
+    "recall",
+    "--from",
+    "2000-01-01",
+    "--search",
+    SEMANTIC_QUESTION,
+];
+
+/// A running `goldfish mcp`, initialized.
+struct Mcp {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Mcp {
+    /// Spawns `cmd` (a `goldfish mcp` command) and initializes the session.
+    fn start(mut cmd: Command) -> Mcp {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn goldfish mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut mcp = Mcp {
+            child,
+            stdin: Some(stdin),
+            stdout,
+        };
+        mcp.call(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
+            1,
+        );
+        mcp.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        mcp
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write as _;
+        let stdin = self.stdin.as_mut().expect("a running server");
+        writeln!(stdin, "{line}").expect("write to goldfish mcp");
+        stdin.flush().expect("flush");
+    }
+
+    /// Sends `request` and returns the reply line with `id`.
+    fn call(&mut self, request: &str, id: u64) -> String {
+        self.send(request);
+        mcp_reply(&mut self.stdout, id)
+    }
+
+    /// Closes its input and waits for it to end.
+    fn stop(mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// An MCP `recall` call of every workspace and date with `search`, as request 2.
+fn mcp_recall_call(search: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"recall","arguments":{{"workspace":"all","from":"2000-01-01","search":"{search}"}}}}}}"#
+    )
 }
 
 /// The semantic channel, with all-MiniLM-L6-v2 installed and every vector of the evaluation
@@ -675,17 +743,7 @@ fn semantic(c: &mut Criterion) {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let question = "how did we make the packed refs lookup faster";
-    let recall = [
-        "--json",
-        "--workspace",
-        "all",
-        "recall",
-        "--from",
-        "2000-01-01",
-        "--search",
-        question,
-    ];
+    let recall = [&["--json"][..], &SEMANTIC_RECALL[..]].concat();
     let out = with_model(&recall).output().expect("spawn goldfish recall");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -705,39 +763,15 @@ fn semantic(c: &mut Criterion) {
         });
     });
 
-    let mut server = with_model(&["mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn goldfish mcp");
-    let mut stdin = server.stdin.take().expect("stdin");
-    let mut stdout = std::io::BufReader::new(server.stdout.take().expect("stdout"));
-    mcp_call(
-        &mut stdin,
-        &mut stdout,
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
-        1,
-    );
-    {
-        use std::io::Write as _;
-        writeln!(
-            stdin,
-            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-        )
-        .expect("write");
-    }
-    let call = format!(
-        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"recall","arguments":{{"workspace":"all","from":"2000-01-01","search":"{question}"}}}}}}"#
-    );
+    let mut server = Mcp::start(with_model(&["mcp"]));
+    let call = mcp_recall_call(SEMANTIC_QUESTION);
     // The first call loads the model, outside the timed part.
-    let first = mcp_call(&mut stdin, &mut stdout, &call, 2);
+    let first = server.call(&call, 2);
     assert!(first.contains("semantic"), "{first}");
     group.bench_function("mcp_recall", |b| {
-        b.iter(|| mcp_call(&mut stdin, &mut stdout, &call, 2).len());
+        b.iter(|| server.call(&call, 2).len());
     });
-    drop(stdin);
-    let _ = server.wait();
+    server.stop();
 
     let mut n = 0u64;
     group.bench_function("save", |b| {
@@ -753,6 +787,77 @@ fn semantic(c: &mut Criterion) {
     group.finish();
 }
 
+/// The semantic channel at 100,000 checkpoints, with all-MiniLM-L6-v2 installed and the
+/// index and every vector computed (`goldfish index rebuild`, once per cached store: the
+/// vectors are kept in it), the index warm: `semantic/recall_all_search_100k` is `goldfish
+/// --workspace all recall --search` with a question over the generated store, the whole
+/// process (target 120 ms), and `semantic/mcp_recall_100k` the same search as an MCP call to
+/// a running server (the model loaded, the indexes in memory). That store repeats the corpus's texts (1,952 distinct, each in
+/// the 17 workspaces of its project: 33,201 vectors, 1,952 embedded and the rest copied by
+/// the rebuild, a minute in all); with `GOLDFISH_BENCH_DISTINCT=1`,
+/// `semantic/recall_all_search_100k_distinct` runs over a store of 100,000 distinct texts
+/// too, 100,000 vectors (embedding them once takes about 25 minutes on two cores).
+fn semantic_at_scale(c: &mut Criterion) {
+    let bin = goldfish_binary();
+    let models = tempfile::tempdir().expect("temp dir");
+    let model = real_model();
+    let mut stores = vec![("100k", Texts::Repeated)];
+    if std::env::var_os("GOLDFISH_BENCH_DISTINCT").is_some_and(|v| v == "1") {
+        stores.push(("100k_distinct", Texts::Distinct));
+    }
+    let mut group = c.benchmark_group("semantic");
+    group.sample_size(10).sampling_mode(SamplingMode::Flat);
+    for (i, (label, texts)) in stores.into_iter().enumerate() {
+        let (home, stats) = cached_store_with(100_000, DEFAULT_SEED, texts)
+            .unwrap_or_else(|e| panic!("generate the {label} store: {e}"));
+        assert_eq!(stats.checkpoints, 100_000, "the cached {label} store");
+        remove_earlier_saves(&home);
+        let with_model = |args: &[&str]| {
+            let mut cmd = goldfish(&bin, &home, args);
+            cmd.env("GOLDFISH_MODEL_DIR", models.path())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            cmd
+        };
+        if i == 0 {
+            let from = model.to_str().expect("a UTF-8 path");
+            run_ok(
+                with_model(&["model", "install", "--from", from]),
+                "goldfish model install",
+            );
+        }
+        let rebuilt = run_ok(
+            with_model(&["--workspace", "all", "index", "rebuild"]),
+            "goldfish index rebuild",
+        );
+        eprintln!("the {label} store: {}", rebuilt.trim());
+        let json = run_ok(
+            with_model(&[&["--json"][..], &SEMANTIC_RECALL[..]].concat()),
+            "goldfish recall",
+        );
+        assert!(
+            json.contains(r#""semantic""#) && json.contains("packed"),
+            "the semantic channel did not rank over the {label} store: {json}"
+        );
+        group.bench_function(format!("recall_all_search_{label}"), |b| {
+            b.iter(|| run_ok(with_model(&SEMANTIC_RECALL), "goldfish recall").len());
+        });
+        if i == 0 {
+            // The same search as an MCP call to a server that keeps the model loaded and the
+            // indexes in memory (still checked against the day files at every call).
+            let mut server = Mcp::start(with_model(&["mcp"]));
+            let call = mcp_recall_call(SEMANTIC_QUESTION);
+            let first = server.call(&call, 2);
+            assert!(first.contains("semantic"), "{first}");
+            group.bench_function(format!("mcp_recall_{label}"), |b| {
+                b.iter(|| server.call(&call, 2).len());
+            });
+            server.stop();
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     recall_100,
@@ -762,7 +867,8 @@ criterion_group!(
     serve_pages,
     recall_at_scale,
     import_orders,
-    semantic
+    semantic,
+    semantic_at_scale
 );
 criterion_main!(benches);
 

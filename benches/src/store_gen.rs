@@ -21,6 +21,11 @@
 //!
 //! [`cached_store`] keeps generated stores under `target/bench-stores/`, keyed by `n`, seed
 //! and [`FORMAT_VERSION`], so that benches generate a store once.
+//!
+//! Such a store repeats the corpus's texts: 100,000 checkpoints hold 1,974 texts, each in
+//! every workspace of its project. [`Texts::Distinct`] makes every checkpoint's text its
+//! own (copy `k > 0` ends its description with `(copy k)`), for what costs per distinct
+//! text, such as the semantic channel's vectors.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -54,6 +59,16 @@ pub fn newest_generated_day() -> NaiveDate {
         .max()
         .unwrap_or_default();
     (newest + TimeDelta::days(1)).date_naive()
+}
+
+/// Whether a generated store repeats the corpus's texts or makes each checkpoint's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Texts {
+    /// Every copy of the corpus has its texts as they are.
+    #[default]
+    Repeated,
+    /// Copy `k > 0` ends each description with ` (copy k)`: no two checkpoints share a text.
+    Distinct,
 }
 
 /// What [`generate`] wrote.
@@ -143,6 +158,15 @@ fn partial_choice(seed: u64, len: usize, keep: usize) -> Vec<bool> {
 ///
 /// An I/O error, naming the file or directory it was about.
 pub fn generate(home: &Path, n: usize, seed: u64) -> io::Result<StoreStats> {
+    generate_with(home, n, seed, Texts::Repeated)
+}
+
+/// [`generate`] with the texts of `texts`.
+///
+/// # Errors
+///
+/// An I/O error, naming the file or directory it was about.
+pub fn generate_with(home: &Path, n: usize, seed: u64, texts: Texts) -> io::Result<StoreStats> {
     let corpus = checkpoints(NL_CORPUS);
     let len = corpus.len();
     let copies = n.div_ceil(len);
@@ -170,7 +194,7 @@ pub fn generate(home: &Path, n: usize, seed: u64) -> io::Result<StoreStats> {
                         let Some(&s) = jobs.get(job) else {
                             return Ok(total);
                         };
-                        let part = write_variant(home, &corpus, copies, &chosen, seed, s)?;
+                        let part = write_variant(home, &corpus, copies, &chosen, seed, s, texts)?;
                         total.add(&part);
                     }
                 })
@@ -201,6 +225,7 @@ fn write_variant(
     chosen: &[bool],
     seed: u64,
     s: usize,
+    texts: Texts,
 ) -> io::Result<StoreStats> {
     let len = corpus.len();
     let mut days: BTreeMap<(String, NaiveDate), Vec<Checkpoint>> = BTreeMap::new();
@@ -221,6 +246,9 @@ fn write_variant(
             c.id = id;
             c.timestamp = timestamp;
             c.workspace = workspace.clone();
+            if texts == Texts::Distinct && k > 0 {
+                c.description.push_str(&format!(" (copy {k})"));
+            }
             days.entry((workspace, timestamp.date_naive()))
                 .or_default()
                 .push(c);
@@ -327,22 +355,35 @@ pub fn cache_root() -> PathBuf {
 ///
 /// An I/O error, naming the path.
 pub fn cached_store(n: usize, seed: u64) -> io::Result<(PathBuf, StoreStats)> {
+    cached_store_with(n, seed, Texts::Repeated)
+}
+
+/// [`cached_store`] with the texts of `texts` (a store of distinct texts is kept apart).
+///
+/// # Errors
+///
+/// An I/O error, naming the path.
+pub fn cached_store_with(n: usize, seed: u64, texts: Texts) -> io::Result<(PathBuf, StoreStats)> {
     let root = cache_root();
-    let dir = root.join(format!("v{FORMAT_VERSION}-n{n}-s{seed:x}"));
+    let kind = match texts {
+        Texts::Repeated => "",
+        Texts::Distinct => "-distinct",
+    };
+    let dir = root.join(format!("v{FORMAT_VERSION}-n{n}-s{seed:x}{kind}"));
     let stats_path = dir.join("stats.json");
     if let Some(stats) = read_stats(&stats_path) {
         return Ok((dir.join("home"), stats));
     }
     create_dir(&root)?;
     let tmp = root.join(format!(
-        ".tmp-v{FORMAT_VERSION}-n{n}-s{seed:x}-{}",
+        ".tmp-v{FORMAT_VERSION}-n{n}-s{seed:x}{kind}-{}",
         std::process::id()
     ));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp)
             .map_err(|e| io::Error::new(e.kind(), format!("remove {}: {e}", tmp.display())))?;
     }
-    let stats = generate(&tmp.join("home"), n, seed)?;
+    let stats = generate_with(&tmp.join("home"), n, seed, texts)?;
     let json = serde_json::to_string_pretty(&stats).map_err(io::Error::other)?;
     write_file(&tmp.join("stats.json"), json.as_bytes())?;
     if dir.exists() {
@@ -379,6 +420,39 @@ fn read_stats(path: &Path) -> Option<StoreStats> {
 mod tests {
     use super::*;
     use goldfish_store::Store;
+
+    /// The descriptions of every checkpoint of a generated store.
+    fn descriptions(home: &Path) -> Vec<String> {
+        let store = Store::open(home).expect("open");
+        let from = goldfish_core::time::parse_utc("2000-01-01T00:00:00Z").expect("date");
+        let to = goldfish_core::time::parse_utc("2100-01-01T00:00:00Z").expect("date");
+        let mut all = Vec::new();
+        for ws in store.list_workspaces().expect("workspaces") {
+            let got = store.checkpoints_between(&ws, from, to).expect("read");
+            all.extend(got.checkpoints.into_iter().map(|c| c.description));
+        }
+        all
+    }
+
+    #[test]
+    fn distinct_texts_are_each_checkpoints_own() {
+        let corpus: std::collections::HashSet<String> = checkpoints(NL_CORPUS)
+            .into_iter()
+            .map(|c| c.description)
+            .collect();
+        let n = 2 * 1974;
+        for (texts, want) in [
+            (Texts::Repeated, corpus.len()),
+            (Texts::Distinct, 2 * corpus.len()),
+        ] {
+            let home = tempfile::tempdir().expect("temp dir");
+            generate_with(home.path(), n, 7, texts).expect("generate");
+            let all = descriptions(home.path());
+            assert_eq!(all.len(), n);
+            let distinct: std::collections::HashSet<&String> = all.iter().collect();
+            assert_eq!(distinct.len(), want, "{texts:?}");
+        }
+    }
 
     #[test]
     fn small_store_reads_back_whole_and_is_deterministic() {

@@ -1,17 +1,21 @@
 //! Writes a generated store of N checkpoints (see `goldfish_benches::store_gen`).
 //!
-//! Usage: `gen-store N [--seed S] [--out DIR] [--json]`, N as `10000`, `10k`, `100k` or `1m`.
-//! Without `--out` the store is the benches' cached one under `target/bench-stores/` (made if
-//! missing). Prints the store's home (for `GOLDFISH_HOME`), what it holds and how long it
+//! Usage: `gen-store N [--seed S] [--out DIR] [--distinct] [--json]`, N as `10000`, `10k`,
+//! `100k` or `1m`. Without `--out` the store is the benches' cached one under
+//! `target/bench-stores/` (made if missing). `--distinct` gives every checkpoint a text of its
+//! own (`store_gen::Texts::Distinct`). Prints the store's home (for `GOLDFISH_HOME`), what it holds and how long it
 //! took; `--json` prints the same as one JSON object.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use goldfish_benches::store_gen::{DEFAULT_SEED, StoreStats, cached_store, generate};
+use goldfish_benches::store_gen::{
+    DEFAULT_SEED, StoreStats, Texts, cached_store_with, generate_with,
+};
 
-const USAGE: &str = "usage: gen-store N [--seed S] [--out DIR] [--json]  (N: 10000, 10k, 100k, 1m)";
+const USAGE: &str =
+    "usage: gen-store N [--seed S] [--out DIR] [--distinct] [--json]  (N: 10000, 10k, 100k, 1m)";
 
 fn parse_count(text: &str) -> Option<usize> {
     let lower = text.to_ascii_lowercase();
@@ -32,10 +36,12 @@ fn main() -> ExitCode {
     let mut seed = DEFAULT_SEED;
     let mut out: Option<PathBuf> = None;
     let mut json = false;
+    let mut texts = Texts::Repeated;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--json" => json = true,
+            "--distinct" => texts = Texts::Distinct,
             "--seed" => match args.next().and_then(|v| v.parse().ok()) {
                 Some(v) => seed = v,
                 None => {
@@ -65,8 +71,8 @@ fn main() -> ExitCode {
     };
     let start = Instant::now();
     let result: std::io::Result<(PathBuf, StoreStats)> = match &out {
-        Some(dir) => generate(dir, n, seed).map(|s| (dir.clone(), s)),
-        None => cached_store(n, seed),
+        Some(dir) => generate_with(dir, n, seed, texts).map(|s| (dir.clone(), s)),
+        None => cached_store_with(n, seed, texts),
     };
     let seconds = start.elapsed().as_secs_f64();
     match result {

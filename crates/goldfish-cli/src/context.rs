@@ -74,17 +74,11 @@ impl Context {
     }
 
     /// The semantic channel for a search, when a model is installed (`goldfish model
-    /// install`): loaded once per process. A model that cannot be loaded is reported once on
-    /// stderr, and recall stays lexical.
+    /// install`): one per process, its model loaded by the first search that ranks by meaning.
+    /// A model that cannot be loaded is said in that search's notes, and recall stays lexical.
     pub(crate) fn semantic(&self) -> Option<goldfish_recall::SemanticChannel> {
         self.semantic
-            .get_or_init(|| match crate::commands::model::load_installed() {
-                Ok(found) => found,
-                Err(e) => {
-                    eprintln!("goldfish: the semantic channel is off ({e:#}); recall is lexical");
-                    None
-                }
-            })
+            .get_or_init(crate::commands::model::load_installed)
             .clone()
     }
 

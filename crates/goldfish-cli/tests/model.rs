@@ -140,7 +140,7 @@ fn install_from_a_directory_that_is_not_a_model_names_the_file() -> TestResult {
 /// Recall by meaning through the binary with the real model: a question in other words
 /// than its answer finds it first (lexically it does not), `--json` says which channels
 /// ranked, `goldfish index rebuild` reports the vectors, and a damaged model leaves recall
-/// lexical with one line on stderr.
+/// lexical with a line on stderr.
 #[test]
 fn recall_finds_by_meaning_with_the_real_model() -> TestResult {
     let source = real_model()?;
@@ -216,7 +216,7 @@ fn recall_finds_by_meaning_with_the_real_model() -> TestResult {
     assert_eq!(rebuilt["vectors"]["kept"], 4, "{rebuilt}");
     assert!(env.home().join(".index/test.gfv").is_file());
 
-    // A damaged model: recall still answers, lexically, and says why once.
+    // A damaged model: recall still answers, lexically, and says why.
     let tokenizer = models.path().join(DEFAULT_MODEL).join("tokenizer.json");
     std::fs::write(&tokenizer, b"{ not json")?;
     let (damaged, stderr) = run(&recall, models.path())?;
@@ -226,5 +226,17 @@ fn recall_finds_by_meaning_with_the_real_model() -> TestResult {
         stderr.contains("semantic channel is off") && stderr.contains("tokenizer.json"),
         "{stderr}"
     );
+    // A search of two words ranks lexically and never loads the model (only a search that
+    // ranks by meaning does): the damage goes unnoticed.
+    let (short, stderr) = run(
+        &["--json", "recall", "--search", "windows letters"],
+        models.path(),
+    )?;
+    assert_eq!(short["channels"], serde_json::json!(["lexical"]), "{short}");
+    assert!(
+        first(&short).is_some_and(|d| d.starts_with("Normalised")),
+        "{short}"
+    );
+    assert!(!stderr.contains("semantic channel"), "{stderr}");
     Ok(())
 }

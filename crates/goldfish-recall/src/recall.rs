@@ -591,6 +591,26 @@ fn recall_inner(
         all,
     } = prepare(store, opts)?;
     let mut notes = Vec::new();
+    // A blank search is no search; text without a single content word is an error that says
+    // so, never a silent "nothing matched".
+    let query = match opts.search.as_deref().filter(|s| !s.trim().is_empty()) {
+        Some(text) => Some(Query::try_parse(text)?),
+        None => None,
+    };
+    let search_opts = SearchOptions {
+        explain: opts.explain,
+        ..SearchOptions::default()
+    };
+    // The semantic channel, with a search of enough words and a model: the query embedded
+    // once, beside the lexical search. A model that fails leaves the search lexical, with a
+    // note.
+    let mut caches = match (&query, &opts.semantic) {
+        (Some(q), Some(channel)) if channel.options.applies_to(q) => {
+            let text = opts.search.as_deref().unwrap_or_default();
+            Some(Caches::new(store.root(), channel, text, &workspaces))
+        }
+        _ => None,
+    };
     // Who is superseded comes from every entry of each workspace, not the window's: a
     // checkpoint of last week replaced today is hidden from a recall of last week. The
     // index keeps what that takes; without it, every day file is read.
@@ -608,38 +628,6 @@ fn recall_inner(
     if !opts.include_superseded {
         effective.filter.hide_superseded(&workspaces, &links);
     }
-    // A blank search is no search; text without a single content word is an error that says
-    // so, never a silent "nothing matched".
-    let query = match opts.search.as_deref().filter(|s| !s.trim().is_empty()) {
-        Some(text) => Some(Query::try_parse(text)?),
-        None => None,
-    };
-    let search_opts = SearchOptions {
-        explain: opts.explain,
-        ..SearchOptions::default()
-    };
-    // The semantic channel, with a search of enough words and a model: the query embedded
-    // once. A model that fails leaves the search lexical, with a note.
-    let mut caches = match (&query, &opts.semantic) {
-        (Some(q), Some(channel)) if channel.options.applies_to(q) => {
-            let text = opts.search.as_deref().unwrap_or_default();
-            match Caches::new(store.root(), channel, text) {
-                Ok(c) => Some(c),
-                Err(e) => {
-                    notes.push(format!(
-                        "the semantic channel is off for this search ({e}); ranked lexically"
-                    ));
-                    None
-                }
-            }
-        }
-        _ => None,
-    };
-    let channels = match (&query, &caches) {
-        (None, _) => Vec::new(),
-        (Some(_), None) => vec!["lexical"],
-        (Some(_), Some(_)) => vec!["lexical", "semantic"],
-    };
     // The index answers a search without filters over the store's own files; Goldfish 5–8
     // projects in the searched workspaces and filters are read from the files.
     let answered = match (&query, indexed) {
@@ -699,6 +687,12 @@ fn recall_inner(
             caches.as_mut(),
             &mut notes,
         )?,
+    };
+    // What ranked: the semantic channel unless its model failed.
+    let channels = match (&query, &caches) {
+        (None, _) => Vec::new(),
+        (Some(_), Some(c)) if !c.failed() => vec!["lexical", "semantic"],
+        (Some(_), _) => vec!["lexical"],
     };
     if let Some(c) = caches {
         c.save(&mut notes);

@@ -318,3 +318,66 @@ fn embed_vectors_fills_what_is_missing_and_prunes_what_is_gone() -> TestResult {
     assert_eq!(titles(&r).len(), 2);
     Ok(())
 }
+
+#[test]
+fn a_text_in_several_workspaces_is_embedded_once() -> TestResult {
+    let s = store()?;
+    // "pets" has five texts; "zoo" repeats two of them and has one of its own; "farm" repeats
+    // one of "zoo"'s.
+    s.save_at(
+        "2026-04-10T09:00:00Z",
+        "zoo",
+        "Adopted a kitten for the office",
+        &[],
+    )?;
+    s.save_at("2026-04-11T09:00:00Z", "zoo", "Fed the feline at noon", &[])?;
+    s.save_at("2026-04-12T09:00:00Z", "zoo", "Counted the penguins", &[])?;
+    s.save_at("2026-04-13T09:00:00Z", "farm", "Counted the penguins", &[])?;
+    let model = Arc::new(Concepts::default());
+    let c = channel(&model, 0);
+    let report = embed_vectors(&s.store, &Scope::All, None, &c, &mut |_, _| {})?;
+    assert_eq!(
+        (report.embedded, report.shared, report.kept),
+        (6, 3, 0),
+        "{report:?}"
+    );
+    assert_eq!(model.documents.load(Ordering::SeqCst), 6);
+
+    // Every workspace ranks by meaning with its copies, embedding nothing more.
+    for (ws, want) in [
+        (
+            "zoo",
+            vec!["Adopted a kitten for the office", "Fed the feline at noon"],
+        ),
+        (
+            "pets",
+            vec!["Adopted a kitten for the office", "Fed the feline at noon"],
+        ),
+    ] {
+        let mut o = opts("cat", Some(channel(&model, 0)), true);
+        o.workspace = Scope::from(ws);
+        let r = recall(&s.store, &o)?;
+        let mut found = titles(&r);
+        found.sort_unstable();
+        assert_eq!(found, want, "{ws}");
+    }
+    assert_eq!(model.documents.load(Ordering::SeqCst), 6);
+
+    // A workspace whose vectors are lost is given copies from the files of the others.
+    std::fs::remove_file(s.dir.path().join(".index/zoo.gfv"))?;
+    let report = embed_vectors(&s.store, &Scope::All, None, &c, &mut |_, _| {})?;
+    assert_eq!(
+        (report.embedded, report.shared, report.kept),
+        (0, 3, 6),
+        "{report:?}"
+    );
+    assert_eq!(model.documents.load(Ordering::SeqCst), 6);
+    // And the copies are the vectors themselves: the file equals the one embedded first.
+    let again = std::fs::read(s.dir.path().join(".index/zoo.gfv"))?;
+    std::fs::remove_file(s.dir.path().join(".index/zoo.gfv"))?;
+    std::fs::remove_file(s.dir.path().join(".index/pets.gfv"))?;
+    std::fs::remove_file(s.dir.path().join(".index/farm.gfv"))?;
+    embed_vectors(&s.store, &Scope::All, None, &c, &mut |_, _| {})?;
+    assert_eq!(std::fs::read(s.dir.path().join(".index/zoo.gfv"))?, again);
+    Ok(())
+}

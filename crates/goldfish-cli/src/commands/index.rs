@@ -94,6 +94,13 @@ pub(crate) fn run(ctx: &Context, command: IndexCommand) -> anyhow::Result<Report
                         report.embedded as f64 / secs.max(1e-9)
                     );
                 }
+                if report.shared > 0 {
+                    let _ = write!(
+                        text,
+                        " · {} shared (the same text in another workspace)",
+                        report.shared
+                    );
+                }
                 if report.unreadable > 0 {
                     let _ = write!(text, " · {} unreadable", report.unreadable);
                 }

@@ -19,23 +19,30 @@ pub(crate) fn model_dir() -> anyhow::Result<ModelDir> {
     )?)
 }
 
-/// The installed default model as recall's semantic channel; `Ok(None)` when none is
-/// installed (or no model directory can be found). Its vectors are cached under the model's
-/// fingerprint, so reinstalling other weights starts a new cache.
-pub(crate) fn load_installed() -> anyhow::Result<Option<goldfish_recall::SemanticChannel>> {
-    let Ok(dir) = model_dir() else {
-        return Ok(None);
-    };
+/// The installed default model as recall's semantic channel; `None` when none is
+/// installed (or no model directory can be found). The model is loaded when a search first
+/// needs it (see `goldfish_recall::LazyEmbedder`): a recall of one or two words, or none,
+/// never loads it. Its vectors are cached under the model's fingerprint, so reinstalling
+/// other weights starts a new cache.
+pub(crate) fn load_installed() -> Option<goldfish_recall::SemanticChannel> {
+    let dir = model_dir().ok()?;
     if !dir.path(DEFAULT_MODEL).exists() {
-        return Ok(None);
+        return None;
     }
-    // Checked while loading (every file read once).
-    let model = dir.load(DEFAULT_MODEL)?;
-    // The model's fingerprint (its name and a hash of its files): other weights, other id.
-    let id = model.model_id().to_string();
-    let embedder = goldfish_recall::semantic::ModelEmbedder::new(model, id);
-    Ok(Some(goldfish_recall::SemanticChannel::new(
-        std::sync::Arc::new(embedder),
+    let embedder = goldfish_recall::LazyEmbedder::new(move || {
+        // Checked while loading (every file read once); a failure names the file.
+        let model = dir
+            .load(DEFAULT_MODEL)
+            .map_err(|e| format!("{:#}", anyhow::Error::from(e)))?;
+        // The model's fingerprint (its name and a hash of its files): other weights, other id.
+        let id = model.model_id().to_string();
+        Ok(
+            Box::new(goldfish_recall::semantic::ModelEmbedder::new(model, id))
+                as Box<dyn goldfish_recall::Embedder>,
+        )
+    });
+    Some(goldfish_recall::SemanticChannel::new(std::sync::Arc::new(
+        embedder,
     )))
 }
 

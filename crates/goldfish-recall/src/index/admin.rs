@@ -353,6 +353,9 @@ pub struct VectorReport {
     pub workspaces: usize,
     /// Entries (distinct texts) that got a vector now.
     pub embedded: usize,
+    /// Entries that got the vector of the same text from another workspace (a text in
+    /// several workspaces is embedded once).
+    pub shared: usize,
     /// Entries that already had one and kept it.
     pub kept: usize,
     /// Vectors of texts no entry has any more, removed.
@@ -363,9 +366,10 @@ pub struct VectorReport {
 
 /// Gives every entry of `scope`'s workspaces a vector in the semantic channel's cache
 /// (`.index/{workspace}.gfv`), embedding only the entries without one (in batches), and
-/// removes vectors no entry uses any more. `progress(done, total)` counts entries embedded
-/// over all workspaces. Errors: the scope cannot be resolved, the model fails, or a vector
-/// file cannot be written (named).
+/// removes vectors no entry uses any more. A text found in several workspaces is embedded
+/// once: the others are given a copy of its vector. `progress(done, total)` counts entries
+/// embedded over all workspaces. Errors: the scope cannot be resolved, the model fails, or a
+/// vector file cannot be written (named).
 pub fn embed_vectors(
     store: &Store,
     scope: &crate::Scope,
@@ -380,24 +384,35 @@ pub fn embed_vectors(
         workspaces: workspaces.len(),
         ..VectorReport::default()
     };
-    // First what is missing everywhere (so that progress has a total), then the embedding.
+    // Every workspace's vectors first: a text with a vector in any of them is copied, not
+    // embedded. Then what each workspace is missing (so that progress has a total, and a
+    // text is embedded for one workspace only), then the embedding.
+    let mut files: Vec<_> = workspaces
+        .iter()
+        .map(|ws| read_vectors(store.root(), ws, embedder))
+        .collect();
+    let mut available: HashSet<u64> = files.iter().flat_map(|v| v.keys()).collect();
     let mut work = Vec::new();
-    for ws in &workspaces {
+    let mut wanted: HashSet<u64> = HashSet::new();
+    for (ws, vectors) in workspaces.iter().zip(files.drain(..)) {
         let mut notes = Vec::new();
         let ix = fresh(store, ws, None, &mut notes);
         let docs = ix
             .reopen()
             .and_then(|open| open.docs())
             .map_err(|c| crate::Error::file(&ix.path, c.0))?;
-        let vectors = read_vectors(store.root(), ws, embedder);
         let mut by_file: HashMap<u32, Vec<(u32, u64)>> = HashMap::new();
         let mut seen = HashSet::new();
+        let mut copies = Vec::new();
         for d in &docs {
             if !seen.insert(d.text) {
                 continue;
             }
             if vectors.contains(d.text) {
                 report.kept += 1;
+            } else if available.contains(&d.text) {
+                copies.push(d.text);
+                wanted.insert(d.text);
             } else {
                 by_file.entry(d.file).or_default().push((d.ordinal, d.text));
             }
@@ -418,7 +433,18 @@ pub fn embed_vectors(
                 Err(_) => report.unreadable += wanted.len(),
             }
         }
-        work.push((ws.clone(), seen, vectors, texts));
+        available.extend(texts.iter().map(|t| t.0));
+        work.push((ws.clone(), seen, vectors, texts, copies));
+    }
+    // The vectors other workspaces copy: from the files read, then from each workspace's
+    // batches as they are embedded (a copy is always of a workspace before it, or of a file).
+    let mut shared: HashMap<u64, (f32, Vec<i8>)> = HashMap::new();
+    for (_, _, vectors, _, _) in &work {
+        for &key in &wanted {
+            if let Some((scale, v)) = vectors.get(key) {
+                shared.entry(key).or_insert_with(|| (scale, v.to_vec()));
+            }
+        }
     }
     let total: usize = work.iter().map(|w| w.3.len()).sum();
     let mut done = 0;
@@ -429,10 +455,13 @@ pub fn embed_vectors(
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
         .clamp(1, 8);
-    for (ws, keys, mut vectors, texts) in work {
+    for (ws, keys, mut vectors, texts, copies) in work {
         let before = vectors.len();
         vectors.retain(|k| keys.contains(&k));
         report.removed += before - vectors.len();
+        // Texts of like length side by side: a batch is padded to its longest text.
+        let mut texts = texts;
+        texts.sort_by_key(|t| t.1.len());
         let batches: Vec<&[(u64, String)]> = texts.chunks(BATCH).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let (tx, rx) = std::sync::mpsc::channel();
@@ -480,6 +509,20 @@ pub fn embed_vectors(
                 &crate::semantic::vectors_path(store.root(), &ws),
                 format!("the model could not embed entries of {ws}: {e}"),
             ));
+        }
+        let copied: Vec<(u64, f32, Vec<i8>)> = copies
+            .iter()
+            .filter_map(|key| shared.get(key).map(|(scale, v)| (*key, *scale, v.clone())))
+            .collect();
+        // A text whose only other workspace failed to be read has no vector yet: it is
+        // embedded by the next rebuild or recall.
+        report.unreadable += copies.len() - copied.len();
+        report.shared += copied.len();
+        vectors.insert_quantized(copied);
+        for key in texts.iter().map(|t| t.0).filter(|k| wanted.contains(k)) {
+            if let Some((scale, v)) = vectors.get(key) {
+                shared.entry(key).or_insert_with(|| (scale, v.to_vec()));
+            }
         }
         if vectors.dirty {
             write_vectors(store.root(), &ws, &vectors, embedder.id()).map_err(|e| {
