@@ -20,9 +20,7 @@ impl Source {
         match self {
             Source::File(f) => {
                 let mut buf = vec![0u8; len];
-                let mut f: &File = f;
-                f.seek(SeekFrom::Start(offset))?;
-                f.read_exact(&mut buf)?;
+                read_exact_at(f, &mut buf, offset)?;
                 Ok(buf)
             }
             Source::Closed => Err(io::Error::other("the index file is closed")),
@@ -32,6 +30,22 @@ impl Source {
                 .map(<[u8]>::to_vec)
                 .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof)),
         }
+    }
+}
+
+/// Fills `buf` from `file` at `offset`: one positioned read on Unix (a search reads a few
+/// sections of each workspace's index), a seek and a read elsewhere.
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = file;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(buf)
     }
 }
 
