@@ -965,7 +965,8 @@ pub struct ModelEmbedder {
 #[cfg(feature = "semantic")]
 impl ModelEmbedder {
     /// `model`, whose vectors are cached under `id`: give a different id for different
-    /// weights (the binary uses the model's name and its files' sizes).
+    /// weights (the binary uses `BertEmbedder::model_id`: the model's name and a fingerprint
+    /// of its files).
     pub fn new(model: goldfish_embed::BertEmbedder, id: impl Into<String>) -> Self {
         ModelEmbedder {
             model,
