@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::util::{Env, Out, TestResult, contains_all};
+use crate::util::{Env, Out, TestResult, contains_all, ids};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -175,17 +175,6 @@ fn by_id<'a>(v: &'a Value, id: &str) -> Result<&'a Value, Error> {
         .iter()
         .find(|c| c["id"] == id)
         .ok_or_else(|| format!("{id} not in {v}").into())
-}
-
-fn ids(v: &Value) -> Vec<String> {
-    v["checkpoints"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|c| c["id"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A project where `auth.rs` and `db.rs` changed after the first checkpoint (2 and 1 commits)

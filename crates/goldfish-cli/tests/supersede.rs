@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::util::{Env, TestResult};
+use crate::util::{Env, TestResult, ids};
 
 /// Saves a checkpoint with `args` after the description; returns its id.
 fn save(env: &Env, description: &str, args: &[&str]) -> Result<String, Box<dyn std::error::Error>> {
@@ -12,17 +12,6 @@ fn save(env: &Env, description: &str, args: &[&str]) -> Result<String, Box<dyn s
     all.extend_from_slice(args);
     let v = env.json(&all)?;
     Ok(v["id"].as_str().ok_or("an id")?.to_string())
-}
-
-fn ids(v: &Value) -> Vec<String> {
-    v["checkpoints"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|c| c["id"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]

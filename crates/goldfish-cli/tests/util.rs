@@ -144,6 +144,18 @@ pub(crate) fn contains_all(haystack: &str, needles: &[&str]) -> TestResult {
     Ok(())
 }
 
+/// The ids of a `--json` recall's checkpoints, in order.
+pub(crate) fn ids(v: &serde_json::Value) -> Vec<String> {
+    v["checkpoints"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| c["id"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The recall crate's evaluation corpus, 1,974 real checkpoints of six projects, as
 /// checkpoints with their own ids, workspaces and timestamps.
 pub(crate) fn corpus() -> Result<Vec<goldfish_store::Checkpoint>, Box<dyn std::error::Error>> {
