@@ -688,11 +688,12 @@ fn recall_inner(
             &mut notes,
         )?,
     };
-    // What ranked: the semantic channel unless its model failed.
-    let channels = match (&query, &caches) {
+    // What ranked: the semantic channel when its query was embedded.
+    let semantic = caches.as_mut().is_some_and(|c| c.ranked(&mut notes));
+    let channels = match (&query, semantic) {
         (None, _) => Vec::new(),
-        (Some(_), Some(c)) if !c.failed() => vec!["lexical", "semantic"],
-        (Some(_), _) => vec!["lexical"],
+        (Some(_), true) => vec!["lexical", "semantic"],
+        (Some(_), false) => vec!["lexical"],
     };
     if let Some(c) = caches {
         c.save(&mut notes);

@@ -180,10 +180,10 @@ impl SemanticChannel {
 
 impl fmt::Debug for SemanticChannel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Not the model's id: asking a `LazyEmbedder` for it loads the model.
         f.debug_struct("SemanticChannel")
-            .field("model", &self.embedder.id())
             .field("options", &self.options)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -285,7 +285,7 @@ impl Vectors {
 
     /// The cosine similarity of the query with the vector at `i` (a [`Vectors::position`]).
     pub(crate) fn cosine_at(&self, i: usize, query: &PreparedQuery) -> f32 {
-        let v = &self.values[i * self.dim..(i + 1) * self.dim];
+        let v = self.row(i);
         // In integers: the compiler keeps many lanes of it in flight (a sum of floats must
         // be added in order), and 127 × 16,383 × the dimension stays far from overflow.
         let dot: i32 = v
@@ -312,11 +312,13 @@ impl Vectors {
 
     /// `key`'s vector as stored: its scale and quantized values.
     pub(crate) fn get(&self, key: u64) -> Option<(f32, &[i8])> {
-        let i = self.keys.binary_search(&key).ok()?;
-        Some((
-            self.scales[i],
-            &self.values[i * self.dim..(i + 1) * self.dim],
-        ))
+        let i = self.position(key)?;
+        Some((self.scales[i], self.row(i)))
+    }
+
+    /// The quantized values of the vector at `i`.
+    fn row(&self, i: usize) -> &[i8] {
+        &self.values[i * self.dim..(i + 1) * self.dim]
     }
 
     /// Adds vectors (normalised and quantized here).
@@ -633,9 +635,10 @@ impl<'a> Caches<'a> {
         }
     }
 
-    /// Whether the model failed this search (the semantic channel did not rank).
-    pub(crate) fn failed(&self) -> bool {
-        matches!(self.query, QueryState::Failed | QueryState::Error(_))
+    /// Whether the semantic channel ranked this search: its query was embedded (waited for
+    /// when nothing asked for it yet, such as a search with no entry in its window).
+    pub(crate) fn ranked(&mut self, notes: &mut Vec<String>) -> bool {
+        self.query(notes).is_some()
     }
 
     /// The vectors of `workspace` read by [`Caches::of`] (none if it has none).
@@ -716,9 +719,10 @@ pub(crate) fn rerank<'w>(
     notes: &mut Vec<String>,
 ) -> Vec<Hit> {
     let opts = caches.channel.options;
-    if caches.query(notes).is_none() {
+    // The query, copied out of the caches (which the missing entries' vectors go into).
+    let Some(query) = caches.query(notes).cloned() else {
         return hits;
-    }
+    };
     // Each entry's workspace, numbered in order of first appearance (entries come grouped by
     // workspace: the name is compared with the last one's before it is looked up), and the
     // workspaces' vectors read once each.
@@ -774,7 +778,8 @@ pub(crate) fn rerank<'w>(
         }
     }
     let mut cosines: Vec<(usize, f32)> = Vec::new();
-    if let QueryState::Ready(query) = &caches.query {
+    {
+        let query = &query;
         let tables: Vec<&Vectors> = names.iter().map(|n| caches.get(n)).collect();
         // A workspace whose vectors are mostly searched has them all compared in order; one
         // with a few entries searched (a short window) has those looked up.

@@ -291,6 +291,23 @@ fn a_failing_model_leaves_recall_lexical_with_a_note() -> TestResult {
         "{:?}",
         r.notes
     );
+    // A search with no entry in its window ranks nothing by meaning either: the broken
+    // model is still found out, and not claimed to have ranked.
+    for use_index in [true, false] {
+        let mut o = opts("office", Some(channel(&model, 100)), use_index);
+        o.from = Some("2026-04-20".into());
+        o.to = Some("2026-04-25".into());
+        let r = recall(&s.store, &o)?;
+        assert!(r.hits.is_empty());
+        assert_eq!(r.channels, ["lexical"], "index: {use_index}");
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("the test model is broken")),
+            "{:?}",
+            r.notes
+        );
+    }
     Ok(())
 }
 
