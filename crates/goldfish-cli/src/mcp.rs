@@ -634,48 +634,34 @@ pub(crate) struct RecallCheckpoint {
     pub(crate) superseded_by: Vec<LinkOut>,
     /// Whether the files it names changed in git since its commit (left out: no claim).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) freshness: Option<FreshnessOut>,
+    #[schemars(with = "Option<FreshnessOut>")]
+    pub(crate) freshness: Option<goldfish_store::Freshness>,
 }
 
-/// What git says of a checkpoint's files since its commit.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct FreshnessOut {
+/// The schema of what git says of a checkpoint's files since its commit, as
+/// [`goldfish_store::Freshness`] serialises it.
+#[derive(JsonSchema)]
+#[expect(dead_code, reason = "only its schema is used")]
+struct FreshnessOut {
     /// The checkpoint's commit.
-    pub(crate) commit: String,
+    commit: String,
     /// Whether any file it names changed since.
-    pub(crate) stale: bool,
+    stale: bool,
     /// The line the text shows: `src/auth.rs changed in 4 commits since abc1234`, `files
     /// unchanged since abc1234`.
-    pub(crate) summary: String,
+    summary: String,
     /// Each file it names with the commits that changed it since (0: unchanged).
-    pub(crate) files: Vec<FileFreshnessOut>,
+    files: Vec<FileFreshnessOut>,
 }
 
-/// One named file's changes since the checkpoint's commit.
-#[derive(Debug, Serialize, JsonSchema)]
-pub(crate) struct FileFreshnessOut {
+/// The schema of one named file's changes since the checkpoint's commit.
+#[derive(JsonSchema)]
+#[expect(dead_code, reason = "only its schema is used")]
+struct FileFreshnessOut {
     /// The file, relative to the repository's top.
-    pub(crate) path: String,
+    path: String,
     /// Commits that changed it since (merges not counted).
-    pub(crate) commits: usize,
-}
-
-impl FreshnessOut {
-    fn of(f: &goldfish_store::Freshness) -> Self {
-        FreshnessOut {
-            commit: f.commit.clone(),
-            stale: f.is_stale(),
-            summary: f.text(),
-            files: f
-                .files
-                .iter()
-                .map(|file| FileFreshnessOut {
-                    path: file.path.clone(),
-                    commits: file.commits,
-                })
-                .collect(),
-        }
-    }
+    commits: usize,
 }
 
 /// The schema of a typed memory's fields as [`goldfish_store::Structured`] serialises them
@@ -756,7 +742,7 @@ impl RecallCheckpoint {
             superseded_by: links
                 .map(|l| LinkOut::all(&l.superseded_by))
                 .unwrap_or_default(),
-            freshness: freshness.map(FreshnessOut::of),
+            freshness: freshness.cloned(),
         }
     }
 }
