@@ -174,6 +174,48 @@ pub(super) fn write(path: &Path, bytes: &[u8]) -> Result<(), goldfish_core::fs::
     goldfish_core::fs::write_atomic(path, bytes, &goldfish_core::fs::WriteOptions::private())
 }
 
+/// Why a workspace's index is not current, with what was learnt finding out: its
+/// directories, their listing and what its file holds.
+struct NotCurrent {
+    dirs: Vec<PathBuf>,
+    listing: Listing,
+    probe: Probe,
+}
+
+/// `workspace`'s index when it is current, with no rebuild: kept in `cache` and matching the
+/// day files, or a file that matches them and was written long enough after them (then
+/// kept in `cache`).
+fn current(
+    store: &Store,
+    workspace: &str,
+    cache: Option<&crate::RecallCache>,
+) -> Result<WsIndex, Box<NotCurrent>> {
+    let dirs = store.workspace_dirs(workspace);
+    let listing = list(&dirs);
+    if let Some(cache) = cache
+        && let Some(ix) = cache.get(workspace)
+        && ix.dirs == dirs
+        && stale_files(&ix, &listing).is_empty()
+        && !settled_racy(&ix)
+    {
+        return Ok(ix);
+    }
+    match probe_with(&index_path(store, workspace), &dirs, &listing) {
+        Probe::Fresh(ix) if !settled_racy(&ix) => {
+            let ix = ix.close();
+            Ok(match cache {
+                Some(cache) => cache.put(workspace, ix),
+                None => ix,
+            })
+        }
+        probe => Err(Box::new(NotCurrent {
+            dirs,
+            listing,
+            probe,
+        })),
+    }
+}
+
 /// A fresh index for `workspace`: the file's, else rebuilt (and written when it can be).
 /// What a person should know goes to `notes`.
 pub(crate) fn fresh(
@@ -182,29 +224,24 @@ pub(crate) fn fresh(
     cache: Option<&crate::RecallCache>,
     notes: &mut Vec<String>,
 ) -> WsIndex {
-    let dirs = store.workspace_dirs(workspace);
-    let listing = list(&dirs);
+    let NotCurrent {
+        dirs,
+        listing,
+        probe,
+    } = match current(store, workspace, cache) {
+        Ok(ix) => return ix,
+        Err(not) => *not,
+    };
     let path = index_path(store, workspace);
-    if let Some(cache) = cache
-        && let Some(ix) = cache.get(workspace)
-        && ix.dirs == dirs
-        && stale_files(&ix, &listing).is_empty()
-        && !settled_racy(&ix)
-    {
-        return ix;
-    }
-    let ix = match probe_with(&path, &dirs, &listing) {
+    let ix = match probe {
         // Files written just before the build are checked by content, every time: once
         // their mtime is old enough to tell a later write apart, rebuild (once) so that
         // the check is a `stat` again. If the index cannot be written, the one read is
         // still right.
-        Probe::Fresh(ix) if settled_racy(&ix) => {
-            match rebuild_with(store, workspace, dirs, listing) {
-                (rebuilt, None) => rebuilt,
-                (_, Some(_)) => ix,
-            }
-        }
-        Probe::Fresh(ix) => ix,
+        Probe::Fresh(ix) => match rebuild_with(store, workspace, dirs, listing) {
+            (rebuilt, None) => rebuilt,
+            (_, Some(_)) => ix,
+        },
         Probe::Stale(..) | Probe::Missing => {
             let (ix, unwritten) = rebuild_with(store, workspace, dirs, listing);
             if let Some(why) = unwritten {
@@ -253,30 +290,10 @@ pub(crate) fn current_all(
     workspaces: &[String],
     cache: Option<&crate::RecallCache>,
 ) -> Option<Vec<WsIndex>> {
-    let mut out = Vec::with_capacity(workspaces.len());
-    for workspace in workspaces {
-        let dirs = store.workspace_dirs(workspace);
-        let listing = list(&dirs);
-        if let Some(ix) = cache.and_then(|c| c.get(workspace))
-            && ix.dirs == dirs
-            && stale_files(&ix, &listing).is_empty()
-            && !settled_racy(&ix)
-        {
-            out.push(ix);
-            continue;
-        }
-        match probe_with(&index_path(store, workspace), &dirs, &listing) {
-            Probe::Fresh(ix) if !settled_racy(&ix) => {
-                let ix = ix.close();
-                out.push(match cache {
-                    Some(cache) => cache.put(workspace, ix),
-                    None => ix,
-                });
-            }
-            _ => return None,
-        }
-    }
-    Some(out)
+    workspaces
+        .iter()
+        .map(|workspace| current(store, workspace, cache).ok())
+        .collect()
 }
 
 /// [`fresh`] for each workspace, in parallel (each is a directory listing, a `stat` per day
