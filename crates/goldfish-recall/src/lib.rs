@@ -267,7 +267,7 @@ pub use recall::{
     DayCounts, Filter, Links, RecallHit, RecallOptions, RecallResult, Scope, SkippedFile,
     StoreState, WorkspaceCount, checkpoints_per_day, links_of, links_of_saved, recall, recall_with,
 };
-pub use semantic::{Embedder, LazyEmbedder, SemanticChannel, SemanticOptions};
+pub use semantic::{Embedder, LazyEmbedder, SemanticChannel, SemanticOptions, read_vector_bytes};
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};
 

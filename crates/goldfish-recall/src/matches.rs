@@ -6,6 +6,7 @@
 use crate::fields::FIELDS;
 
 /// A token that matches at least one query word.
+#[derive(Clone)]
 pub(crate) struct Term {
     /// Documents containing it.
     pub(crate) df: u32,

@@ -20,8 +20,9 @@
 //! The query is embedded on a thread of its own, which then reads the searched workspaces'
 //! vector files, while the lexical search runs; with a [`LazyEmbedder`] the model is loaded
 //! there too, and only by a search that ranks by meaning. Similarities are computed in
-//! integers (the vectors' 8 bits times the query's 16), each workspace's vectors in the order
-//! they are stored when most of them are searched.
+//! integers (the vectors' 8 bits times the query's 16) as each file is read, a chunk of
+//! records at a time into one buffer: a recall keeps each entry's similarity, never the
+//! vectors (megabytes at 100,000 entries, each page of them a fault to pay).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -247,10 +248,11 @@ const VERSION: u32 = 1;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Vectors {
     dim: usize,
-    /// `(key, scale, quantized)`, sorted by key, keys unique.
+    /// `(key, scale, quantized)`, sorted by key, keys unique; the quantized values as stored
+    /// (8-bit two's complement, [`quantize`]).
     keys: Vec<u64>,
     scales: Vec<f32>,
-    values: Vec<i8>,
+    values: Vec<u8>,
     /// Added since read: the file is to be written.
     pub(crate) dirty: bool,
 }
@@ -283,41 +285,21 @@ impl Vectors {
         self.keys.binary_search(&key).ok()
     }
 
-    /// The cosine similarity of the query with the vector at `i` (a [`Vectors::position`]).
-    pub(crate) fn cosine_at(&self, i: usize, query: &PreparedQuery) -> f32 {
-        let v = self.row(i);
-        // In integers: the compiler keeps many lanes of it in flight (a sum of floats must
-        // be added in order), and 127 × 16,383 × the dimension stays far from overflow.
-        let dot: i32 = v
-            .iter()
-            .zip(&query.values)
-            .map(|(&a, &b)| i32::from(a) * i32::from(b))
-            .sum();
-        dot as f32 * self.scales[i] * query.scale
-    }
-
-    /// The cosine similarity of the query with every vector, in order: reading the vectors
-    /// in the order they are stored is several times faster than looking each up.
-    pub(crate) fn cosines(&self, query: &PreparedQuery) -> Vec<f32> {
-        (0..self.keys.len())
-            .map(|i| self.cosine_at(i, query))
-            .collect()
-    }
-
     /// The cosine similarity of the query with `key`'s vector.
     #[cfg(test)]
     pub(crate) fn cosine(&self, key: u64, query: &PreparedQuery) -> Option<f32> {
-        Some(self.cosine_at(self.position(key)?, query))
+        let i = self.position(key)?;
+        Some(query.cosine(self.scales[i], self.row(i)))
     }
 
     /// `key`'s vector as stored: its scale and quantized values.
-    pub(crate) fn get(&self, key: u64) -> Option<(f32, &[i8])> {
+    pub(crate) fn get(&self, key: u64) -> Option<(f32, &[u8])> {
         let i = self.position(key)?;
         Some((self.scales[i], self.row(i)))
     }
 
     /// The quantized values of the vector at `i`.
-    fn row(&self, i: usize) -> &[i8] {
+    fn row(&self, i: usize) -> &[u8] {
         &self.values[i * self.dim..(i + 1) * self.dim]
     }
 
@@ -336,11 +318,11 @@ impl Vectors {
 
     /// Adds vectors as stored (`(key, scale, quantized)`, from [`Vectors::get`] of another
     /// workspace's vectors of the same model); those of another dimension are ignored.
-    pub(crate) fn insert_quantized(&mut self, new: Vec<(u64, f32, Vec<i8>)>) {
+    pub(crate) fn insert_quantized(&mut self, new: Vec<(u64, f32, Vec<u8>)>) {
         if new.is_empty() {
             return;
         }
-        let mut all: Vec<(u64, f32, Vec<i8>)> = Vec::with_capacity(self.keys.len() + new.len());
+        let mut all: Vec<(u64, f32, Vec<u8>)> = Vec::with_capacity(self.keys.len() + new.len());
         for (i, &key) in self.keys.iter().enumerate() {
             let v = self.values[i * self.dim..(i + 1) * self.dim].to_vec();
             all.push((key, self.scales[i], v));
@@ -394,11 +376,7 @@ impl Vectors {
         for (i, key) in self.keys.iter().enumerate() {
             out.extend_from_slice(&key.to_le_bytes());
             out.extend_from_slice(&self.scales[i].to_le_bytes());
-            out.extend(
-                self.values[i * self.dim..(i + 1) * self.dim]
-                    .iter()
-                    .map(|&v| v as u8),
-            );
+            out.extend_from_slice(self.row(i));
         }
         let sum = crc32fast::hash(&out);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -408,57 +386,133 @@ impl Vectors {
     /// Decodes a file written by [`Vectors::encode`] for `model` of dimension `dim`; `None`
     /// when it is of another model, version or dimension, or damaged (then it is rebuilt).
     pub(crate) fn decode(bytes: &[u8], model: &str, dim: usize) -> Option<Vectors> {
-        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(4)?)?;
-        if crc32fast::hash(body) != u32::from_le_bytes(sum.try_into().ok()?) {
-            return None;
-        }
-        let mut r = body;
-        let mut take = |n: usize| -> Option<&[u8]> {
-            let (head, rest) = r.split_at_checked(n)?;
-            r = rest;
-            Some(head)
-        };
-        let u32_at = |b: &[u8]| b.try_into().ok().map(u32::from_le_bytes);
-        if take(8)? != MAGIC || u32_at(take(4)?)? != VERSION {
-            return None;
-        }
-        if u32_at(take(4)?)? as usize != dim {
-            return None;
-        }
-        let id_len = u32_at(take(4)?)? as usize;
-        if take(id_len)? != model.as_bytes() {
-            return None;
-        }
-        let count = usize::try_from(u64::from_le_bytes(take(8)?.try_into().ok()?)).ok()?;
-        if r.len() != count.checked_mul(12 + dim)? {
-            return None;
-        }
         let mut v = Vectors::empty(dim);
-        v.keys.reserve(count);
-        v.values.reserve(count * dim);
-        for rec in r.chunks_exact(12 + dim) {
-            let key = u64::from_le_bytes(rec[..8].try_into().ok()?);
-            if v.keys.last().is_some_and(|&last| last >= key) {
-                return None;
-            }
-            v.keys.push(key);
-            v.scales
-                .push(f32::from_le_bytes(rec[8..12].try_into().ok()?));
-            v.values.extend(rec[12..].iter().map(|&b| b as i8));
-        }
+        let records = bytes.len() / (12 + dim);
+        v.keys.reserve(records);
+        v.scales.reserve(records);
+        v.values.reserve(records * dim);
+        read_records(
+            bytes,
+            bytes.len() as u64,
+            model,
+            dim,
+            &mut Vec::new(),
+            |key, scale, values| {
+                v.keys.push(key);
+                v.scales.push(scale);
+                v.values.extend_from_slice(values);
+            },
+        )?;
         Some(v)
     }
 }
 
-/// Unit length, then 8-bit integers with one scale: `v[i] ≈ q[i] × scale`.
-fn quantize(v: &[f32]) -> (f32, Vec<i8>) {
+/// Records read per call of `read` by [`read_records`] (about 256 KiB for 384 numbers).
+const CHUNK_RECORDS: usize = 640;
+
+/// Reads a vector file (see [`Vectors::encode`]) of `len` bytes from `r`, for `model` of
+/// dimension `dim`, giving `each` every record in order: its key, scale and quantized values.
+/// `buf` holds a chunk of records at a time (kept by the caller for the next file), so a file
+/// is never in memory whole. `None` when the file is of another model, version or dimension,
+/// or damaged (a wrong length, keys out of order, a checksum that differs, a failed read):
+/// found before the records or after them (the checksum), so a caller keeps what `each`
+/// gathered only on `Some`.
+fn read_records(
+    mut r: impl std::io::Read,
+    len: u64,
+    model: &str,
+    dim: usize,
+    buf: &mut Vec<u8>,
+    mut each: impl FnMut(u64, f32, &[u8]),
+) -> Option<()> {
+    let header_len = 8 + 4 + 4 + 4 + model.len() + 8;
+    let record = 12 + dim;
+    let mut header = vec![0u8; header_len];
+    r.read_exact(&mut header).ok()?;
+    let mut sum = crc32fast::Hasher::new();
+    sum.update(&header);
+    let u32_at = |at: usize| -> Option<u32> {
+        Some(u32::from_le_bytes(header.get(at..at + 4)?.try_into().ok()?))
+    };
+    if header[..8] != MAGIC || u32_at(8)? != VERSION || u32_at(12)? as usize != dim {
+        return None;
+    }
+    if u32_at(16)? as usize != model.len() || &header[20..20 + model.len()] != model.as_bytes() {
+        return None;
+    }
+    let count = u64::from_le_bytes(header[header_len - 8..].try_into().ok()?);
+    let body = u64::try_from(record)
+        .ok()?
+        .checked_mul(count)?
+        .checked_add(header_len as u64)?;
+    if body.checked_add(4)? != len {
+        return None;
+    }
+    let mut left = usize::try_from(count).ok()?;
+    let mut last: Option<u64> = None;
+    buf.resize(record * CHUNK_RECORDS.min(left.max(1)), 0);
+    while left > 0 {
+        let n = left.min(CHUNK_RECORDS);
+        let chunk = &mut buf[..n * record];
+        r.read_exact(chunk).ok()?;
+        sum.update(chunk);
+        for rec in chunk.chunks_exact(record) {
+            let key = u64::from_le_bytes(rec[..8].try_into().ok()?);
+            if last.is_some_and(|last| last >= key) {
+                return None;
+            }
+            last = Some(key);
+            each(
+                key,
+                f32::from_le_bytes(rec[8..12].try_into().ok()?),
+                &rec[12..],
+            );
+        }
+        left -= n;
+    }
+    let mut stored = [0u8; 4];
+    r.read_exact(&mut stored).ok()?;
+    (sum.finalize() == u32::from_le_bytes(stored)).then_some(())
+}
+
+/// Reads arbitrary bytes as a vector file, as a recall would (for the fuzz target): the
+/// first byte is the dimension (at least 1), the second the length of the model id that
+/// follows, the rest the file. Never panics; the number of vectors read, or `None` when the
+/// file is refused.
+#[doc(hidden)]
+pub fn read_vector_bytes(data: &[u8]) -> Option<usize> {
+    let (&dim, rest) = data.split_first()?;
+    let (&id_len, rest) = rest.split_first()?;
+    let (model, file) = rest.split_at_checked(usize::from(id_len))?;
+    let model = std::str::from_utf8(model).ok()?;
+    let dim = usize::from(dim.max(1));
+    let query = PreparedQuery::new(vec![1.0; dim]);
+    let mut count = 0;
+    let mut buf = Vec::new();
+    read_records(
+        file,
+        file.len() as u64,
+        model,
+        dim,
+        &mut buf,
+        |_, scale, values| {
+            std::hint::black_box(query.cosine(scale, values));
+            count += 1;
+        },
+    )?;
+    Some(count)
+}
+
+/// Unit length, then 8-bit integers with one scale, `v[i] ≈ q[i] × scale`, stored as their
+/// two's complement bytes.
+fn quantize(v: &[f32]) -> (f32, Vec<u8>) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     let norm = if norm > 0.0 { norm } else { 1.0 };
     let max = v.iter().fold(0f32, |m, x| m.max((x / norm).abs()));
     let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
     let q = v
         .iter()
-        .map(|x| (x / norm / scale).round().clamp(-127.0, 127.0) as i8)
+        .map(|x| (x / norm / scale).round().clamp(-127.0, 127.0) as i8 as u8)
         .collect();
     (scale, q)
 }
@@ -483,6 +537,19 @@ impl PreparedQuery {
             .collect();
         PreparedQuery { values, scale }
     }
+
+    /// Its cosine similarity with a stored vector: `scale` and the quantized values as stored
+    /// (see [`quantize`]).
+    pub(crate) fn cosine(&self, scale: f32, values: &[u8]) -> f32 {
+        // In integers: the compiler keeps many lanes of it in flight (a sum of floats must
+        // be added in order), and 127 × 16,383 × the dimension stays far from overflow.
+        let dot: i32 = values
+            .iter()
+            .zip(&self.values)
+            .map(|(&a, &b)| i32::from(a as i8) * i32::from(b))
+            .sum();
+        dot as f32 * scale * self.scale
+    }
 }
 
 /// A query vector made unit length.
@@ -496,8 +563,68 @@ pub(crate) fn unit(mut v: Vec<f32>) -> Vec<f32> {
     v
 }
 
-/// The vector caches of the workspaces one recall reads, loaded on first use and written
-/// back (atomic replace) when a recall added vectors.
+/// One workspace's vectors as a recall uses them: each key's cosine similarity with the
+/// query, computed as its file is read (the vectors themselves are not kept), and the vectors
+/// this recall embedded, written back by [`Caches::save`].
+#[derive(Debug, Default)]
+pub(crate) struct Similar {
+    /// Sorted, unique, as in the file; `sims` in the same order.
+    keys: Vec<u64>,
+    sims: Vec<f32>,
+    /// Embedded by this recall: the key, its similarity, and the vector to keep.
+    added: Vec<(u64, f32, Vec<f32>)>,
+}
+
+impl Similar {
+    const NONE: Similar = Similar {
+        keys: Vec::new(),
+        sims: Vec::new(),
+        added: Vec::new(),
+    };
+
+    /// The similarities of the query with the vectors of `workspace`'s file under `root`
+    /// (none when it has no file, or one of another model or damaged: its entries are then
+    /// embedded again). `buf` is the reading buffer, kept from one file to the next.
+    fn read(
+        root: &Path,
+        workspace: &str,
+        embedder: &dyn Embedder,
+        query: &PreparedQuery,
+        buf: &mut Vec<u8>,
+    ) -> Similar {
+        let mut read = || -> Option<Similar> {
+            let file = std::fs::File::open(vectors_path(root, workspace)).ok()?;
+            let len = file.metadata().ok()?.len();
+            let mut s = Similar::default();
+            let (id, dim) = (embedder.id(), embedder.dimension());
+            read_records(file, len, id, dim, buf, |key, scale, values| {
+                s.keys.push(key);
+                s.sims.push(query.cosine(scale, values));
+            })?;
+            Some(s)
+        };
+        read().unwrap_or_default()
+    }
+
+    /// The similarity of the query with `key`'s vector, if it has one.
+    pub(crate) fn get(&self, key: u64) -> Option<f32> {
+        match self.keys.binary_search(&key) {
+            Ok(i) => Some(self.sims[i]),
+            Err(_) => self.added.iter().rev().find(|a| a.0 == key).map(|a| a.1),
+        }
+    }
+
+    /// Adds `key`'s vector `v`, just embedded (ignored when not of dimension `dim`).
+    fn add(&mut self, key: u64, v: Vec<f32>, dim: usize, query: &PreparedQuery) {
+        if v.len() == dim {
+            let (scale, q) = quantize(&v);
+            self.added.push((key, query.cosine(scale, &q), v));
+        }
+    }
+}
+
+/// The vectors of the workspaces one recall reads, compared with its query as they are
+/// read, and those it embedded, written back (atomic replace) at the end.
 ///
 /// The query is embedded on a thread of its own, which then reads the searched workspaces'
 /// vector files, while the recall's lexical search runs: loading a model, embedding a query
@@ -507,7 +634,7 @@ pub(crate) struct Caches<'a> {
     root: &'a Path,
     pub(crate) channel: &'a SemanticChannel,
     query: QueryState,
-    by_workspace: HashMap<String, Vectors>,
+    by_workspace: HashMap<String, Similar>,
 }
 
 impl Drop for Caches<'_> {
@@ -521,7 +648,7 @@ impl Drop for Caches<'_> {
 }
 
 /// What the query's thread gives back: the query, and the vector files it read.
-type Embedded = Result<(PreparedQuery, Vec<(String, Vectors)>), EmbedError>;
+type Embedded = Result<(PreparedQuery, Vec<(String, Similar)>), EmbedError>;
 
 enum QueryState {
     /// Being embedded: `stop` asks the thread to read no more vector files.
@@ -554,14 +681,17 @@ fn embed_and_read(
         )
         .into());
     }
+    let query = PreparedQuery::new(v);
     let mut read = Vec::new();
+    let mut buf = Vec::new();
     for ws in workspaces {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
-        read.push((ws.clone(), read_vectors(root, ws, embedder)));
+        let similar = Similar::read(root, ws, embedder, &query, &mut buf);
+        read.push((ws.clone(), similar));
     }
-    Ok((PreparedQuery::new(v), read))
+    Ok((query, read))
 }
 
 impl<'a> Caches<'a> {
@@ -641,36 +771,36 @@ impl<'a> Caches<'a> {
         self.query(notes).is_some()
     }
 
-    /// The vectors of `workspace` read by [`Caches::of`] (none if it has none).
-    fn get(&self, workspace: &str) -> &Vectors {
-        static NONE: Vectors = Vectors {
-            dim: 0,
-            keys: Vec::new(),
-            scales: Vec::new(),
-            values: Vec::new(),
-            dirty: false,
-        };
+    /// The similarities of `workspace` read by [`Caches::read`] (none if it has none).
+    fn get(&self, workspace: &str) -> &Similar {
+        static NONE: Similar = Similar::NONE;
         self.by_workspace.get(workspace).unwrap_or(&NONE)
     }
 
-    /// The vectors of `workspace` (read from its file on first use; none if it has none).
-    pub(crate) fn of(&mut self, workspace: &str) -> &mut Vectors {
-        // Called per searched entry: the workspace's name is copied only on its first use.
-        if !self.by_workspace.contains_key(workspace) {
-            let v = read_vectors(self.root, workspace, self.channel.embedder.as_ref());
-            self.by_workspace.insert(workspace.to_string(), v);
+    /// Reads the vectors of `workspaces` that the query's thread did not (it was asked to
+    /// stop), comparing them with `query`.
+    fn read(&mut self, workspaces: &[&str], query: &PreparedQuery) {
+        let mut buf = Vec::new();
+        for &ws in workspaces {
+            if !self.by_workspace.contains_key(ws) {
+                let embedder = self.channel.embedder.as_ref();
+                let similar = Similar::read(self.root, ws, embedder, query, &mut buf);
+                self.by_workspace.insert(ws.to_string(), similar);
+            }
         }
-        self.by_workspace
-            .get_mut(workspace)
-            .expect("inserted just above")
     }
 
-    /// Writes back the workspaces' files that changed; what could not be written is noted.
+    /// Writes back the workspaces' files that gained vectors (read again, so that vectors
+    /// another process added meanwhile are kept); what could not be written is noted.
     pub(crate) fn save(mut self, notes: &mut Vec<String>) {
-        for (ws, v) in std::mem::take(&mut self.by_workspace) {
-            if v.dirty
-                && let Err(e) = write_vectors(self.root, &ws, &v, self.channel.embedder.id())
-            {
+        let embedder = self.channel.embedder.as_ref();
+        for (ws, similar) in std::mem::take(&mut self.by_workspace) {
+            if similar.added.is_empty() {
+                continue;
+            }
+            let mut v = read_vectors(self.root, &ws, embedder);
+            v.insert(similar.added.into_iter().map(|(k, _, v)| (k, v)).collect());
+            if let Err(e) = write_vectors(self.root, &ws, &v, embedder.id()) {
                 notes.push(format!(
                     "the vectors of {ws} could not be saved ({e}); they are computed again next time"
                 ));
@@ -739,22 +869,22 @@ pub(crate) fn rerank<'w>(
         };
         slot.push(n);
     }
-    for name in &names {
-        caches.of(name);
-    }
+    caches.read(&names, &query);
+    // Each entry's similarity, when its text has a vector.
+    let mut sims: Vec<Option<f32>> = {
+        let tables: Vec<&Similar> = names.iter().map(|n| caches.get(n)).collect();
+        entries
+            .iter()
+            .zip(&slot)
+            .map(|(e, &n)| tables[n].get(e.key))
+            .collect()
+    };
     // Entries without a vector: the newest (last in reading order) are embedded first.
-    let mut missing: Vec<usize> = Vec::new();
-    if opts.embed_missing > 0 {
-        let tables: Vec<&Vectors> = names.iter().map(|n| caches.get(n)).collect();
-        for (i, e) in entries.iter().enumerate().rev() {
-            if missing.len() >= opts.embed_missing {
-                break;
-            }
-            if !tables[slot[i]].contains(e.key) {
-                missing.push(i);
-            }
-        }
-    }
+    let missing: Vec<usize> = (0..entries.len())
+        .rev()
+        .filter(|&i| sims[i].is_none())
+        .take(opts.embed_missing)
+        .collect();
     if !missing.is_empty() {
         let texts: Vec<(usize, String)> = missing
             .iter()
@@ -763,13 +893,18 @@ pub(crate) fn rerank<'w>(
         let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
         match caches.channel.embedder.embed_documents(&refs) {
             Ok(vectors) => {
-                let mut per_ws: HashMap<&str, Vec<(u64, Vec<f32>)>> = HashMap::new();
+                let dim = caches.channel.embedder.dimension();
                 for ((i, _), v) in texts.iter().zip(vectors) {
                     let e = &entries[*i];
-                    per_ws.entry(e.workspace).or_default().push((e.key, v));
+                    let similar = caches.by_workspace.entry(e.workspace.to_string());
+                    similar.or_default().add(e.key, v, dim, &query);
                 }
-                for (ws, new) in per_ws {
-                    caches.of(ws).insert(new);
+                // Entries of the same text share the vector just added.
+                let tables: Vec<&Similar> = names.iter().map(|n| caches.get(n)).collect();
+                for (i, e) in entries.iter().enumerate() {
+                    if sims[i].is_none() {
+                        sims[i] = tables[slot[i]].get(e.key);
+                    }
                 }
             }
             Err(e) => notes.push(format!(
@@ -777,35 +912,11 @@ pub(crate) fn rerank<'w>(
             )),
         }
     }
-    let mut cosines: Vec<(usize, f32)> = Vec::new();
-    {
-        let query = &query;
-        let tables: Vec<&Vectors> = names.iter().map(|n| caches.get(n)).collect();
-        // A workspace whose vectors are mostly searched has them all compared in order; one
-        // with a few entries searched (a short window) has those looked up.
-        let mut searched = vec![0usize; names.len()];
-        for &n in &slot {
-            searched[n] += 1;
-        }
-        let all: Vec<Option<Vec<f32>>> = tables
-            .iter()
-            .zip(&searched)
-            .map(|(t, &n)| (n * 4 >= t.len()).then(|| t.cosines(query)))
-            .collect();
-        for (i, e) in entries.iter().enumerate() {
-            let n = slot[i];
-            let Some(at) = tables[n].position(e.key) else {
-                continue;
-            };
-            let sim = match &all[n] {
-                Some(all) => all[at],
-                None => tables[n].cosine_at(at, query),
-            };
-            if sim >= opts.min_similarity {
-                cosines.push((i, sim));
-            }
-        }
-    }
+    let mut cosines: Vec<(usize, f32)> = sims
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, sim)| sim.filter(|&s| s >= opts.min_similarity).map(|s| (i, s)))
+        .collect();
     // Best first; equal similarity keeps the newer entry first (later in reading order).
     cosines.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
     let cut = hits.len().min(opts.candidates);
@@ -815,8 +926,18 @@ pub(crate) fn rerank<'w>(
     let words = hits
         .iter()
         .find_map(|h| h.explain.as_ref().map(|e| e.unmatched()));
-    let order: Vec<usize> = hits.iter().map(|h| h.index).collect();
-    let mut by_index: HashMap<usize, Hit> = hits.into_iter().map(|h| (h.index, h)).collect();
+    // The fused hits taken out of the lexical ones (a few hundred of many thousands); the
+    // others beyond the candidates keep their order after them.
+    let fused_keys: HashSet<usize> = fused.iter().map(|f| f.key).collect();
+    let mut by_index: HashMap<usize, Hit> = HashMap::with_capacity(fused_keys.len());
+    let mut rest: Vec<Hit> = Vec::with_capacity(hits.len().saturating_sub(cut));
+    for (place, hit) in hits.into_iter().enumerate() {
+        if fused_keys.contains(&hit.index) {
+            by_index.insert(hit.index, hit);
+        } else if place >= cut {
+            rest.push(hit);
+        }
+    }
     let mut out: Vec<Hit> = fused
         .into_iter()
         .map(|f| {
@@ -845,7 +966,7 @@ pub(crate) fn rerank<'w>(
         .collect();
     // Lexical hits beyond the candidates keep their order after the fused ones (those the
     // semantic channel fused in are there already).
-    out.extend(order[cut..].iter().filter_map(|i| by_index.remove(i)));
+    out.extend(rest);
     out
 }
 
@@ -1121,11 +1242,70 @@ mod tests {
         assert!((got - exact).abs() < 0.01, "{got} vs {exact}");
     }
 
+    /// An embedder of an id and a dimension only, for the vector files (it embeds the query
+    /// as the first axis and every document as the second).
+    struct Shape(&'static str, usize);
+
+    impl Embedder for Shape {
+        fn id(&self) -> &str {
+            self.0
+        }
+        fn dimension(&self) -> usize {
+            self.1
+        }
+        fn embed_query(&self, _: &str) -> Result<Vec<f32>, EmbedError> {
+            Ok((0..self.1).map(|i| f32::from(u8::from(i == 0))).collect())
+        }
+        fn embed_documents(&self, t: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            let v: Vec<f32> = (0..self.1).map(|i| f32::from(u8::from(i == 1))).collect();
+            Ok(vec![v; t.len()])
+        }
+    }
+
     #[test]
-    fn every_vector_compared_in_order_gives_what_each_looked_up_gives() {
-        // Forty vectors of a seeded walk, and a query: each similarity within 0.01 of the
-        // exact one, the same whether looked up or compared with all, and the similarity of
-        // a vector with itself 1.
+    fn a_recall_writes_back_what_it_embedded_beside_what_another_process_added() {
+        // The recall read the file when it held key 1; another process then added key 2;
+        // the recall embedded key 3. Saving keeps all three.
+        let two = Shape("two@1", 2);
+        let root = tempfile::tempdir().expect("a temporary directory");
+        let channel = SemanticChannel::new(Arc::new(Shape("two@1", 2)));
+        let q = PreparedQuery::new(vec![1.0, 0.0]);
+        let mut v = Vectors::empty(2);
+        v.insert(vec![(1, vec![1.0, 0.0])]);
+        write_vectors(root.path(), "ws", &v, "two@1").expect("written");
+        let mut caches = Caches {
+            root: root.path(),
+            channel: &channel,
+            query: QueryState::Ready(q.clone()),
+            by_workspace: HashMap::new(),
+        };
+        caches.read(&["ws"], &q);
+        assert!((caches.get("ws").get(1).unwrap_or(0.0) - 1.0).abs() < 0.01);
+        v.insert(vec![(2, vec![1.0, 1.0])]);
+        write_vectors(root.path(), "ws", &v, "two@1").expect("written");
+        let similar = caches.by_workspace.entry("ws".to_string()).or_default();
+        similar.add(3, vec![0.0, 2.0], 2, &q);
+        similar.add(4, vec![1.0, 2.0, 3.0], 2, &q);
+        assert!(caches.get("ws").get(3).is_some_and(|s| s.abs() < 0.01));
+        assert_eq!(
+            caches.get("ws").get(4),
+            None,
+            "another dimension is not kept"
+        );
+        let mut notes = Vec::new();
+        caches.save(&mut notes);
+        assert!(notes.is_empty(), "{notes:?}");
+        let saved = read_vectors(root.path(), "ws", &two);
+        assert_eq!(saved.keys().collect::<Vec<_>>(), [1, 2, 3]);
+    }
+
+    #[test]
+    fn similarities_read_from_a_file_are_those_of_each_vector_looked_up() {
+        // 1,500 vectors of a seeded walk (more than one chunk of records), written to a file,
+        // and a query: each similarity read from the file equals the one looked up in the
+        // decoded vectors, is within 0.01 of the exact one, and a vector's with itself is 1.
+        // A damaged or foreign file gives no similarity at all.
+        let walk = Shape("walk@1", 384);
         let mut x = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = move || {
             x ^= x << 13;
@@ -1133,35 +1313,112 @@ mod tests {
             x ^= x << 17;
             (x % 2001) as f32 / 1000.0 - 1.0
         };
-        let vectors: Vec<Vec<f32>> = (0..40)
+        let count = CHUNK_RECORDS * 2 + 220;
+        let vectors: Vec<Vec<f32>> = (0..count)
             .map(|_| (0..384).map(|_| next()).collect())
             .collect();
         let mut v = Vectors::empty(384);
+        let key = |k: usize| (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         v.insert(
             vectors
                 .iter()
                 .cloned()
                 .enumerate()
-                .map(|(k, x)| (k as u64 * 7, x))
+                .map(|(k, x)| (key(k), x))
                 .collect(),
         );
+        let root = tempfile::tempdir().expect("a temporary directory");
+        write_vectors(root.path(), "ws", &v, "walk@1").expect("written");
         let query = vectors[3].clone();
         let q = PreparedQuery::new(query.clone());
-        let all = v.cosines(&q);
-        assert_eq!(all.len(), 40);
+        let mut buf = Vec::new();
+        let read = Similar::read(root.path(), "ws", &walk, &q, &mut buf);
+        assert_eq!(read.keys.len(), count);
+        assert!(buf.len() <= CHUNK_RECORDS * (12 + 384), "{}", buf.len());
         let uq = unit(query);
         for (k, x) in vectors.iter().enumerate() {
-            let at = v.position(k as u64 * 7).expect("stored");
-            assert_eq!(all[at], v.cosine_at(at, &q));
+            let sim = read.get(key(k)).expect("read");
+            assert_eq!(Some(sim), v.cosine(key(k), &q), "{k}");
             let exact: f32 = unit(x.clone()).iter().zip(&uq).map(|(a, b)| a * b).sum();
-            assert!(
-                (all[at] - exact).abs() < 0.01,
-                "{k}: {} vs {exact}",
-                all[at]
-            );
+            assert!((sim - exact).abs() < 0.01, "{k}: {sim} vs {exact}");
         }
-        let own = all[v.position(21).expect("stored")];
+        let own = read.get(key(3)).expect("read");
         assert!((own - 1.0).abs() < 0.01, "{own}");
-        assert_eq!(v.position(22), None);
+        assert_eq!(read.get(1), None);
+        let path = vectors_path(root.path(), "ws");
+        let mut bytes = std::fs::read(&path).expect("the file");
+        let last = bytes.len() - 10;
+        bytes[last] ^= 1;
+        std::fs::write(&path, &bytes).expect("damaged");
+        assert!(
+            Similar::read(root.path(), "ws", &walk, &q, &mut buf)
+                .keys
+                .is_empty()
+        );
+        write_vectors(root.path(), "ws", &v, "other@1").expect("written");
+        assert!(
+            Similar::read(root.path(), "ws", &walk, &q, &mut buf)
+                .keys
+                .is_empty()
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Vectors → file → vectors gives the same keys, scales and values, read whole or a
+        /// chunk of records at a time; and the similarities read from the file are those of
+        /// the decoded vectors.
+        #[test]
+        fn vector_files_round_trip(
+            dim in 1usize..24,
+            keys in proptest::collection::btree_set(0u64.., 0..(CHUNK_RECORDS + 40)),
+            seed in 1u64..,
+        ) {
+            let mut x = seed;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 2001) as f32 / 1000.0 - 1.0
+            };
+            let mut v = Vectors::empty(dim);
+            v.insert(keys.iter().map(|&k| (k, (0..dim).map(|_| next()).collect())).collect());
+            let bytes = v.encode("m@1");
+            let back = Vectors::decode(&bytes, "m@1", dim).expect("decodes");
+            proptest::prop_assert_eq!(&back.keys, &v.keys);
+            proptest::prop_assert_eq!(&back.scales, &v.scales);
+            proptest::prop_assert_eq!(&back.values, &v.values);
+            proptest::prop_assert_eq!(back.encode("m@1"), bytes.clone());
+            let q = PreparedQuery::new((0..dim).map(|_| next()).collect());
+            let mut sims = Vec::new();
+            let read = read_records(&bytes[..], bytes.len() as u64, "m@1", dim, &mut Vec::new(), |k, scale, values| {
+                sims.push((k, q.cosine(scale, values)));
+            });
+            proptest::prop_assert!(read.is_some());
+            for (k, sim) in sims {
+                proptest::prop_assert_eq!(Some(sim), back.cosine(k, &q));
+            }
+        }
+
+        /// A damaged file (a byte changed, or cut anywhere) is refused, never a panic.
+        #[test]
+        fn damaged_vector_files_are_refused(at in 0usize..8192, byte in 1u8.., cut in proptest::bool::ANY) {
+            let mut v = Vectors::empty(8);
+            v.insert((0..40u64).map(|k| (k * 3, (0..8).map(|i| (i as f32 - k as f32) / 7.0).collect())).collect());
+            let mut bytes = v.encode("m@1");
+            let at = at % bytes.len();
+            if cut {
+                bytes.truncate(at);
+            } else {
+                bytes[at] ^= byte;
+            }
+            proptest::prop_assert!(Vectors::decode(&bytes, "m@1", 8).is_none());
+        }
+
+        /// Arbitrary bytes never panic (what the fuzz target does, briefly).
+        #[test]
+        fn arbitrary_vector_bytes_never_panic(bytes in proptest::collection::vec(0u8.., 0..600)) {
+            let _ = read_vector_bytes(&bytes);
+        }
     }
 }

@@ -438,7 +438,7 @@ pub fn embed_vectors(
     }
     // The vectors other workspaces copy: from the files read, then from each workspace's
     // batches as they are embedded (a copy is always of a workspace before it, or of a file).
-    let mut shared: HashMap<u64, (f32, Vec<i8>)> = HashMap::new();
+    let mut shared: HashMap<u64, (f32, Vec<u8>)> = HashMap::new();
     for (_, _, vectors, _, _) in &work {
         for &key in &wanted {
             if let Some((scale, v)) = vectors.get(key) {
@@ -510,7 +510,7 @@ pub fn embed_vectors(
                 format!("the model could not embed entries of {ws}: {e}"),
             ));
         }
-        let copied: Vec<(u64, f32, Vec<i8>)> = copies
+        let copied: Vec<(u64, f32, Vec<u8>)> = copies
             .iter()
             .filter_map(|key| shared.get(key).map(|(scale, v)| (*key, *scale, v.clone())))
             .collect();

@@ -304,44 +304,19 @@ pub(crate) fn fresh_all(
     cache: Option<&crate::RecallCache>,
     notes: &mut Vec<String>,
 ) -> Vec<WsIndex> {
-    let threads = std::thread::available_parallelism()
-        .map_or(4, |n| n.get())
-        .clamp(1, 8)
-        .min(workspaces.len());
-    if threads <= 1 {
-        return workspaces
-            .iter()
-            .map(|ws| fresh(store, ws, cache, notes))
-            .collect();
-    }
     let mut results: Vec<Option<(WsIndex, Vec<String>)>> = Vec::new();
     results.resize_with(workspaces.len(), || None);
-    // Each thread takes the next workspace when it is done with one: workspaces differ in
-    // size, and a fixed share per thread left one thread waiting for the other.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                let next = &next;
-                scope.spawn(move || {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(ws) = workspaces.get(i) else { break };
-                        let mut mine = Vec::new();
-                        done.push((i, fresh(store, ws, cache, &mut mine), mine));
-                    }
-                    done
-                })
-            })
-            .collect();
-        for h in handles {
-            // A panicking thread is a bug; surface it as a panic here.
-            for (i, ix, n) in h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
-                results[i] = Some((ix, n));
-            }
-        }
-    });
+    let done = spread(
+        workspaces.len(),
+        || (),
+        |(), i| {
+            let mut mine = Vec::new();
+            (fresh(store, &workspaces[i], cache, &mut mine), mine)
+        },
+    );
+    for (i, r) in done.into_iter().flat_map(|(_, done)| done) {
+        results[i] = Some(r);
+    }
     results
         .into_iter()
         .flatten()

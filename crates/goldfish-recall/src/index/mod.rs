@@ -100,3 +100,43 @@ pub(crate) fn index_path(store: &Store, workspace: &str) -> PathBuf {
         .join(INDEX_DIR)
         .join(format!("{workspace}.gfi"))
 }
+
+/// Runs `work` on items `0..count` on a few scoped threads (the processor count, at most 8,
+/// at most one per item; on this thread when that is one), each thread taking the next item
+/// when it is done with one (items differ in size: a fixed share each left one thread
+/// waiting for the other). Each thread has a `state` of its own from `init`, passed to its
+/// every `work`. Returns, per thread, its state and its results with their item numbers.
+pub(super) fn spread<S: Send, R: Send>(
+    count: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, usize) -> R + Sync,
+) -> Vec<(S, Vec<(usize, R)>)> {
+    let threads = std::thread::available_parallelism()
+        .map_or(4, |n| n.get())
+        .clamp(1, 8)
+        .min(count);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let run = || {
+        let mut state = init();
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= count {
+                break;
+            }
+            done.push((i, work(&mut state, i)));
+        }
+        (state, done)
+    };
+    if threads <= 1 {
+        return vec![run()];
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(run)).collect();
+        handles
+            .into_iter()
+            // A panicking thread is a bug; surface it as a panic here.
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}

@@ -41,9 +41,197 @@ pub(super) struct Part {
     pub(super) base: usize,
 }
 
+/// What one workspace contributes to a search, gathered apart from the others (on a thread
+/// of its own when there are several): its entries in the window and, per matched term of its
+/// vocabulary, where the term occurs among them.
+struct Gathered {
+    part: Part,
+    /// The selected entries' field lengths, summed.
+    lens: [u64; FIELDS],
+    /// The matched terms of its vocabulary in vocabulary order: their numbers in the matcher
+    /// of the thread that gathered it, and how many selected entries hold each.
+    terms: Vec<(u32, u32)>,
+    /// The selected entries holding a matched term, in order: `index` their place among the
+    /// selected, `end` into `occurrences`.
+    docs: Vec<DocMatch>,
+    /// `(term as numbered in `terms`' matcher, field)`, one per occurrence.
+    occurrences: Vec<(u32, u8)>,
+    /// With the semantic channel: each selected entry's text key, in order.
+    keys: Vec<u64>,
+}
+
+/// One workspace's share of a search: the thread that gathered it (whose matcher numbered
+/// its terms), its problems in the window, and what it contributes.
+struct Share {
+    thread: usize,
+    skipped: Vec<SkippedFile>,
+    gathered: Result<Option<Gathered>, Fallback>,
+}
+
+/// The bounds of a search's window, as the index compares them.
+#[derive(Clone, Copy)]
+struct Bounds {
+    /// Timestamps (seconds, nanoseconds).
+    from: (i64, u32),
+    to: (i64, u32),
+    /// Days (from the common era) of the first and last day files.
+    first: i32,
+    last: i32,
+}
+
+/// Gathers what `ix` contributes to a search within `b`, leaving out its `hidden` entries;
+/// its problems in the window go to `skipped`. `None` when none of its entries is searched.
+fn gather(
+    ix: &WsIndex,
+    hidden: &[u32],
+    b: Bounds,
+    matcher: &mut TermMatcher<'_>,
+    semantic: bool,
+    skipped: &mut Vec<SkippedFile>,
+) -> Result<Option<Gathered>, Fallback> {
+    let Bounds {
+        from,
+        to,
+        first,
+        last,
+    } = b;
+    if from > to {
+        // An empty window reads nothing, so it has nothing to report.
+        return Ok(None);
+    }
+    report_problems(ix, first, last, skipped);
+    if ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
+        return Ok(None);
+    }
+    let ix = ix.reopen().map_err(|c| Fallback(c.0))?;
+    let unusable = |c| Fallback::unusable(&ix, c);
+    let docs = ix.docs_view().map_err(unusable)?;
+    // One directory, the whole workspace in the window and nothing hidden: every entry, in
+    // stored order (already recall's), with the stored totals; nothing to read per entry.
+    let covered = ix.dirs.len() == 1
+        && hidden.is_empty()
+        && first <= ix.meta.min_date
+        && ix.meta.max_date <= last
+        && from <= ix.meta.min_ts
+        && ix.meta.max_ts <= to;
+    let mut selected: Vec<u32> = Vec::new();
+    let mut lens = [0u64; FIELDS];
+    if covered {
+        selected.extend(0..docs.len() as u32);
+        lens = ix.meta.totals;
+    } else {
+        let mut seen = HashSet::new();
+        let mut times = Vec::new();
+        for i in 0..docs.len() {
+            let d = docs.get(i).map_err(unusable)?;
+            let date = ix.files[d.file as usize].date;
+            if date < first || date > last {
+                continue;
+            }
+            if !hidden.is_empty() && hidden.binary_search(&(i as u32)).is_ok() {
+                continue;
+            }
+            if ix.dirs.len() > 1 && !seen.insert(d.group) {
+                continue;
+            }
+            let ts = (d.secs, d.nanos);
+            if ts >= from && ts <= to {
+                selected.push(i as u32);
+                times.push(ts);
+                for (total, len) in lens.iter_mut().zip(d.lens) {
+                    *total += u64::from(len);
+                }
+            }
+        }
+        // Several directories keep reading order: recall sorts by time, stably.
+        if !times.is_sorted() {
+            let mut pairs: Vec<((i64, u32), u32)> = times.into_iter().zip(selected).collect();
+            pairs.sort_by_key(|p| p.0);
+            selected = pairs.into_iter().map(|p| p.1).collect();
+        }
+    }
+    if selected.is_empty() {
+        return Ok(None);
+    }
+    let mut keys = Vec::new();
+    if semantic {
+        keys.reserve(selected.len());
+        for &i in &selected {
+            keys.push(docs.get(i as usize).map_err(unusable)?.text);
+        }
+    }
+    // Local entry → its place among the selected (none: the identity).
+    let pos: Option<Vec<u32>> = (!covered).then(|| {
+        let mut pos = vec![NONE; docs.len()];
+        for (p, &i) in selected.iter().enumerate() {
+            pos[i as usize] = p as u32;
+        }
+        pos
+    });
+    let vocab = ix.vocab().map_err(unusable)?;
+    let mut terms = Vec::new();
+    let mut occ: Vec<(u32, u32, u8, u32)> = Vec::new();
+    for t in 0..vocab.len() {
+        let g = matcher.classify(vocab.text(t));
+        if g == NONE {
+            continue;
+        }
+        let at = vocab.postings(t);
+        let bytes = ix.postings(&at).map_err(unusable)?;
+        let (mut last_doc, mut df) = (NONE, 0u32);
+        let decoded = format::decode_postings(&bytes, &at, docs.len(), |d, f, tf| {
+            let p = pos.as_ref().map_or(d, |pos| pos[d as usize]);
+            if p != NONE {
+                if last_doc != d {
+                    last_doc = d;
+                    df += 1;
+                }
+                occ.push((p, g, f, tf));
+            }
+        });
+        decoded.map_err(unusable)?;
+        terms.push((g, df));
+    }
+    occ.sort_unstable_by_key(|o| o.0);
+    let mut occurrences = Vec::with_capacity(occ.len());
+    let mut matched = Vec::new();
+    let mut i = 0;
+    while i < occ.len() {
+        let p = occ[i].0;
+        while i < occ.len() && occ[i].0 == p {
+            let (_, g, f, tf) = occ[i];
+            for _ in 0..tf {
+                occurrences.push((g, f));
+            }
+            i += 1;
+        }
+        let d = &docs.get(selected[p as usize] as usize).map_err(unusable)?;
+        matched.push(DocMatch {
+            index: p as usize,
+            timestamp: timestamp(d),
+            lens: d.lens,
+            end: occurrences.len(),
+        });
+    }
+    Ok(Some(Gathered {
+        part: Part {
+            ix: ix.close(),
+            selected,
+            base: 0,
+        },
+        lens,
+        terms,
+        docs: matched,
+        occurrences,
+        keys,
+    }))
+}
+
 /// Searches within `window` through `indexes` (fresh, from [`fresh_all`]), leaving out
 /// each one's `hidden` entries (sorted local numbers, in the order of the indexes; missing:
-/// none), as a recall leaves out superseded checkpoints.
+/// none), as a recall leaves out superseded checkpoints. The workspaces are gathered side by
+/// side ([`spread`]) and put together in the order given, numbering the matched terms in the
+/// order one thread reading them all would: the answer does not depend on the threads.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn search(
     indexes: Vec<WsIndex>,
@@ -56,150 +244,107 @@ pub(crate) fn search(
     notes: &mut Vec<String>,
 ) -> Result<Answer, Fallback> {
     let words: Vec<Word> = query.words(opts);
-    let mut matcher = TermMatcher::new(&words, opts);
+    let bounds = Bounds {
+        from: (
+            window.from.timestamp(),
+            window.from.timestamp_subsec_nanos(),
+        ),
+        to: (window.to.timestamp(), window.to.timestamp_subsec_nanos()),
+        first: days(window.from.date_naive()),
+        last: days(window.to.date_naive()),
+    };
+    let with_keys = semantic.is_some();
+    let threads = spread(
+        indexes.len(),
+        || TermMatcher::new(&words, opts),
+        |matcher, w| {
+            let hidden = hidden.get(w).map_or(&[][..], Vec::as_slice);
+            let mut skipped = Vec::new();
+            let gathered = gather(
+                &indexes[w],
+                hidden,
+                bounds,
+                matcher,
+                with_keys,
+                &mut skipped,
+            );
+            (skipped, gathered)
+        },
+    );
+    // Per workspace, its share; per thread, its matched terms and their numbers in the whole
+    // search (given on first sight, in the order of the workspaces).
+    let mut by_ws: Vec<Option<Share>> = Vec::new();
+    by_ws.resize_with(indexes.len(), || None);
+    let mut matched: Vec<Vec<crate::matches::Term>> = Vec::with_capacity(threads.len());
+    for (thread, (matcher, done)) in threads.into_iter().enumerate() {
+        matched.push(matcher.into_terms());
+        for (w, (skipped, gathered)) in done {
+            by_ws[w] = Some(Share {
+                thread,
+                skipped,
+                gathered,
+            });
+        }
+    }
+    let mut global: Vec<Vec<u32>> = matched.iter().map(|m| vec![NONE; m.len()]).collect();
+    let mut numbers: HashMap<&[u8], u32> = HashMap::new();
+    let mut all_terms: Vec<(usize, u32)> = Vec::new();
     let mut parts: Vec<Part> = Vec::new();
     let mut skipped = Vec::new();
     let mut n = 0usize;
     let mut totals = [0u64; FIELDS];
     let mut df: Vec<u32> = Vec::new();
-    let mut docs_out: Vec<DocMatch> = Vec::new();
-    let mut occ_out: Vec<(u32, u8)> = Vec::new();
+    // Each put together once, at its final size (they are megabytes at 100,000 entries).
+    let gathered = by_ws
+        .iter()
+        .flatten()
+        .filter_map(|w| w.gathered.as_ref().ok()?.as_ref());
+    let (mut docs_len, mut occ_len, mut keys_len) = (0, 0, 0);
+    for g in gathered {
+        docs_len += g.docs.len();
+        occ_len += g.occurrences.len();
+        keys_len += g.keys.len();
+    }
+    let mut docs_out: Vec<DocMatch> = Vec::with_capacity(docs_len);
+    let mut occ_out: Vec<(u32, u8)> = Vec::with_capacity(occ_len);
     // With the semantic channel: per searched entry (global number), its part and text key.
-    let mut keys: Vec<(usize, u64)> = Vec::new();
-    let from = (
-        window.from.timestamp(),
-        window.from.timestamp_subsec_nanos(),
-    );
-    let to = (window.to.timestamp(), window.to.timestamp_subsec_nanos());
-    let (first, last) = (days(window.from.date_naive()), days(window.to.date_naive()));
-    for (w, ix) in indexes.into_iter().enumerate() {
-        let hidden = hidden.get(w).map_or(&[][..], Vec::as_slice);
-        if from > to {
-            // An empty window reads nothing, so it has nothing to report.
-            continue;
-        }
-        report_problems(&ix, first, last, &mut skipped);
-        if ix.meta.docs == 0 || ix.meta.max_date < first || ix.meta.min_date > last {
-            continue;
-        }
-        let ix = ix.reopen().map_err(|c| Fallback(c.0))?;
-        let unusable = |c| Fallback::unusable(&ix, c);
-        let docs = ix.docs_view().map_err(unusable)?;
-        // One directory, the whole workspace in the window and nothing hidden: every entry,
-        // in stored order (already recall's), with the stored totals; nothing to read per
-        // entry.
-        let covered = ix.dirs.len() == 1
-            && hidden.is_empty()
-            && first <= ix.meta.min_date
-            && ix.meta.max_date <= last
-            && from <= ix.meta.min_ts
-            && ix.meta.max_ts <= to;
-        let mut selected: Vec<u32> = Vec::new();
-        let mut lens_sum = [0u64; FIELDS];
-        if covered {
-            selected.extend(0..docs.len() as u32);
-            lens_sum = ix.meta.totals;
-        } else {
-            let mut seen = HashSet::new();
-            let mut keys = Vec::new();
-            for i in 0..docs.len() {
-                let d = docs.get(i).map_err(unusable)?;
-                let date = ix.files[d.file as usize].date;
-                if date < first || date > last {
-                    continue;
-                }
-                if !hidden.is_empty() && hidden.binary_search(&(i as u32)).is_ok() {
-                    continue;
-                }
-                if ix.dirs.len() > 1 && !seen.insert(d.group) {
-                    continue;
-                }
-                let ts = (d.secs, d.nanos);
-                if ts >= from && ts <= to {
-                    selected.push(i as u32);
-                    keys.push(ts);
-                    for (total, len) in lens_sum.iter_mut().zip(d.lens) {
-                        *total += u64::from(len);
-                    }
-                }
-            }
-            // Several directories keep reading order: recall sorts by time, stably.
-            if !keys.is_sorted() {
-                let mut pairs: Vec<((i64, u32), u32)> = keys.into_iter().zip(selected).collect();
-                pairs.sort_by_key(|p| p.0);
-                selected = pairs.into_iter().map(|p| p.1).collect();
-            }
-        }
-        if selected.is_empty() {
-            continue;
-        }
-        for (total, t) in totals.iter_mut().zip(lens_sum) {
-            *total += t;
+    let mut keys: Vec<(usize, u64)> = Vec::with_capacity(keys_len);
+    for share in by_ws.into_iter().flatten() {
+        // The first workspace in order whose index proved unusable decides.
+        let (t, g) = (share.thread, share.gathered?);
+        skipped.extend(share.skipped);
+        let Some(g) = g else { continue };
+        for (total, l) in totals.iter_mut().zip(g.lens) {
+            *total += l;
         }
         let base = n;
-        n += selected.len();
-        if semantic.is_some() {
-            for &i in &selected {
-                keys.push((parts.len(), docs.get(i as usize).map_err(unusable)?.text));
+        n += g.part.selected.len();
+        keys.extend(g.keys.into_iter().map(|k| (parts.len(), k)));
+        let numbered = &mut global[t];
+        for (local, count) in g.terms {
+            let number = &mut numbered[local as usize];
+            if *number == NONE {
+                let text: &[u8] = &matched[t][local as usize].text;
+                *number = *numbers.entry(text).or_insert_with(|| {
+                    all_terms.push((t, local));
+                    df.push(0);
+                    (all_terms.len() - 1) as u32
+                });
             }
+            df[*number as usize] += count;
         }
-        // Local entry → its place among the selected (none: the identity).
-        let pos: Option<Vec<u32>> = (!covered).then(|| {
-            let mut pos = vec![NONE; docs.len()];
-            for (p, &i) in selected.iter().enumerate() {
-                pos[i as usize] = p as u32;
-            }
-            pos
-        });
-        let vocab = ix.vocab().map_err(unusable)?;
-        let mut occ: Vec<(u32, u32, u8, u32)> = Vec::new();
-        for t in 0..vocab.len() {
-            let g = matcher.classify(vocab.text(t));
-            if g == NONE {
-                continue;
-            }
-            if df.len() <= g as usize {
-                df.resize(g as usize + 1, 0);
-            }
-            let at = vocab.postings(t);
-            let bytes = ix.postings(&at).map_err(unusable)?;
-            let mut last_doc = NONE;
-            let decoded = format::decode_postings(&bytes, &at, docs.len(), |d, f, tf| {
-                let p = pos.as_ref().map_or(d, |pos| pos[d as usize]);
-                if p != NONE {
-                    if last_doc != d {
-                        last_doc = d;
-                        df[g as usize] += 1;
-                    }
-                    occ.push((p, g, f, tf));
-                }
-            });
-            decoded.map_err(unusable)?;
-        }
-        occ.sort_unstable_by_key(|o| o.0);
-        let mut i = 0;
-        while i < occ.len() {
-            let p = occ[i].0;
-            while i < occ.len() && occ[i].0 == p {
-                let (_, g, f, tf) = occ[i];
-                for _ in 0..tf {
-                    occ_out.push((g, f));
-                }
-                i += 1;
-            }
-            let d = &docs.get(selected[p as usize] as usize).map_err(unusable)?;
-            docs_out.push(DocMatch {
-                index: base + p as usize,
-                timestamp: timestamp(d),
-                lens: d.lens,
-                end: occ_out.len(),
-            });
-        }
-        parts.push(Part {
-            ix: ix.close(),
-            selected,
-            base,
-        });
+        let start = occ_out.len();
+        occ_out.extend(
+            g.occurrences
+                .into_iter()
+                .map(|(local, f)| (numbered[local as usize], f)),
+        );
+        docs_out.extend(g.docs.into_iter().map(|d| DocMatch {
+            index: base + d.index,
+            end: start + d.end,
+            ..d
+        }));
+        parts.push(Part { base, ..g.part });
     }
     let mut answer = Answer {
         skipped,
@@ -212,11 +357,12 @@ pub(crate) fn search(
     // the pass never sees them, and neither does scoring.
     let mut renumber = vec![NONE; df.len()];
     let mut terms = Vec::new();
-    for (t, mut term) in matcher.into_terms().into_iter().enumerate() {
-        let count = df.get(t).copied().unwrap_or(0);
+    for (number, &(t, local)) in all_terms.iter().enumerate() {
+        let count = df[number];
         if count > 0 {
+            let mut term = matched[t][local as usize].clone();
             term.df = count;
-            renumber[t] = terms.len() as u32;
+            renumber[number] = terms.len() as u32;
             terms.push(term);
         }
     }
