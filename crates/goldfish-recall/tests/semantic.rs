@@ -352,49 +352,40 @@ fn a_text_in_several_workspaces_is_embedded_once() -> TestResult {
     s.save_at("2026-04-13T09:00:00Z", "farm", "Counted the penguins", &[])?;
     let model = Arc::new(Concepts::default());
     let c = channel(&model, 0);
-    let report = embed_vectors(&s.store, &Scope::All, None, &c, &mut |_, _| {})?;
-    assert_eq!(
-        (report.embedded, report.shared, report.kept),
-        (6, 3, 0),
-        "{report:?}"
-    );
+    // `goldfish index rebuild`: (embedded, shared, kept).
+    let rebuild = || -> Result<(usize, usize, usize), Box<dyn std::error::Error>> {
+        let report = embed_vectors(&s.store, &Scope::All, None, &c, &mut |_, _| {})?;
+        Ok((report.embedded, report.shared, report.kept))
+    };
+    let gfv = |ws: &str| s.dir.path().join(format!(".index/{ws}.gfv"));
+    assert_eq!(rebuild()?, (6, 3, 0));
     assert_eq!(model.documents.load(Ordering::SeqCst), 6);
 
     // Every workspace ranks by meaning with its copies, embedding nothing more.
-    for (ws, want) in [
-        (
-            "zoo",
-            vec!["Adopted a kitten for the office", "Fed the feline at noon"],
-        ),
-        (
-            "pets",
-            vec!["Adopted a kitten for the office", "Fed the feline at noon"],
-        ),
-    ] {
+    for ws in ["zoo", "pets"] {
         let mut o = opts("cat", Some(channel(&model, 0)), true);
         o.workspace = Scope::from(ws);
         let r = recall(&s.store, &o)?;
         let mut found = titles(&r);
         found.sort_unstable();
-        assert_eq!(found, want, "{ws}");
+        assert_eq!(
+            found,
+            ["Adopted a kitten for the office", "Fed the feline at noon"],
+            "{ws}"
+        );
     }
     assert_eq!(model.documents.load(Ordering::SeqCst), 6);
 
     // A workspace whose vectors are lost is given copies from the files of the others.
-    std::fs::remove_file(s.dir.path().join(".index/zoo.gfv"))?;
-    let report = embed_vectors(&s.store, &Scope::All, None, &c, &mut |_, _| {})?;
-    assert_eq!(
-        (report.embedded, report.shared, report.kept),
-        (0, 3, 6),
-        "{report:?}"
-    );
+    std::fs::remove_file(gfv("zoo"))?;
+    assert_eq!(rebuild()?, (0, 3, 6));
     assert_eq!(model.documents.load(Ordering::SeqCst), 6);
     // And the copies are the vectors themselves: the file equals the one embedded first.
-    let again = std::fs::read(s.dir.path().join(".index/zoo.gfv"))?;
-    std::fs::remove_file(s.dir.path().join(".index/zoo.gfv"))?;
-    std::fs::remove_file(s.dir.path().join(".index/pets.gfv"))?;
-    std::fs::remove_file(s.dir.path().join(".index/farm.gfv"))?;
-    embed_vectors(&s.store, &Scope::All, None, &c, &mut |_, _| {})?;
-    assert_eq!(std::fs::read(s.dir.path().join(".index/zoo.gfv"))?, again);
+    let again = std::fs::read(gfv("zoo"))?;
+    for ws in ["zoo", "pets", "farm"] {
+        std::fs::remove_file(gfv(ws))?;
+    }
+    rebuild()?;
+    assert_eq!(std::fs::read(gfv("zoo"))?, again);
     Ok(())
 }

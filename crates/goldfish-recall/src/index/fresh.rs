@@ -304,9 +304,7 @@ pub(crate) fn fresh_all(
     cache: Option<&crate::RecallCache>,
     notes: &mut Vec<String>,
 ) -> Vec<WsIndex> {
-    let mut results: Vec<Option<(WsIndex, Vec<String>)>> = Vec::new();
-    results.resize_with(workspaces.len(), || None);
-    let done = spread(
+    let (_, done) = spread(
         workspaces.len(),
         || (),
         |(), i| {
@@ -314,13 +312,8 @@ pub(crate) fn fresh_all(
             (fresh(store, &workspaces[i], cache, &mut mine), mine)
         },
     );
-    for (i, r) in done.into_iter().flat_map(|(_, done)| done) {
-        results[i] = Some(r);
-    }
-    results
-        .into_iter()
-        .flatten()
-        .map(|(ix, n)| {
+    done.into_iter()
+        .map(|(_, (ix, n))| {
             for text in n {
                 note(notes, text);
             }

@@ -105,12 +105,13 @@ pub(crate) fn index_path(store: &Store, workspace: &str) -> PathBuf {
 /// at most one per item; on this thread when that is one), each thread taking the next item
 /// when it is done with one (items differ in size: a fixed share each left one thread
 /// waiting for the other). Each thread has a `state` of its own from `init`, passed to its
-/// every `work`. Returns, per thread, its state and its results with their item numbers.
+/// every `work`. Returns the threads' states, and the results in item order, each with the
+/// number of the thread (its place among the states) that made it.
 pub(super) fn spread<S: Send, R: Send>(
     count: usize,
     init: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, usize) -> R + Sync,
-) -> Vec<(S, Vec<(usize, R)>)> {
+) -> (Vec<S>, Vec<(usize, R)>) {
     let threads = std::thread::available_parallelism()
         .map_or(4, |n| n.get())
         .clamp(1, 8)
@@ -128,15 +129,27 @@ pub(super) fn spread<S: Send, R: Send>(
         }
         (state, done)
     };
-    if threads <= 1 {
-        return vec![run()];
+    let per_thread = if threads <= 1 {
+        vec![run()]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads).map(|_| scope.spawn(run)).collect();
+            handles
+                .into_iter()
+                // A panicking thread is a bug; surface it as a panic here.
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect::<Vec<_>>()
+        })
+    };
+    let mut states = Vec::with_capacity(per_thread.len());
+    let mut results: Vec<Option<(usize, R)>> = Vec::new();
+    results.resize_with(count, || None);
+    for (thread, (state, done)) in per_thread.into_iter().enumerate() {
+        states.push(state);
+        for (i, r) in done {
+            results[i] = Some((thread, r));
+        }
     }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(run)).collect();
-        handles
-            .into_iter()
-            // A panicking thread is a bug; surface it as a panic here.
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    })
+    // Every item was taken by exactly one thread.
+    (states, results.into_iter().flatten().collect())
 }

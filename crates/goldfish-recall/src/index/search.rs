@@ -60,14 +60,6 @@ struct Gathered {
     keys: Vec<u64>,
 }
 
-/// One workspace's share of a search: the thread that gathered it (whose matcher numbered
-/// its terms), its problems in the window, and what it contributes.
-struct Share {
-    thread: usize,
-    skipped: Vec<SkippedFile>,
-    gathered: Result<Option<Gathered>, Fallback>,
-}
-
 /// The bounds of a search's window, as the index compares them.
 #[derive(Clone, Copy)]
 struct Bounds {
@@ -254,7 +246,7 @@ pub(crate) fn search(
         last: days(window.to.date_naive()),
     };
     let with_keys = semantic.is_some();
-    let threads = spread(
+    let (matchers, shares) = spread(
         indexes.len(),
         || TermMatcher::new(&words, opts),
         |matcher, w| {
@@ -271,21 +263,10 @@ pub(crate) fn search(
             (skipped, gathered)
         },
     );
-    // Per workspace, its share; per thread, its matched terms and their numbers in the whole
-    // search (given on first sight, in the order of the workspaces).
-    let mut by_ws: Vec<Option<Share>> = Vec::new();
-    by_ws.resize_with(indexes.len(), || None);
-    let mut matched: Vec<Vec<crate::matches::Term>> = Vec::with_capacity(threads.len());
-    for (thread, (matcher, done)) in threads.into_iter().enumerate() {
-        matched.push(matcher.into_terms());
-        for (w, (skipped, gathered)) in done {
-            by_ws[w] = Some(Share {
-                thread,
-                skipped,
-                gathered,
-            });
-        }
-    }
+    // Per thread, its matched terms and their numbers in the whole search (given on first
+    // sight, in the order of the workspaces).
+    let matched: Vec<Vec<crate::matches::Term>> =
+        matchers.into_iter().map(TermMatcher::into_terms).collect();
     let mut global: Vec<Vec<u32>> = matched.iter().map(|m| vec![NONE; m.len()]).collect();
     let mut numbers: HashMap<&[u8], u32> = HashMap::new();
     let mut all_terms: Vec<(usize, u32)> = Vec::new();
@@ -295,10 +276,9 @@ pub(crate) fn search(
     let mut totals = [0u64; FIELDS];
     let mut df: Vec<u32> = Vec::new();
     // Each put together once, at its final size (they are megabytes at 100,000 entries).
-    let gathered = by_ws
+    let gathered = shares
         .iter()
-        .flatten()
-        .filter_map(|w| w.gathered.as_ref().ok()?.as_ref());
+        .filter_map(|(_, (_, g))| g.as_ref().ok()?.as_ref());
     let (mut docs_len, mut occ_len, mut keys_len) = (0, 0, 0);
     for g in gathered {
         docs_len += g.docs.len();
@@ -309,11 +289,11 @@ pub(crate) fn search(
     let mut occ_out: Vec<(u32, u8)> = Vec::with_capacity(occ_len);
     // With the semantic channel: per searched entry (global number), its part and text key.
     let mut keys: Vec<(usize, u64)> = Vec::with_capacity(keys_len);
-    for share in by_ws.into_iter().flatten() {
+    for (t, (ws_skipped, gathered)) in shares {
         // The first workspace in order whose index proved unusable decides.
-        let (t, g) = (share.thread, share.gathered?);
-        skipped.extend(share.skipped);
-        let Some(g) = g else { continue };
+        let gathered = gathered?;
+        skipped.extend(ws_skipped);
+        let Some(g) = gathered else { continue };
         for (total, l) in totals.iter_mut().zip(g.lens) {
             *total += l;
         }
