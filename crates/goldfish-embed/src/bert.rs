@@ -4,9 +4,10 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertEncoder, Config};
+use candle_transformers::models::bert::Config;
 use tokenizers::{Encoding, Tokenizer, TruncationParams};
 
+use crate::encoder::Encoder;
 use crate::weights::Weights;
 use crate::{Embedder, Error};
 
@@ -236,7 +237,7 @@ impl Embeddings {
 /// A sentence-transformers BERT model (all-MiniLM-L6-v2 and its kind) run on the CPU.
 pub struct BertEmbedder {
     embeddings: Embeddings,
-    encoder: BertEncoder,
+    encoder: Encoder,
     /// Truncates to `max_length`; pads nothing (batches are padded here, to their longest).
     tokenizer: Tokenizer,
     pad_id: u32,
@@ -264,7 +265,8 @@ impl std::fmt::Debug for BertEmbedder {
 }
 
 impl BertEmbedder {
-    /// Loads the model in `dir` (see [`ModelFiles`]): the encoder's weights read once, the
+    /// Loads the model in `dir` (see [`ModelFiles`]): the encoder's tensors checked in the
+    /// weights' header and read when a pass needs them (a layer at a time at first), the
     /// word-embedding table left in the weights file (each text reads its tokens' rows).
     ///
     /// # Errors
@@ -340,12 +342,10 @@ impl BertEmbedder {
         Ok((tokenizer, pad_id, fingerprint))
     }
 
-    /// The embedding layer and the encoder, from the weights file: the encoder's tensors read
-    /// whole, the word-embedding table left in the file (its rows are read per text).
-    fn load_weights(
-        files: &ModelFiles,
-        config: &Config,
-    ) -> Result<(Embeddings, BertEncoder), Error> {
+    /// The embedding layer and the encoder, from the weights file: the encoder's tensors
+    /// checked in its header (read by the passes), the word-embedding table left in the file
+    /// (its rows are read per text).
+    fn load_weights(files: &ModelFiles, config: &Config) -> Result<(Embeddings, Encoder), Error> {
         let path = files.path("model.safetensors");
         let weights = Weights::open(&path)?;
         // Tensors are named `embeddings.…` and `encoder.…`, or with the model type in front
@@ -391,8 +391,8 @@ impl BertEmbedder {
                 vb_embeddings.pp("LayerNorm"),
             )
             .map_err(corrupt)?;
-            let encoder =
-                BertEncoder::load(vb.pp(format!("{prefix}encoder")), config).map_err(corrupt)?;
+            let encoder = Encoder::new(&weights, format!("{prefix}encoder"), config)
+                .map_err(|e| Error::corrupt(&path, e))?;
             (position, token_type, layer_norm, encoder)
         };
         let embeddings = Embeddings {
@@ -421,7 +421,8 @@ impl BertEmbedder {
         let mask = mask.unsqueeze(1)?.unsqueeze(1)?.to_dtype(DType::F32)?;
         let mask = (mask.ones_like()? - &mask)?
             .broadcast_mul(&Tensor::try_from(f32::MIN)?.to_device(&self.device)?)?;
-        self.encoder.forward(&embedded, &mask)
+        self.encoder
+            .forward(&self.embeddings.weights, &embedded, &mask)
     }
 
     /// Runs the model on `threads` threads of its own instead of rayon's global pool (one

@@ -4,9 +4,10 @@
 //!   text out. A Rust agent can plug its own model through it.
 //! - [`BertEmbedder`]: the pure-Rust implementation (candle's BERT and Hugging Face's tokenizer,
 //!   no C or C++ build) of a sentence-transformers model such as all-MiniLM-L6-v2: the
-//!   encoder's weights read once, the word-embedding rows read per text, mean pooling over the real tokens then L2 normalisation as
-//!   sentence-transformers does, long inputs truncated to the model's maximum length, texts
-//!   embedded in batches.
+//!   encoder read a layer at a time for the first two passes (a one-shot command touches a
+//!   sixth of its memory) and then kept, the word-embedding rows read per text, mean pooling
+//!   over the real tokens then L2 normalisation as sentence-transformers does, long inputs
+//!   truncated to the model's maximum length, texts embedded in batches.
 //! - [`ModelDir`]: where models live, installing one from a local sentence-transformers
 //!   directory (copied atomically) or, with the `hub` feature, from the Hugging Face hub at a
 //!   pinned revision with every file's SHA-256 checked; status and removal.
@@ -16,6 +17,7 @@
 
 mod bert;
 mod dir;
+mod encoder;
 mod error;
 #[cfg(feature = "hub")]
 mod hub;

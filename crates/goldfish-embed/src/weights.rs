@@ -1,11 +1,11 @@
 //! The weights file (safetensors), read without a memory map: its header once, each tensor
-//! the model needs by one positioned read straight into the tensor's buffer, and the rows of
-//! the word-embedding table only when a text uses them.
+//! the model needs by one positioned read straight into the buffer that holds it, and the
+//! rows of the word-embedding table only when a text uses them.
 //!
 //! The word-embedding table is half of all-MiniLM-L6-v2's 90 MB and a query uses a dozen of its
 //! 30,522 rows: reading it whole (as candle's memory-mapped loader copies every tensor out of
 //! the map) was most of a one-shot recall's time. The rest (the encoder's layers, 42 MB) is
-//! read once, by the kernel, into the buffers the tensors own.
+//! read by the kernel into the buffers the tensors use (see the `encoder` module for when).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -182,6 +182,27 @@ impl Weights {
         let mut bytes = vec![0u8; t.len];
         read_at(&self.file, &mut bytes, t.start).map_err(|e| self.read_error(&e))?;
         from_le_bytes(&mut bytes, t.dtype, &t.shape)
+    }
+
+    /// Tensor `name` as `f32` into `out` (of its number of elements): an `f32` tensor is read
+    /// straight into it, another type read and converted.
+    pub(crate) fn load_into(&self, name: &str, out: &mut [f32]) -> candle_core::Result<()> {
+        let t = self.at(name)?;
+        if t.len / t.dtype.size_in_bytes() != out.len() {
+            candle_core::bail!(
+                "{}: tensor {name} has {} values, not {}",
+                self.path.display(),
+                t.len / t.dtype.size_in_bytes(),
+                out.len()
+            );
+        }
+        if t.dtype == DType::F32 && cfg!(target_endian = "little") {
+            return read_at(&self.file, bytemuck::cast_slice_mut(out), t.start)
+                .map_err(|e| self.read_error(&e));
+        }
+        let values = self.load(name)?.flatten_all()?.to_vec1::<f32>()?;
+        out.copy_from_slice(&values);
+        Ok(())
     }
 
     /// Rows `ids` of the two-dimensional tensor `name`, as one `f32` tensor of shape

@@ -468,3 +468,36 @@ fn the_model_id_names_the_model_and_changes_with_its_weights() -> TestResult {
     assert_ne!(BertEmbedder::load(&copy)?.model_id(), id);
     Ok(())
 }
+
+#[test]
+fn passes_layer_by_layer_and_with_the_encoder_kept_give_the_same_vectors() -> TestResult {
+    let (_tmp, dir) = tiny()?;
+    let texts = ["the cat sat on the mat", "goldfish memory plan", ""];
+    // The first passes read the encoder a layer at a time into one buffer; the later ones
+    // use it kept whole. Bit for bit the same.
+    let model = BertEmbedder::load(&dir)?;
+    let first = model.embed(&texts)?;
+    for pass in 2..=4 {
+        assert_eq!(model.embed(&texts)?, first, "pass {pass}");
+    }
+    // Weights stored as f16 are converted as they are read, the same way in both.
+    let path = dir.join("model.safetensors");
+    let halves = candle_core::safetensors::load(&path, &Device::Cpu)?
+        .into_iter()
+        .map(|(name, t)| Ok((name, t.to_dtype(candle_core::DType::F16)?)))
+        .collect::<Result<HashMap<_, _>, candle_core::Error>>()?;
+    candle_core::safetensors::save(&halves, &path)?;
+    let model = BertEmbedder::load(&dir)?;
+    let half = model.embed(&texts)?;
+    for pass in 2..=4 {
+        assert_eq!(model.embed(&texts)?, half, "f16, pass {pass}");
+    }
+    for (h, f) in half.iter().zip(&first) {
+        assert!(
+            h.iter().zip(f).all(|(a, b)| (a - b).abs() < 0.02),
+            "{h:?} vs {f:?}"
+        );
+        assert_ne!(h, f, "the f16 weights were not the ones used");
+    }
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! BERT's encoder (candle's `BertEncoder`), its layers read from the weights file one at a
+//! time for the model's first passes, then kept.
+//!
+//! A one-shot command embeds one query, or a few texts: reading the whole encoder (42 MB for
+//! all-MiniLM-L6-v2) into fresh memory cost it more than the pass itself, nearly all of it in
+//! the kernel handing the process new pages. Layer by layer, each layer is read into the same
+//! buffer (a sixth of that) and its tensors are views of it, so a pass touches one layer's
+//! worth of new memory. A process that goes on embedding (a server answering queries, an index
+//! rebuild) keeps the whole encoder from its third pass on and reads nothing again.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use candle_core::{CpuStorage, DType, Device, Layout, Shape, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertEncoder, Config};
+
+use crate::weights::Weights;
+
+/// Passes run layer by layer before the encoder is kept whole.
+const PASSES_BEFORE_KEEPING: usize = 2;
+
+/// The encoder of a BERT model whose weights are in a [`Weights`] file.
+pub(crate) struct Encoder {
+    config: Config,
+    /// Where its tensors are in the file: `{prefix}encoder`.
+    path: String,
+    /// A layer's tensors (their names after `layer.{i}.`), each with its shape and where it
+    /// starts in a layer's buffer; and the buffer's length.
+    tensors: Vec<(&'static str, Vec<usize>, usize)>,
+    layer_len: usize,
+    /// Passes started so far.
+    passes: AtomicUsize,
+    /// The whole encoder, once kept (`None` inside when it could not be read: the passes then
+    /// go on layer by layer).
+    kept: OnceLock<Option<BertEncoder>>,
+}
+
+impl Encoder {
+    /// The encoder under `path` (`{prefix}encoder`) in `weights`, with `config`'s layers;
+    /// checks from the file's header that every tensor its layers read is there with its
+    /// shape (the error names the first that is not), so that a damaged file is refused when
+    /// the model loads, not at its first text.
+    pub(crate) fn new(weights: &Weights, path: String, config: &Config) -> Result<Self, String> {
+        let h = config.hidden_size;
+        let heads = config.num_attention_heads.max(1);
+        let all_heads = heads * (h / heads);
+        let inner = config.intermediate_size;
+        // What candle's `BertLayer` reads, as it names it.
+        let shapes: [(&'static str, Vec<usize>); 16] = [
+            ("attention.self.query.weight", vec![all_heads, h]),
+            ("attention.self.query.bias", vec![all_heads]),
+            ("attention.self.key.weight", vec![all_heads, h]),
+            ("attention.self.key.bias", vec![all_heads]),
+            ("attention.self.value.weight", vec![all_heads, h]),
+            ("attention.self.value.bias", vec![all_heads]),
+            ("attention.output.dense.weight", vec![h, h]),
+            ("attention.output.dense.bias", vec![h]),
+            ("attention.output.LayerNorm.weight", vec![h]),
+            ("attention.output.LayerNorm.bias", vec![h]),
+            ("intermediate.dense.weight", vec![inner, h]),
+            ("intermediate.dense.bias", vec![inner]),
+            ("output.dense.weight", vec![h, inner]),
+            ("output.dense.bias", vec![h]),
+            ("output.LayerNorm.weight", vec![h]),
+            ("output.LayerNorm.bias", vec![h]),
+        ];
+        for layer in 0..config.num_hidden_layers {
+            for (name, shape) in &shapes {
+                let name = format!("{path}.layer.{layer}.{name}");
+                match weights.shape(&name) {
+                    Some(s) if s == shape.as_slice() => {}
+                    Some(s) => {
+                        return Err(format!(
+                            "tensor {name} has the shape {s:?}, not config.json's {shape:?}"
+                        ));
+                    }
+                    None => return Err(format!("no tensor {name} of a floating-point type")),
+                }
+            }
+        }
+        let mut layer_len = 0;
+        let tensors = shapes
+            .into_iter()
+            .map(|(name, shape)| {
+                let at = layer_len;
+                layer_len += shape.iter().product::<usize>();
+                (name, shape, at)
+            })
+            .collect();
+        Ok(Self {
+            config: config.clone(),
+            path,
+            tensors,
+            layer_len,
+            passes: AtomicUsize::new(0),
+            kept: OnceLock::new(),
+        })
+    }
+
+    /// The encoder's output for `hidden` (the embeddings) under the attention `mask`.
+    pub(crate) fn forward(
+        &self,
+        weights: &Weights,
+        hidden: &Tensor,
+        mask: &Tensor,
+    ) -> candle_core::Result<Tensor> {
+        let keep = self.passes.fetch_add(1, Ordering::Relaxed) >= PASSES_BEFORE_KEEPING;
+        let kept = match self.kept.get() {
+            Some(kept) => kept.as_ref(),
+            None if keep => self
+                .kept
+                .get_or_init(|| {
+                    let vb = VarBuilder::from_backend(Box::new(weights), DType::F32, Device::Cpu);
+                    BertEncoder::load(vb.pp(&self.path), &self.config).ok()
+                })
+                .as_ref(),
+            None => None,
+        };
+        if let Some(encoder) = kept {
+            return encoder.forward(hidden, mask);
+        }
+        // candle's encoder of one layer, reading `layer.0.…` from the buffer that holds layer
+        // `layer`.
+        let one = Config {
+            num_hidden_layers: 1,
+            ..self.config.clone()
+        };
+        let buffer = Tensor::zeros(self.layer_len, DType::F32, &Device::Cpu)?;
+        let mut hidden = hidden.clone();
+        for layer in 0..self.config.num_hidden_layers {
+            buffer.inplace_op1(&ReadLayer {
+                encoder: self,
+                weights,
+                layer,
+            })?;
+            let views = Views {
+                encoder: self,
+                buffer: &buffer,
+                names: format!("{}.layer.0.", self.path),
+            };
+            let vb = VarBuilder::from_backend(Box::new(views), DType::F32, Device::Cpu);
+            // The layer's tensors (views of the buffer) are dropped with it, before the buffer
+            // is filled again.
+            hidden = BertEncoder::load(vb.pp(&self.path), &one)?.forward(&hidden, mask)?;
+        }
+        Ok(hidden)
+    }
+}
+
+/// Reads layer `layer`'s tensors into a layer's buffer, each at its place.
+struct ReadLayer<'a> {
+    encoder: &'a Encoder,
+    weights: &'a Weights,
+    layer: usize,
+}
+
+impl candle_core::InplaceOp1 for ReadLayer<'_> {
+    fn name(&self) -> &'static str {
+        "read-bert-layer"
+    }
+
+    fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> candle_core::Result<()> {
+        let CpuStorage::F32(values) = storage else {
+            candle_core::bail!("a layer's buffer holds f32 values");
+        };
+        let values = values.get_mut(layout.start_offset()..).unwrap_or_default();
+        let path = &self.encoder.path;
+        for (name, shape, at) in &self.encoder.tensors {
+            let len = shape.iter().product::<usize>();
+            let Some(out) = values.get_mut(*at..at + len) else {
+                candle_core::bail!("a layer's buffer is too short for {name}");
+            };
+            let name = format!("{path}.layer.{}.{name}", self.layer);
+            self.weights.load_into(&name, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// The tensors of the layer in `buffer`, named `{names}…`, as views of it.
+struct Views<'a> {
+    encoder: &'a Encoder,
+    buffer: &'a Tensor,
+    names: String,
+}
+
+impl Views<'_> {
+    fn view(&self, name: &str) -> candle_core::Result<Tensor> {
+        let found = name
+            .strip_prefix(&self.names)
+            .and_then(|rest| self.encoder.tensors.iter().find(|(n, _, _)| *n == rest));
+        let Some((_, shape, at)) = found else {
+            candle_core::bail!("no tensor {name} in a layer of the encoder");
+        };
+        self.buffer
+            .narrow(0, *at, shape.iter().product())?
+            .reshape(shape.as_slice())
+    }
+}
+
+impl candle_nn::var_builder::SimpleBackend for Views<'_> {
+    fn get(
+        &self,
+        s: Shape,
+        name: &str,
+        _: candle_nn::Init,
+        dtype: DType,
+        dev: &Device,
+    ) -> candle_core::Result<Tensor> {
+        let tensor = self.get_unchecked(name, dtype, dev)?;
+        if tensor.shape() != &s {
+            Err(candle_core::Error::UnexpectedShape {
+                msg: format!("shape mismatch for {name}"),
+                expected: s,
+                got: tensor.shape().clone(),
+            })?;
+        }
+        Ok(tensor)
+    }
+
+    fn get_unchecked(&self, name: &str, dtype: DType, dev: &Device) -> candle_core::Result<Tensor> {
+        self.view(name)?.to_dtype(dtype)?.to_device(dev)
+    }
+
+    fn contains_tensor(&self, name: &str) -> bool {
+        name.strip_prefix(&self.names)
+            .is_some_and(|rest| self.encoder.tensors.iter().any(|(n, _, _)| *n == rest))
+    }
+}
