@@ -114,8 +114,19 @@ impl ModelFiles {
             .collect())
     }
 
+    /// `config.json`, with attention heads that divide the hidden size (candle's BERT divides
+    /// by their number).
     fn config(&self) -> Result<Config, Error> {
-        read_json(&self.path("config.json"))
+        let path = self.path("config.json");
+        let config: Config = read_json(&path)?;
+        let (hidden, heads) = (config.hidden_size, config.num_attention_heads);
+        if hidden == 0 || heads == 0 || hidden % heads != 0 {
+            return Err(Error::corrupt(
+                &path,
+                format!("num_attention_heads {heads} does not divide hidden_size {hidden}"),
+            ));
+        }
+        Ok(config)
     }
 
     /// Checks the pooling configuration: mean pooling only; returns the dimension.
@@ -275,10 +286,10 @@ impl BertEmbedder {
         let files = ModelFiles::new(dir);
         // Checked as `ModelFiles::check` checks them; the weights' header is read once, below.
         let (config, dimension, max_length) = files.check_configuration()?;
-        // The tokenizer (a JSON file of half a megabyte to parse) and the weights (a file of
-        // tens of megabytes to read) load side by side, on a thread of their own: rayon's
-        // pool is not started for it (its idle threads cost a one-shot query a quarter of its
-        // processor time).
+        // The tokenizer (a JSON file of half a megabyte to parse) loads on a thread of its own
+        // while the weights' header and the embedding layer are read here: rayon's pool is not
+        // started for it (its idle threads cost a one-shot query a quarter of its processor
+        // time).
         let (tokenizer, weights) = std::thread::scope(|scope| {
             let tokenizer = std::thread::Builder::new()
                 .name("goldfish-embed-load".into())

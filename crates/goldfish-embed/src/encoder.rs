@@ -4,7 +4,7 @@
 //! A one-shot command embeds one query, or a few texts: reading the whole encoder (42 MB for
 //! all-MiniLM-L6-v2) into fresh memory cost it more than the pass itself, nearly all of it in
 //! the kernel handing the process new pages. Layer by layer, each layer is read into the same
-//! buffer (a sixth of that) and its tensors are views of it, so a pass touches one layer's
+//! buffer (one layer's worth) and its tensors are views of it, so a pass touches one layer's
 //! worth of new memory. A process that goes on embedding (a server answering queries, an index
 //! rebuild) keeps the whole encoder from its third pass on and reads nothing again.
 
@@ -36,35 +36,42 @@ pub(crate) struct Encoder {
     kept: OnceLock<Option<BertEncoder>>,
 }
 
+/// The tensors of one of `config`'s layers, as candle's `BertLayer` reads and names them (after
+/// `layer.{i}.`), with their shapes.
+fn layer_tensors(config: &Config) -> [(&'static str, Vec<usize>); 16] {
+    let h = config.hidden_size;
+    // The configuration's heads divide `h` (checked with it); candle's attention is
+    // `heads * (h / heads)` wide.
+    let heads = config.num_attention_heads.max(1);
+    let all_heads = heads * (h / heads);
+    let inner = config.intermediate_size;
+    [
+        ("attention.self.query.weight", vec![all_heads, h]),
+        ("attention.self.query.bias", vec![all_heads]),
+        ("attention.self.key.weight", vec![all_heads, h]),
+        ("attention.self.key.bias", vec![all_heads]),
+        ("attention.self.value.weight", vec![all_heads, h]),
+        ("attention.self.value.bias", vec![all_heads]),
+        ("attention.output.dense.weight", vec![h, h]),
+        ("attention.output.dense.bias", vec![h]),
+        ("attention.output.LayerNorm.weight", vec![h]),
+        ("attention.output.LayerNorm.bias", vec![h]),
+        ("intermediate.dense.weight", vec![inner, h]),
+        ("intermediate.dense.bias", vec![inner]),
+        ("output.dense.weight", vec![h, inner]),
+        ("output.dense.bias", vec![h]),
+        ("output.LayerNorm.weight", vec![h]),
+        ("output.LayerNorm.bias", vec![h]),
+    ]
+}
+
 impl Encoder {
     /// The encoder under `path` (`{prefix}encoder`) in `weights`, with `config`'s layers;
     /// checks from the file's header that every tensor its layers read is there with its
     /// shape (the error names the first that is not), so that a damaged file is refused when
     /// the model loads, not at its first text.
     pub(crate) fn new(weights: &Weights, path: String, config: &Config) -> Result<Self, String> {
-        let h = config.hidden_size;
-        let heads = config.num_attention_heads.max(1);
-        let all_heads = heads * (h / heads);
-        let inner = config.intermediate_size;
-        // What candle's `BertLayer` reads, as it names it.
-        let shapes: [(&'static str, Vec<usize>); 16] = [
-            ("attention.self.query.weight", vec![all_heads, h]),
-            ("attention.self.query.bias", vec![all_heads]),
-            ("attention.self.key.weight", vec![all_heads, h]),
-            ("attention.self.key.bias", vec![all_heads]),
-            ("attention.self.value.weight", vec![all_heads, h]),
-            ("attention.self.value.bias", vec![all_heads]),
-            ("attention.output.dense.weight", vec![h, h]),
-            ("attention.output.dense.bias", vec![h]),
-            ("attention.output.LayerNorm.weight", vec![h]),
-            ("attention.output.LayerNorm.bias", vec![h]),
-            ("intermediate.dense.weight", vec![inner, h]),
-            ("intermediate.dense.bias", vec![inner]),
-            ("output.dense.weight", vec![h, inner]),
-            ("output.dense.bias", vec![h]),
-            ("output.LayerNorm.weight", vec![h]),
-            ("output.LayerNorm.bias", vec![h]),
-        ];
+        let shapes = layer_tensors(config);
         for layer in 0..config.num_hidden_layers {
             for (name, shape) in &shapes {
                 let name = format!("{path}.layer.{layer}.{name}");
@@ -108,6 +115,8 @@ impl Encoder {
         let keep = self.passes.fetch_add(1, Ordering::Relaxed) >= PASSES_BEFORE_KEEPING;
         let kept = match self.kept.get() {
             Some(kept) => kept.as_ref(),
+            // Loading it reads the file and converts on this thread, never on rayon's pool: a
+            // pass waiting here on a pool thread cannot be the one the loading waits for.
             None if keep => self
                 .kept
                 .get_or_init(|| {
@@ -164,7 +173,15 @@ impl candle_core::InplaceOp1 for ReadLayer<'_> {
         let CpuStorage::F32(values) = storage else {
             candle_core::bail!("a layer's buffer holds f32 values");
         };
-        let values = values.get_mut(layout.start_offset()..).unwrap_or_default();
+        let values = match layout.contiguous_offsets() {
+            Some((start, end)) if end - start == self.encoder.layer_len => {
+                values.get_mut(start..end)
+            }
+            _ => None,
+        };
+        let Some(values) = values else {
+            candle_core::bail!("a layer's buffer is not one run of its length");
+        };
         let path = &self.encoder.path;
         for (name, shape, at) in &self.encoder.tensors {
             let len = shape.iter().product::<usize>();
@@ -226,5 +243,85 @@ impl candle_nn::var_builder::SimpleBackend for Views<'_> {
     fn contains_tensor(&self, name: &str) -> bool {
         name.strip_prefix(&self.names)
             .is_some_and(|rest| self.encoder.tensors.iter().any(|(n, _, _)| *n == rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+    /// A weights file of a random two-layer encoder (hidden size 8, two heads) under `dir`,
+    /// named as the encoder reads it.
+    fn random_encoder(
+        dir: &std::path::Path,
+    ) -> Result<(Weights, Config), Box<dyn std::error::Error>> {
+        let config = Config {
+            hidden_size: 8,
+            num_hidden_layers: 2,
+            num_attention_heads: 2,
+            intermediate_size: 16,
+            ..Config::default()
+        };
+        let dev = Device::Cpu;
+        let mut tensors = std::collections::HashMap::new();
+        for layer in 0..2 {
+            for (name, shape) in layer_tensors(&config) {
+                let t = Tensor::randn(0f32, 0.5, shape, &dev)?;
+                tensors.insert(format!("encoder.layer.{layer}.{name}"), t);
+            }
+        }
+        let path = dir.join("model.safetensors");
+        candle_core::safetensors::save(&tensors, &path)?;
+        Ok((Weights::open(&path)?, config))
+    }
+
+    #[test]
+    fn two_passes_run_layer_by_layer_then_the_encoder_is_kept_and_the_answers_agree() -> TestResult
+    {
+        let tmp = tempfile::tempdir()?;
+        let (weights, config) = random_encoder(tmp.path())?;
+        let encoder = Encoder::new(&weights, "encoder".into(), &config)?;
+        let hidden = Tensor::randn(0f32, 1.0, (2, 5, 8), &Device::Cpu)?;
+        let mask = Tensor::zeros((2, 1, 1, 5), DType::F32, &Device::Cpu)?;
+        let first = encoder
+            .forward(&weights, &hidden, &mask)?
+            .flatten_all()?
+            .to_vec1::<f32>()?;
+        assert!(encoder.kept.get().is_none(), "kept after one pass");
+        let second = encoder
+            .forward(&weights, &hidden, &mask)?
+            .flatten_all()?
+            .to_vec1::<f32>()?;
+        assert!(encoder.kept.get().is_none(), "kept after two passes");
+        let third = encoder
+            .forward(&weights, &hidden, &mask)?
+            .flatten_all()?
+            .to_vec1::<f32>()?;
+        assert!(
+            matches!(encoder.kept.get(), Some(Some(_))),
+            "not kept at the third pass"
+        );
+        assert_eq!(first, second);
+        assert_eq!(first, third);
+        // Every layer counts: the output is not the input, nor one layer's.
+        let input = hidden.flatten_all()?.to_vec1::<f32>()?;
+        assert_ne!(first, input);
+        let one = Encoder::new(
+            &weights,
+            "encoder".into(),
+            &Config {
+                num_hidden_layers: 1,
+                ..config
+            },
+        )?;
+        assert_ne!(
+            one.forward(&weights, &hidden, &mask)?
+                .flatten_all()?
+                .to_vec1::<f32>()?,
+            first
+        );
+        Ok(())
     }
 }

@@ -4,8 +4,8 @@
 //!   text out. A Rust agent can plug its own model through it.
 //! - [`BertEmbedder`]: the pure-Rust implementation (candle's BERT and Hugging Face's tokenizer,
 //!   no C or C++ build) of a sentence-transformers model such as all-MiniLM-L6-v2: the
-//!   encoder read a layer at a time for the first two passes (a one-shot command touches a
-//!   sixth of its memory) and then kept, the word-embedding rows read per text, mean pooling
+//!   encoder read a layer at a time for the first two passes (a one-shot command fills one
+//!   layer's worth of new memory) and then kept, the word-embedding rows read per text, mean pooling
 //!   over the real tokens then L2 normalisation as sentence-transformers does, long inputs
 //!   truncated to the model's maximum length, texts embedded in batches.
 //! - [`ModelDir`]: where models live, installing one from a local sentence-transformers

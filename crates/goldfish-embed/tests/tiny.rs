@@ -149,6 +149,22 @@ fn tiny() -> Result<(tempfile::TempDir, PathBuf), Box<dyn std::error::Error>> {
     Ok((tmp, dir))
 }
 
+/// `count` phrases of the test words, the `i`th of `words(i)` words, each starting a word later.
+fn phrases(count: usize, words: impl Fn(usize) -> usize) -> Vec<String> {
+    (0..count)
+        .map(|i| {
+            WORDS
+                .iter()
+                .cycle()
+                .skip(i)
+                .take(words(i))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
 fn close(a: &[f32], b: &[f32]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5)
 }
@@ -158,18 +174,7 @@ fn vectors_are_normalised_and_a_text_alone_equals_it_in_a_padded_batch() -> Test
     let (_tmp, dir) = tiny()?;
     let model = BertEmbedder::load(&dir)?;
     assert_eq!(model.dimension(), HIDDEN);
-    let texts: Vec<String> = (0..70)
-        .map(|i| {
-            WORDS
-                .iter()
-                .cycle()
-                .skip(i)
-                .take(1 + i % 9)
-                .copied()
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let texts = phrases(70, |i| 1 + i % 9);
     let mut refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     refs.push("");
     let batch = model.embed(&refs)?;
@@ -294,6 +299,30 @@ fn every_corrupt_file_is_named() -> TestResult {
         .err()
         .ok_or("loaded without layer 2")?;
     assert!(err.to_string().contains("model.safetensors"), "{err}");
+    // A layer's tensor of another shape than the configuration's: refused at load, by name.
+    let (_tmp, dir) = tiny()?;
+    let path = dir.join("model.safetensors");
+    let mut tensors = candle_core::safetensors::load(&path, &Device::Cpu)?;
+    let name = "encoder.layer.1.intermediate.dense.weight";
+    let wrong = tensors.remove(name).ok_or("no such tensor")?;
+    tensors.insert(name.to_owned(), wrong.reshape((HIDDEN, INTERMEDIATE))?);
+    candle_core::safetensors::save(&tensors, &path)?;
+    let err = BertEmbedder::load(&dir)
+        .err()
+        .ok_or("loaded a tensor of the wrong shape")?;
+    assert!(matches!(err, Error::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains("model.safetensors"), "{err}");
+    assert!(err.to_string().contains(name), "{err}");
+    // Attention heads that do not divide the hidden size.
+    let (_tmp, dir) = tiny()?;
+    let config = std::fs::read_to_string(dir.join("config.json"))?
+        .replace("\"num_attention_heads\":2", "\"num_attention_heads\":3");
+    std::fs::write(dir.join("config.json"), config)?;
+    let err = BertEmbedder::load(&dir)
+        .err()
+        .ok_or("loaded 3 heads over 8 dimensions")?;
+    assert!(matches!(err, Error::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains("config.json"), "{err}");
     Ok(())
 }
 
@@ -409,18 +438,7 @@ fn many_texts_of_mixed_lengths_embed_as_one_at_a_time_with_progress() -> TestRes
     let model = BertEmbedder::load(&dir)?.with_threads(2)?;
     // 150 texts (several batches of 32), 0 to 40 words: some padded, some truncated, and the
     // lengths out of order so that sorting by token count and putting back is exercised.
-    let texts: Vec<String> = (0..150)
-        .map(|i| {
-            WORDS
-                .iter()
-                .cycle()
-                .skip(i)
-                .take((i * 7) % 41)
-                .copied()
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let texts = phrases(150, |i| (i * 7) % 41);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut calls = Vec::new();
     let many = model.embed_many(&refs, &mut |done, total| calls.push((done, total)))?;
@@ -499,5 +517,13 @@ fn passes_layer_by_layer_and_with_the_encoder_kept_give_the_same_vectors() -> Te
         );
         assert_ne!(h, f, "the f16 weights were not the ones used");
     }
+    // One call of many batches side by side, from the model's first pass: the first batches
+    // run layer by layer, the later ones with the encoder kept (loaded while others run). The
+    // same vectors as the same call once the encoder is kept.
+    let texts = phrases(150, |i| 1 + i % 11);
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let model = BertEmbedder::load(&dir)?;
+    let crossing = model.embed(&refs)?;
+    assert_eq!(model.embed(&refs)?, crossing);
     Ok(())
 }
