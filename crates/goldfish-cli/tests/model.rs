@@ -137,6 +137,25 @@ fn install_from_a_directory_that_is_not_a_model_names_the_file() -> TestResult {
         err.starts_with("goldfish: error: ") && err.contains("model.safetensors: missing"),
         "{err}"
     );
+    // What `--from` takes, not the hint for an installed model that lost a file.
+    assert!(
+        err.contains(
+            "`--from` takes a sentence-transformers directory with config.json, model.safetensors"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("reinstall"), "{err}");
+    // A directory that is not there is named as the argument.
+    let out = env
+        .cmd(&["model", "install", "--from", "/nonexistent/goldfish-model"])
+        .env("GOLDFISH_MODEL_DIR", models.path())
+        .output()?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--from /nonexistent/goldfish-model: not a directory"),
+        "{err}"
+    );
     // Nothing installed, no staging directory left.
     assert_eq!(std::fs::read_dir(models.path())?.count(), 0);
     Ok(())

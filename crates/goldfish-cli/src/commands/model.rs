@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use goldfish_embed::{DEFAULT_MODEL, ModelDir, ModelStatus, Progress};
+use goldfish_embed::{DEFAULT_MODEL, ModelDir, ModelFiles, ModelStatus, Progress};
 use serde_json::json;
 
 use crate::cli::ModelCommand;
@@ -102,8 +102,24 @@ fn install(dir: &ModelDir, from: Option<PathBuf>, json: bool) -> anyhow::Result<
         bar.set_message(p.file.clone());
         bar.set_position(p.done);
     };
+    if let Some(source) = from.as_deref().filter(|s| !s.is_dir()) {
+        anyhow::bail!(
+            "--from {}: not a directory (it takes a sentence-transformers model directory)",
+            source.display()
+        );
+    }
     let status = match from {
-        Some(source) => dir.install_from_dir(DEFAULT_MODEL, &source, &mut progress)?,
+        Some(source) => dir
+            .install_from_dir(DEFAULT_MODEL, &source, &mut progress)
+            .map_err(|e| match e {
+                // A file missing from the directory given, not from an installed model: what
+                // `--from` takes, not "reinstall".
+                goldfish_embed::Error::Missing { .. } => anyhow::anyhow!(
+                    "{e} (`--from` takes a sentence-transformers directory with {})",
+                    ModelFiles::REQUIRED.join(", ")
+                ),
+                e => e.into(),
+            })?,
         None => dir.install_from_hub(&hub_endpoint(), &mut progress)?,
     };
     if let Some(bar) = bar {
