@@ -225,15 +225,7 @@ impl candle_nn::var_builder::SimpleBackend for Views<'_> {
         dtype: DType,
         dev: &Device,
     ) -> candle_core::Result<Tensor> {
-        let tensor = self.get_unchecked(name, dtype, dev)?;
-        if tensor.shape() != &s {
-            Err(candle_core::Error::UnexpectedShape {
-                msg: format!("shape mismatch for {name}"),
-                expected: s,
-                got: tensor.shape().clone(),
-            })?;
-        }
-        Ok(tensor)
+        crate::weights::of_shape(self.get_unchecked(name, dtype, dev)?, s, name)
     }
 
     fn get_unchecked(&self, name: &str, dtype: DType, dev: &Device) -> candle_core::Result<Tensor> {

@@ -271,6 +271,19 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
     }
 }
 
+/// `tensor` when it has the shape `s` candle's `VarBuilder` asks for tensor `name` to have;
+/// else the error it expects.
+pub(crate) fn of_shape(tensor: Tensor, s: Shape, name: &str) -> candle_core::Result<Tensor> {
+    if tensor.shape() != &s {
+        Err(candle_core::Error::UnexpectedShape {
+            msg: format!("shape mismatch for {name}"),
+            expected: s,
+            got: tensor.shape().clone(),
+        })?;
+    }
+    Ok(tensor)
+}
+
 /// The encoder's tensors, each read when the model asks for it (by candle's `VarBuilder`).
 impl candle_nn::var_builder::SimpleBackend for &Weights {
     fn get(
@@ -281,15 +294,7 @@ impl candle_nn::var_builder::SimpleBackend for &Weights {
         dtype: DType,
         dev: &Device,
     ) -> candle_core::Result<Tensor> {
-        let tensor = self.load(name)?.to_dtype(dtype)?.to_device(dev)?;
-        if tensor.shape() != &s {
-            Err(candle_core::Error::UnexpectedShape {
-                msg: format!("shape mismatch for {name}"),
-                expected: s,
-                got: tensor.shape().clone(),
-            })?;
-        }
-        Ok(tensor)
+        of_shape(self.get_unchecked(name, dtype, dev)?, s, name)
     }
 
     fn get_unchecked(&self, name: &str, dtype: DType, dev: &Device) -> candle_core::Result<Tensor> {

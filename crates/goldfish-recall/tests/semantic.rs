@@ -138,6 +138,13 @@ fn titles(r: &RecallResult) -> Vec<&str> {
     r.checkpoints().map(|c| c.title()).collect()
 }
 
+/// Whether `r`'s notes say the test model failed.
+fn said_broken(r: &RecallResult) -> bool {
+    r.notes
+        .iter()
+        .any(|n| n.contains("the test model is broken"))
+}
+
 #[test]
 fn a_checkpoint_found_only_by_meaning_is_fused_in() -> TestResult {
     let s = store()?;
@@ -284,13 +291,7 @@ fn a_failing_model_leaves_recall_lexical_with_a_note() -> TestResult {
     let lexical = recall(&s.store, &opts("office", None, true))?;
     assert_eq!(r.channels, ["lexical"]);
     assert_eq!(titles(&r), titles(&lexical));
-    assert!(
-        r.notes
-            .iter()
-            .any(|n| n.contains("the test model is broken")),
-        "{:?}",
-        r.notes
-    );
+    assert!(said_broken(&r), "{:?}", r.notes);
     // A search with no entry in its window ranks nothing by meaning either: the broken
     // model is still found out, and not claimed to have ranked.
     for use_index in [true, false] {
@@ -300,13 +301,7 @@ fn a_failing_model_leaves_recall_lexical_with_a_note() -> TestResult {
         let r = recall(&s.store, &o)?;
         assert!(r.hits.is_empty());
         assert_eq!(r.channels, ["lexical"], "index: {use_index}");
-        assert!(
-            r.notes
-                .iter()
-                .any(|n| n.contains("the test model is broken")),
-            "{:?}",
-            r.notes
-        );
+        assert!(said_broken(&r), "{:?}", r.notes);
     }
     Ok(())
 }
