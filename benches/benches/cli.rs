@@ -5,7 +5,7 @@
 //!
 //! `hook/session-start`: `goldfish hook session-start --client claude` over the evaluation
 //! store (the 1,974 checkpoints of six real projects in
-//! `crates/goldfish-recall/tests/fixtures/nl_corpus.jsonl`, written as day files and moved in time so
+//! `crates/recall/tests/fixtures/nl_corpus.jsonl`, written as day files and moved in time so
 //! that the newest is an hour old), with an active plan, a journal and notes in the worktree.
 //! It runs at every session start of every agent. Target 20 ms.
 //!
@@ -463,7 +463,7 @@ fn hook_prompt_in(bin: &Path, home: &Path, dir: &Path, workspace: &str, prompt: 
 }
 
 /// `hook/prompt_eval`: `goldfish hook prompt` over the hooks' evaluation store (the 30
-/// memories of `crates/goldfish-session/tests/fixtures/hook_store.jsonl`), a prompt that matches one
+/// memories of `crates/session/tests/fixtures/hook_store.jsonl`), a prompt that matches one
 /// decision. `hook/prompt_100k`: the same hook in one of the 100,000-checkpoint store's
 /// largest workspaces (about 1,200 checkpoints), a prompt that matches some of them. Targets 15
 /// and 50 ms: the hook runs before every prompt the user sends.
@@ -471,7 +471,7 @@ fn hook_prompts(c: &mut Criterion) {
     let bin = goldfish_binary();
     let home = tempfile::tempdir().expect("temp dir");
     let store = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../crates/goldfish-session/tests/fixtures/hook_store.jsonl");
+        .join("../crates/session/tests/fixtures/hook_store.jsonl");
     let store = store.to_str().expect("a UTF-8 path").to_string();
     let out = goldfish(&bin, home.path(), &["import", "jsonl", &store])
         .output()

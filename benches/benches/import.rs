@@ -10,7 +10,7 @@ use goldfish_store::Store;
 const RECORDS: usize = 10_000;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/goldfish-import/tests/fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/import/tests/fixtures")
 }
 
 /// A project whose `.memories/` holds `RECORDS` checkpoint files, copies of the fixture's.

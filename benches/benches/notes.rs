@@ -1,9 +1,9 @@
-//! Benches for goldfish-notes: parse + format of a full GOBLIN_NOTES.md (target 100 µs) and a
+//! Benches for notes-core: parse + format of a full GOBLIN_NOTES.md (target 100 µs) and a
 //! `NotesManager::update` with fsync (target 10 ms).
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use goldfish_notes::{Notes, NotesManager, Stage};
+use notes_core::{Notes, NotesManager, Stage};
 
 /// A full notes file: every list at its limit, folded summaries, multi-line context and a
 /// hand-added section.

@@ -36,7 +36,7 @@ const QUERY: &str = "lazy dfa rolover bug";
 
 /// Whether search runs its AVX2 pass here, said on stderr so that a figure in a log can be read
 /// with the instructions it was measured with. The features are those `Avx2::detect` in
-/// crates/goldfish-recall/src/lanes.rs asks for: keep the two lists the same.
+/// crates/recall/src/lanes.rs asks for: keep the two lists the same.
 fn say_lanes() {
     #[cfg(target_arch = "x86_64")]
     let avx2 = std::arch::is_x86_feature_detected!("avx2")

@@ -4,12 +4,11 @@ use goldfish_store::Checkpoint;
 
 /// The natural-language evaluation corpus: 1,974 real checkpoints of six projects, as JSON
 /// Lines (the recall crate's fixture).
-pub const NL_CORPUS: &str =
-    include_str!("../../crates/goldfish-recall/tests/fixtures/nl_corpus.jsonl");
+pub const NL_CORPUS: &str = include_str!("../../crates/recall/tests/fixtures/nl_corpus.jsonl");
 
 /// The 400 checkpoints of the recall crate's keyword evaluation set, as JSON Lines.
 pub const EVAL_CHECKPOINTS: &str =
-    include_str!("../../crates/goldfish-recall/tests/fixtures/eval_checkpoints.jsonl");
+    include_str!("../../crates/recall/tests/fixtures/eval_checkpoints.jsonl");
 
 /// Checkpoints from JSON Lines, one `{id, workspace, timestamp, description, tags, branch,
 /// commit, files}` object a line, as the recall crate's evaluation fixtures hold them.

@@ -2,7 +2,7 @@
 //! is stable (parse → format → parse → format gives the same text and an equal value).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use goldfish_notes::Notes;
+use notes_core::Notes;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

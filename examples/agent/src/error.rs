@@ -32,7 +32,7 @@ pub(crate) enum AgentError {
     Recall(#[from] goldfish_recall::Error),
     /// A GOBLIN_NOTES.md error.
     #[error(transparent)]
-    Notes(#[from] goldfish_notes::Error),
+    Notes(#[from] notes_core::Error),
     /// A signal or pipeline error.
     #[error(transparent)]
     Signals(#[from] goldfish_signals::Error),

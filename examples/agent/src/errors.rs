@@ -4,10 +4,10 @@
 
 use std::io;
 
-use goldfish_notes::NotesManager;
 use goldfish_recall::{RecallOptions, recall};
 use goldfish_signals::{SignalDir, SignalKind};
 use goldfish_store::ErrorKind as StoreKind;
+use notes_core::NotesManager;
 
 use crate::{Agent, AgentError, WORKSPACE};
 

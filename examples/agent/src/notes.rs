@@ -1,6 +1,6 @@
-//! Task 4: maintain GOBLIN_NOTES.md, the hand-off notes of the project (goldfish-notes).
+//! Task 4: maintain GOBLIN_NOTES.md, the hand-off notes of the project (notes-core).
 
-use goldfish_notes::{NotesManager, Stage};
+use notes_core::{NotesManager, Stage};
 
 use crate::{Agent, AgentError};
 
