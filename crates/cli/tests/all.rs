@@ -16,6 +16,7 @@ mod import;
 mod index;
 mod index_processes;
 mod journal;
+mod layout;
 mod library_env;
 mod mcp;
 mod mcp_conformance;

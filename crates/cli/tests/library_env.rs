@@ -96,7 +96,7 @@ fn library_crates_read_the_environment_only_in_from_env() -> TestResult {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(&crates)? {
         let dir = entry?.path();
-        let binary = dir.file_name().is_some_and(|n| n == "goldfish-cli");
+        let binary = dir.file_name().is_some_and(|n| n == "cli");
         if !binary && dir.join("src").is_dir() {
             rust_files(&dir.join("src"), &mut files)?;
         }

@@ -168,18 +168,30 @@ fn sigkill_never_tears_a_file_or_loses_a_save() -> TestResult {
         let mut child = child_command("loop", dir.path(), 0)?
             .stdout(Stdio::piped())
             .spawn()?;
-        // Startup takes a few ms; kill somewhere in the first ~25 ms of saving.
-        std::thread::sleep(Duration::from_micros(
-            2_000 + next_random(&mut rng) % 25_000,
-        ));
+        let mut lines = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
+        // The kill comes after the child's first save, not after a fixed delay from its start:
+        // on a loaded machine a child may need longer than any delay to start, and every round
+        // must kill a saver that is saving. Its first line (after the test harness's own) is
+        // printed once that save returned; the kill then lands somewhere in the next ~5 ms of
+        // saves, inside a save or between two.
+        let mut printed: Vec<String> = Vec::new();
+        for line in lines.by_ref() {
+            if let Some(id) = line?.strip_prefix("saved ") {
+                printed.push(id.to_string());
+                break;
+            }
+        }
+        if printed.is_empty() {
+            return Err(format!("round {round}: the saver ended before its first save").into());
+        }
+        std::thread::sleep(Duration::from_micros(next_random(&mut rng) % 5_000));
         child.kill()?; // SIGKILL on Unix
         child.wait()?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let printed: Vec<String> = BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-            .filter_map(|l| l.strip_prefix("saved ").map(str::to_string))
-            .collect();
+        printed.extend(
+            lines
+                .map_while(Result::ok)
+                .filter_map(|l| l.strip_prefix("saved ").map(str::to_string)),
+        );
         let now: HashSet<String> = read_all_strict(dir.path())?
             .into_iter()
             .map(|c| c.id)
@@ -189,6 +201,6 @@ fn sigkill_never_tears_a_file_or_loses_a_save() -> TestResult {
         }
         known = now;
     }
-    assert!(!known.is_empty(), "the savers never saved anything");
+    assert!(known.len() >= kills, "every round saved at least once");
     Ok(())
 }
