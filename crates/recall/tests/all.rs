@@ -2,6 +2,7 @@
 
 mod baseline;
 mod eval;
+mod eval_sets;
 mod format;
 mod hybrid;
 mod index;
