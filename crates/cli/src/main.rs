@@ -7,8 +7,13 @@
 //! default, one JSON document with `--json`; errors and logs go to stderr
 //! (`goldfish: error: …`). Exit codes: 0 success, 1 error, 2 usage error; `pipeline watch`
 //! adds 3 FAILED, 4 CANCELLED and 5 when `--timeout` passes first; `merge-driver` exits 1
-//! when it wrote git's conflict markers.
+//! when it wrote git's conflict markers. A reader of stdout that goes away early
+//! (`goldfish export | head`) ends the command quietly, with the status it would have had
+//! (0 when the write that failed was the command's output itself): see [`stdout_closed`].
 #![forbid(unsafe_code)]
+// `print!` panics when stdout is a closed pipe; every write to stdout goes through a path that
+// returns the error instead (`print_report`, `write_stdout`), so that a closed pipe ends quietly.
+#![deny(clippy::print_stdout)]
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -37,11 +42,33 @@ use output::Report;
 fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
+        Err(err) if stdout_closed(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("goldfish: error: {}", error_message(&err));
+            // Not `eprintln!`: it panics when stderr is a closed pipe, and the exit code is
+            // the one answer left then.
+            let _ = writeln!(
+                std::io::stderr(),
+                "goldfish: error: {}",
+                error_message(&err)
+            );
             ExitCode::FAILURE
         }
     }
+}
+
+/// True when `err` is (or was caused by) a write to a pipe whose reader went away: the
+/// reader of stdout (`goldfish export | head -c 100`, `goldfish recall --help | head -1`)
+/// had what it wanted. The command then ends with no message and status 0, as ripgrep does:
+/// the output was cut short on purpose, not by a failure of goldfish, and a script under
+/// `set -o pipefail` that reads only the first lines must not fail for it (git and coreutils,
+/// killed by `SIGPIPE`, give 141 there). Rust ignores `SIGPIPE`, so the closed pipe arrives
+/// as an error, anywhere in a library error's chain of causes.
+///
+/// Stdout is the only pipe this binary writes to: it feeds no child's stdin, and `serve` and
+/// `mcp` handle their own connections' errors, so a broken pipe reaching `main` is stdout's.
+fn stdout_closed(err: &anyhow::Error) -> bool {
+    err.chain()
+        .any(|cause| goldfish_core::fs::io_kind_in(cause) == Some(std::io::ErrorKind::BrokenPipe))
 }
 
 /// What to run next, in this binary's commands, for a library error that calls for another
@@ -138,7 +165,12 @@ fn run() -> anyhow::Result<ExitCode> {
                 eprintln!("goldfish hook: {}", err.render().to_string().trim_end());
                 return Ok(ExitCode::SUCCESS);
             }
-            err.print()?;
+            // A closed pipe on the way (`goldfish recall --help | head -1`) changes nothing:
+            // help still exits 0 and a usage error 2.
+            match err.print() {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+                _ => {}
+            }
             return Ok(ExitCode::from(u8::try_from(code).unwrap_or(2)));
         }
     };

@@ -26,6 +26,7 @@ mod mcp_session;
 mod model;
 mod model_hub;
 mod notes;
+mod pipe;
 mod plan;
 mod plugin;
 mod real_clients;

@@ -421,3 +421,45 @@ fn an_extra_bullet_a_day_file_cannot_hold_is_reported_not_dropped() -> TestResul
     )?;
     Ok(())
 }
+
+/// A 100,000-line JSON Lines file with one byte that is not UTF-8 deep inside: refused,
+/// naming the file, the line and the byte offset, and the store is left as it was (none of
+/// the valid lines before it imported).
+#[test]
+fn a_jsonl_file_with_a_bad_byte_deep_inside_is_refused_naming_line_and_byte() -> TestResult {
+    let env = Env::new()?;
+    env.ok(&["-w", "big", "checkpoint", "Already here"])?;
+    let file = env.cwd.path().join("big.jsonl");
+    bulk_jsonl(&file, 100_000, None)?;
+    let mut bytes = std::fs::read(&file)?;
+    // The description of line 73,412 gets a Latin-1 byte.
+    let line = 73_412;
+    let start = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .take(line - 1)
+        .map(<[u8]>::len)
+        .sum::<usize>();
+    let at = start
+        + bytes[start..]
+            .windows(b"Bulk entry".len())
+            .position(|w| w == b"Bulk entry")
+            .ok_or("no description")?;
+    bytes[at] = 0xc2;
+    bytes[at + 1] = b'!';
+    std::fs::write(&file, &bytes)?;
+    let before = snapshot(env.home())?;
+
+    let path = file.to_str().ok_or("path")?;
+    let out = env.run(&["import", "jsonl", path])?;
+    assert_eq!(out.0.status.code(), Some(1), "{}", out.stderr());
+    let stderr = out.stderr();
+    assert!(
+        stderr.starts_with(&format!(
+            "goldfish: error: {path}:{line}: not valid UTF-8 at byte offset {at} ("
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert_eq!(snapshot(env.home())?, before, "the store is unchanged");
+    Ok(())
+}

@@ -762,13 +762,17 @@ pub fn parse_day_bytes(bytes: &[u8], workspace: &str, date: NaiveDate) -> Parsed
     if let Ok(text) = std::str::from_utf8(bytes) {
         return parse_day_file(text, workspace, date);
     }
-    let mut bad_lines = Vec::new();
+    // The line of each run of bad bytes, and the first bad byte's offset in the file.
+    let mut bad_lines: Vec<(usize, usize)> = Vec::new();
     let mut line = 1;
+    let mut offset = 0;
     for chunk in bytes.utf8_chunks() {
         line += chunk.valid().matches('\n').count();
-        if !chunk.invalid().is_empty() && bad_lines.last() != Some(&line) {
-            bad_lines.push(line);
+        offset += chunk.valid().len();
+        if !chunk.invalid().is_empty() && bad_lines.last().map(|b| b.0) != Some(line) {
+            bad_lines.push((line, offset));
         }
+        offset += chunk.invalid().len();
     }
     let text = String::from_utf8_lossy(bytes);
     let mut day = parse_day_file(&text, workspace, date);
@@ -776,17 +780,20 @@ pub fn parse_day_bytes(bytes: &[u8], workspace: &str, date: NaiveDate) -> Parsed
     let line_of = |offset: usize| 1 + text[..offset.min(text.len())].matches('\n').count();
     let starts: Vec<usize> = day.starts.iter().map(|&s| line_of(s)).collect();
     let mut keep = vec![true; day.checkpoints.len()];
-    for &bad in &bad_lines {
+    for &(bad, at) in &bad_lines {
         let owner = starts.iter().rposition(|&s| s <= bad);
         let message = match owner {
             Some(k) => {
                 keep[k] = false;
                 format!(
-                    "not valid UTF-8 at line {bad}; the checkpoint starting at line {} is skipped",
+                    "not valid UTF-8 at line {bad} (byte offset {at}); the checkpoint starting \
+                     at line {} is skipped",
                     starts[k]
                 )
             }
-            None => format!("not valid UTF-8 at line {bad} (outside any checkpoint; ignored)"),
+            None => format!(
+                "not valid UTF-8 at line {bad} (byte offset {at}; outside any checkpoint, ignored)"
+            ),
         };
         day.problems.push(Problem { line: bad, message });
     }
@@ -1173,7 +1180,14 @@ mod tests {
         assert_eq!(titles, ["one", "three"]);
         assert_eq!(day.problems.len(), 1);
         assert_eq!(day.problems[0].line, 5);
-        assert!(day.problems[0].message.contains("UTF-8"));
+        let at = bytes.iter().position(|&b| b == 0xff).unwrap_or_default();
+        assert!(
+            day.problems[0]
+                .message
+                .contains(&format!("not valid UTF-8 at line 5 (byte offset {at})")),
+            "{}",
+            day.problems[0].message
+        );
     }
 
     #[test]

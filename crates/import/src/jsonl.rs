@@ -350,7 +350,14 @@ pub fn parse_jsonl(text: &str, path: &Path) -> Batch {
 }
 
 /// Reads a JSON Lines file into a [`Batch`]; see [`parse_jsonl`].
+///
+/// # Errors
+///
+/// When the file cannot be read, or is not UTF-8 text: then the error names the line and the
+/// byte offset of the first bad byte ([`goldfish_memories::read_text`]), and nothing of the
+/// file is in a batch, so nothing of it is imported (not the valid lines before it either:
+/// a file that is not what `goldfish export` writes is refused whole).
 pub fn jsonl_batch(path: &Path) -> Result<Batch, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, "read", e))?;
+    let text = goldfish_memories::read_text(path)?;
     Ok(parse_jsonl(&text, path))
 }

@@ -5,6 +5,7 @@ mod import;
 mod malformed;
 mod tusk;
 mod unchanged;
+mod utf8;
 
 use std::path::{Path, PathBuf};
 

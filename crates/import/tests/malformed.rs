@@ -61,7 +61,7 @@ fn a_broken_checkpoint_file_is_reported_with_path_and_line_and_the_rest_read() -
             ("120000_bad0.md".to_string(), Some(5), ErrorKind::Malformed),
             ("120100_bad1.md".to_string(), Some(1), ErrorKind::Malformed),
             ("120200_bad2.md".to_string(), Some(5), ErrorKind::Malformed),
-            ("120300_bad3.md".to_string(), None, ErrorKind::Malformed),
+            ("120300_bad3.md".to_string(), Some(5), ErrorKind::Malformed),
             ("broken.md".to_string(), Some(3), ErrorKind::Malformed),
         ],
         "{:#?}",

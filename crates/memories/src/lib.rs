@@ -57,7 +57,7 @@ pub use error::{Error, ErrorKind};
 pub use goldfish_store::{MemoryType, PlanStatus, Structured};
 pub use memories::{
     Brief, GitInfo, MemoriesDir, MemoryRecord, ParseError, Unmapped, parse_brief_file,
-    parse_memory_file, read_memories,
+    parse_memory_file, read_memories, read_text,
 };
 pub use registry::{RegisteredProject, Registry, parse_registry, read_registered, read_registry};
 

@@ -589,15 +589,37 @@ fn list_dir(dir: &Path, problems: &mut Vec<Error>) -> Vec<(String, PathBuf)> {
     out
 }
 
-fn read_text(path: &Path) -> Result<String, Error> {
+/// Reads `path` as UTF-8 text, for a reader of goldfish's text sources (Goldfish 5–8
+/// files, JSON Lines). Invalid UTF-8 is a [`ErrorKind::Malformed`] error at the 1-based line
+/// of the first bad byte ([`Error::line`]), whose message gives that byte's offset in the
+/// file, as a JSON error gives its line and column: in a file of 100,000 lines the line is
+/// what lets one find it. [`Error::is_invalid_utf8`] is true of it.
+///
+/// # Errors
+///
+/// An [`ErrorKind::Io`] error when the file cannot be read; the error above when it is not
+/// UTF-8.
+pub fn read_text(path: &Path) -> Result<String, Error> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read the file", e))?;
     String::from_utf8(bytes).map_err(|e| {
+        let bad = e.utf8_error();
+        let offset = bad.valid_up_to();
+        let line = 1 + e.as_bytes()[..offset]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        // The source's text ("invalid utf-8 sequence of 1 bytes from index N") is quoted,
+        // so that a caller printing the chain of causes does not repeat it.
         Error::new(
             ErrorKind::Malformed,
             path,
-            format!("the file is not UTF-8 text ({e}); fix its encoding and read it again"),
+            format!(
+                "not valid UTF-8 at byte offset {offset} ({bad}); fix the file's encoding and \
+                 read it again"
+            ),
         )
-        .with_source(e)
+        .at_line(Some(line))
+        .with_source(bad)
     })
 }
 
@@ -730,7 +752,7 @@ pub fn read_memories(path: &Path) -> Result<MemoriesDir, Error> {
 
     for marker in [".active-brief", ".active-plan"] {
         let path = dir.join(marker);
-        match std::fs::read_to_string(&path) {
+        match read_text(&path) {
             Ok(text) => {
                 let id = js_trim(&text);
                 if !id.is_empty() {
@@ -738,8 +760,8 @@ pub fn read_memories(path: &Path) -> Result<MemoriesDir, Error> {
                     break;
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => problems.push(Error::io(&path, "read the active brief marker", e)),
+            Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {}
+            Err(e) => problems.push(e),
         }
     }
     if let Some(id) = &out.active_marker

@@ -40,8 +40,7 @@ pub fn parse_registry(text: &str) -> Result<Registry, (usize, String)> {
 
 /// Reads a `registry.json`.
 pub fn read_registry(path: &Path) -> Result<Registry, Error> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Error::io(path, "read the registry", e))?;
+    let text = crate::memories::read_text(path)?;
     parse_registry(&text).map_err(|(line, message)| {
         Error::new(ErrorKind::Malformed, path, message).at_line(Some(line))
     })

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::Router;
@@ -210,8 +211,12 @@ pub struct Limits {
     /// starts waiting for them: a client trickling one byte a second is cut off, and so is
     /// a kept-alive connection idle this long. Default 10 seconds.
     pub header_timeout: Duration,
-    /// Connections open at once (default 64). Further clients wait in the listen queue
-    /// until one closes, which the header timeout guarantees for idle ones.
+    /// Connections open at once (default 512). A client arriving at the bound is never
+    /// left waiting behind idle or slow ones: the oldest connection that has sent no
+    /// complete request yet is closed to make room (when every one has, the oldest closes
+    /// once its answer is sent). An open connection costs little (about 10 KiB; its
+    /// request head may take at most 64 KiB), so the bound caps memory and descriptors
+    /// rather than who gets served.
     pub max_connections: usize,
     /// Pages rendered at once (default 1). A page over all the store's checkpoints holds
     /// them while it renders (about 150 MiB for 100,000 checkpoints); more requests wait
@@ -226,7 +231,7 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             header_timeout: Duration::from_secs(10),
-            max_connections: 64,
+            max_connections: 512,
             max_renders: 1,
         }
     }
@@ -313,7 +318,8 @@ impl Server {
     /// Serves until the process ends, on a single-threaded runtime; pages render on its
     /// blocking pool, whose [`Limits::max_renders`] threads are all that ever render. Each
     /// connection is HTTP/1 with [`Limits::header_timeout`]; at most
-    /// [`Limits::max_connections`] are open at once.
+    /// [`Limits::max_connections`] are open at once, the oldest idle one making room for a
+    /// new client at the bound.
     ///
     /// # Errors
     ///
@@ -338,43 +344,144 @@ impl Server {
     }
 }
 
-/// The accept loop: one task per connection, each holding a permit of `limits`'
-/// connection bound until it closes.
+/// The most a request's head (request line and headers) may take: hyper's read buffer stops
+/// there (`431` beyond), so a client trickling headers holds at most this much however long
+/// it trickles, rather than hyper's default of about 400 KiB. Far above what a browser sends.
+const MAX_REQUEST_HEAD: usize = 64 * 1024;
+
+/// One open connection, as the accept loop sees it: whether a request has reached the
+/// router yet, and how to ask its task to close it.
+#[derive(Debug, Default)]
+struct Slot {
+    /// No request has reached the router yet: the client is idle since it connected, or
+    /// still sending its first request's headers. Closing it loses nothing of anyone's.
+    fresh: std::sync::atomic::AtomicBool,
+    /// Already asked to close (it is not asked twice, and another is chosen next time).
+    closing: std::sync::atomic::AtomicBool,
+    /// Wakes the connection's task to close it.
+    close: tokio::sync::Notify,
+}
+
+/// The open connections, oldest first.
+#[derive(Debug, Default)]
+struct Open {
+    slots: std::sync::Mutex<std::collections::VecDeque<Arc<Slot>>>,
+}
+
+impl Open {
+    fn add(&self) -> Arc<Slot> {
+        let slot = Arc::new(Slot::default());
+        slot.fresh.store(true, Ordering::Relaxed);
+        self.lock().push_back(Arc::clone(&slot));
+        slot
+    }
+
+    fn remove(&self, slot: &Arc<Slot>) {
+        self.lock().retain(|s| !Arc::ptr_eq(s, slot));
+    }
+
+    /// Asks the oldest connection with no request yet to close, or else the oldest one not
+    /// asked already (it closes once its answer is sent, or at once when idle between
+    /// requests). Returns whether one was asked.
+    fn evict_one(&self) -> bool {
+        let slots = self.lock();
+        let open = || slots.iter().filter(|s| !s.closing.load(Ordering::Relaxed));
+        let victim = open()
+            .find(|s| s.fresh.load(Ordering::Relaxed))
+            .or_else(|| open().next());
+        match victim {
+            Some(slot) => {
+                slot.closing.store(true, Ordering::Relaxed);
+                slot.close.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<Arc<Slot>>> {
+        // The list is only pushed to, filtered and searched: a panic elsewhere while it was
+        // held leaves it whole.
+        self.slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The accept loop: one task per connection, each holding a permit of `limits`' connection
+/// bound until it closes. At the bound, a new client is not left waiting behind idle ones:
+/// the oldest connection that has sent no request yet is closed to make room (or, when every
+/// connection has, the oldest one once its answer is sent), so idle and slow clients cannot
+/// starve others however many they open, and what they cost stays bounded by the limit.
 async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     limits: Limits,
 ) -> std::io::Result<()> {
+    use hyper::service::Service as _;
     use hyper_util::rt::{TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
 
-    let open = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let permits = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let open = Arc::new(Open::default());
     loop {
-        let permit = Arc::clone(&open)
-            .acquire_owned()
-            .await
-            .map_err(std::io::Error::other)?;
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) => {
-                // Out of descriptors or a connection reset before it was accepted: the
-                // listener itself is fine; wait a little rather than spin.
+                // Out of descriptors, or a connection reset before it was accepted: the
+                // listener itself is fine. An idle connection's descriptor is worth more to
+                // the client waiting; then wait a little rather than spin.
                 eprintln!("goldfish serve: cannot accept a connection: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                open.evict_one();
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
         };
-        let service = TowerToHyperService::new(router.clone());
-        let header_timeout = limits.header_timeout;
+        let permit = match Arc::clone(&permits).try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => {
+                open.evict_one();
+                Arc::clone(&permits)
+                    .acquire_owned()
+                    .await
+                    .map_err(std::io::Error::other)?
+            }
+        };
+        let slot = open.add();
+        let service = {
+            let slot = Arc::clone(&slot);
+            let router = TowerToHyperService::new(router.clone());
+            hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                slot.fresh.store(false, Ordering::Relaxed);
+                router.call(req)
+            })
+        };
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout)
+            .max_buf_size(MAX_REQUEST_HEAD);
+        let open = Arc::clone(&open);
         tokio::spawn(async move {
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .serve_connection(TokioIo::new(stream), service);
-            // A client that goes away or times out ends only its own connection.
-            let _ = connection.await;
-            // The socket is closed (dropped with the connection) before the slot is given
-            // back.
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            let mut asked = std::pin::pin!(slot.close.notified());
+            let closed = std::future::poll_fn(|cx| {
+                if connection.as_mut().poll(cx).is_ready() {
+                    return std::task::Poll::Ready(true);
+                }
+                asked.as_mut().poll(cx).map(|()| false)
+            })
+            .await;
+            if !closed && !slot.fresh.load(Ordering::Relaxed) {
+                // A request has been answered or is being answered: finish it, then close.
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+            }
+            // A client that goes away or times out ends only its own connection; one with no
+            // request yet is closed by dropping it. The socket is closed (dropped with the
+            // connection) before the slot is given back.
+            open.remove(&slot);
             drop(permit);
         });
     }

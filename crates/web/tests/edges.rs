@@ -3,6 +3,8 @@
 
 use std::io::{ErrorKind, Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use goldfish_web::{App, Limits, Server};
@@ -150,7 +152,7 @@ fn a_slow_client_is_cut_off_after_the_header_timeout() -> TestResult {
 
 /// Idle connections are closed after the header timeout, and no more than the bound are
 /// open at once: with two idle connections holding both slots, a third client is answered
-/// only once an idle one has been closed.
+/// once an idle one has been closed to make room for it.
 #[test]
 fn idle_connections_are_bounded_and_closed() -> TestResult {
     let dir = tempfile::tempdir()?;
@@ -197,5 +199,114 @@ fn a_kept_alive_connection_is_closed_when_idle() -> TestResult {
         !text.to_ascii_lowercase().contains("connection: close"),
         "kept alive"
     );
+    Ok(())
+}
+
+/// Opens `n` connections to `addr`, each within what is left of [`PATIENCE`]: an error when
+/// the server lets them wait (a listen queue full because it admits no more).
+fn open_connections(addr: SocketAddr, n: usize) -> std::io::Result<Vec<TcpStream>> {
+    let start = Instant::now();
+    (0..n)
+        .map(|_| {
+            let left = PATIENCE.checked_sub(start.elapsed()).unwrap_or_default();
+            TcpStream::connect_timeout(&addr, left.max(Duration::from_millis(1)))
+        })
+        .collect()
+}
+
+/// Asks for the timeline on a new connection; the status, once answered, and how long the
+/// answer took from the connection's opening.
+fn timeline_status(addr: SocketAddr) -> Result<(u16, Duration), Box<dyn std::error::Error>> {
+    let start = Instant::now();
+    let mut s = TcpStream::connect_timeout(&addr, PATIENCE)?;
+    s.set_read_timeout(Some(PATIENCE))?;
+    s.write_all(format!("GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes())?;
+    let mut answer = String::new();
+    s.read_to_string(&mut answer)
+        .map_err(|e| format!("no answer within {PATIENCE:?}: {e}"))?;
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("not an HTTP answer: {answer:.200}"))?;
+    Ok((status, start.elapsed()))
+}
+
+/// Starts a request's headers on each of `slow` and keeps trickling one byte to each every
+/// 100 ms until the returned flag is set (a write to a closed connection is ignored).
+fn trickle(addr: SocketAddr, slow: Vec<TcpStream>) -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let done = Arc::clone(&stop);
+    let mut slow = slow;
+    for s in &mut slow {
+        let _ = s.write_all(format!("GET / HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ").as_bytes());
+    }
+    std::thread::spawn(move || {
+        while !done.load(Ordering::Relaxed) {
+            for s in &mut slow {
+                let _ = s.write_all(b"a");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    stop
+}
+
+/// With 200 idle connections and 200 trickling their headers open (and a header timeout
+/// that cuts none of them off while the test runs), another client's page still arrives:
+/// with the connections' default bound, nobody waits behind them.
+#[test]
+fn idle_and_slow_clients_do_not_keep_another_waiting() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    sample(dir.path());
+    let mut limits = Limits::default();
+    limits.header_timeout = Duration::from_secs(3600);
+    let addr = serve_with(App::new(dir.path()), limits);
+    let idle = open_connections(addr, 200)?;
+    let slow = open_connections(addr, 200)?;
+    let stop = trickle(addr, slow);
+    let result = timeline_status(addr);
+    stop.store(true, Ordering::Relaxed);
+    let (status, took) = result?;
+    assert_eq!(status, 200);
+    eprintln!("the page arrived in {took:?} beside 200 idle and 200 slow connections");
+    drop(idle);
+    Ok(())
+}
+
+/// At the bound, the oldest connection that has sent no complete request makes room for a
+/// new client; one that has been answered and is kept alive is passed over while another
+/// has sent nothing, and the others stay open.
+#[test]
+fn at_the_bound_the_oldest_connection_without_a_request_makes_room() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    sample(dir.path());
+    let addr = serve_with(App::new(dir.path()), limits(Duration::from_secs(3600), 4));
+    // The oldest: answered once, then kept alive.
+    let mut kept = TcpStream::connect(addr)?;
+    kept.write_all(format!("GET /static/style.css HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())?;
+    kept.set_read_timeout(Some(PATIENCE))?;
+    let mut first = [0u8; 12];
+    kept.read_exact(&mut first)?;
+    assert_eq!(&first, b"HTTP/1.1 200");
+    // Then one trickling its headers, and two idle.
+    let slow = TcpStream::connect(addr)?;
+    let stop = trickle(addr, vec![slow.try_clone()?]);
+    let idle = [TcpStream::connect(addr)?, TcpStream::connect(addr)?];
+    // Four open: the next client is the fifth.
+    let result = timeline_status(addr);
+    stop.store(true, Ordering::Relaxed);
+    assert_eq!(result?.0, 200);
+    // The slow one was the oldest without a request: closed without an answer.
+    let rest = read_until_closed(&slow)?;
+    assert!(
+        !String::from_utf8_lossy(&rest).contains("HTTP/1.1"),
+        "an unfinished request was answered"
+    );
+    assert!(
+        !idle.iter().any(closed_now),
+        "only one connection made room"
+    );
+    assert!(!closed_now(&kept), "the kept-alive one was passed over");
     Ok(())
 }
