@@ -9,7 +9,7 @@ use serde_json::Value;
 
 // The binary's own module, compiled here as it is (it has no library to link against).
 #[allow(dead_code)]
-#[path = "../../crates/cli/src/mcp_stdio.rs"]
+#[path = "../../crates/cli/src/mcp/stdio.rs"]
 mod mcp_stdio;
 
 use mcp_stdio::{Verdict, classify};

@@ -234,9 +234,9 @@ pub(crate) struct McpArgs {
     /// and answered with an error naming the limit; the server keeps serving.
     #[arg(
         long,
-        env = crate::mcp_stdio::MAX_MESSAGE_BYTES_ENV,
+        env = crate::mcp::stdio::MAX_MESSAGE_BYTES_ENV,
         value_name = "BYTES",
-        default_value_t = crate::mcp_stdio::DEFAULT_MAX_MESSAGE_BYTES,
+        default_value_t = crate::mcp::stdio::DEFAULT_MAX_MESSAGE_BYTES,
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub(crate) max_message_bytes: u64,

@@ -28,10 +28,6 @@ mod commands;
 mod context;
 mod freshness;
 mod mcp;
-mod mcp_resources;
-mod mcp_schema;
-mod mcp_stdio;
-mod mcp_watch;
 mod output;
 mod render;
 
@@ -211,7 +207,7 @@ fn run() -> anyhow::Result<ExitCode> {
     ctx.json = json;
     let report = match cli.command {
         Command::Mcp(a) => {
-            let options = mcp_stdio::StdioOptions {
+            let options = mcp::stdio::StdioOptions {
                 max_message_bytes: a.max_message_bytes,
             };
             return mcp::serve(ctx, options, a.verbose).map(|()| ExitCode::SUCCESS);

@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 
 use chrono::NaiveDate;
 
-use crate::store::Skipped;
+use crate::skipped::Skipped;
 
 /// The directory, inside a workspace's directory, that holds its day files.
 pub const CHECKPOINTS_DIR: &str = "checkpoints";

@@ -5,6 +5,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use crate::checkpoint::Checkpoint;
 use crate::error::Error;
 use crate::store::Store;
+use crate::workspace::validate_workspace;
 
 impl Store {
     /// The checkpoint whose id is `id`: looked for in `preferred` first (the caller's
@@ -67,6 +68,17 @@ impl Store {
             DateTime::<Utc>::MAX_UTC,
         )?;
         Ok(all.checkpoints.into_iter().find(|c| c.id == id))
+    }
+
+    /// The checkpoint of `workspace` whose id is `id`, if any (see
+    /// [`find_checkpoint`](Self::find_checkpoint), which looks in every workspace).
+    pub fn find_in_workspace(
+        &self,
+        workspace: &str,
+        id: &str,
+    ) -> Result<Option<Checkpoint>, Error> {
+        let workspace = validate_workspace(workspace)?;
+        self.find_checkpoint_in(&workspace, id)
     }
 }
 

@@ -163,6 +163,7 @@ mod memory;
 mod plan;
 mod plan_action;
 mod redaction;
+mod skipped;
 mod store;
 mod supersede;
 mod workspace;
@@ -207,16 +208,17 @@ pub use plan::{
 };
 pub use plan_action::{PlanAction, PlanOutcome};
 pub use redaction::{Redaction, SETTINGS_FILE, Saved, redaction_config, redaction_summary};
+pub use skipped::Skipped;
 pub use store::{
     CheckpointInput, CheckpointRange, HOME_ENV, IN_REPO_DIR, Imported, PlanInput, PlanList,
-    PlanUpdate, Skipped, Store, find_repo_memory, validate_plan_id,
+    PlanUpdate, Store, find_repo_memory, recent_workspaces, validate_plan_id,
 };
 pub use supersede::{Link, MAX_TOPIC_CHARS, Supersession, SupersessionFacts};
 pub use workspace::{
     DEFAULT_WORKSPACE, RESERVED_WORKSPACE_NAMES, WORKSPACE_ENV, WorkspaceCandidate,
     WorkspaceChoice, WorkspaceQuery, WorkspaceSelector, WorkspaceSource, check_writable_workspace,
-    choose_workspace, detect_workspace, find_project, normalize_workspace, recent_workspaces,
-    resolve_workspace, resolve_workspace_from_env, validate_workspace,
+    choose_workspace, detect_workspace, find_project, normalize_workspace, resolve_workspace,
+    resolve_workspace_from_env, validate_workspace,
 };
 
 /// The README's examples, compiled and run as doctests.

@@ -5,7 +5,8 @@
 use crate::error::Error;
 use crate::plan::Plan;
 use crate::redaction::Redaction;
-use crate::store::{PlanInput, PlanList, PlanUpdate, Skipped, Store};
+use crate::skipped::Skipped;
+use crate::store::{PlanInput, PlanList, PlanUpdate, Store};
 
 /// A plan operation; run it with [`Store::plan_action`].
 #[derive(Debug, Clone, PartialEq)]

@@ -7,15 +7,11 @@
 //! lies, so a recall of last week knows that a checkpoint of last week was replaced today.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 
 use crate::checkpoint::Checkpoint;
-use crate::days;
 use crate::error::Error;
-use crate::store::Store;
-use crate::workspace::validate_workspace;
 
 /// The longest topic, in characters: a topic is a short key, not a description.
 pub const MAX_TOPIC_CHARS: usize = 100;
@@ -98,7 +94,7 @@ impl SupersessionFacts {
 
 /// The supersession links of one workspace.
 ///
-/// The one rule of who replaces whom, for the day-file readers ([`Store::supersession`])
+/// The one rule of who replaces whom, for the day-file readers ([`Store::supersession`](crate::Store::supersession))
 /// and the recall index alike: built by [`from_facts`](Self::from_facts) from the entries
 /// of a workspace in reading order (directory, date, place in the file). Every entry's
 /// `Supersedes` bullet counts, wherever in time it lies; a checkpoint is superseded when
@@ -224,99 +220,6 @@ pub(crate) fn clean_topic(topic: Option<&str>) -> Result<Option<String>, Error> 
         )));
     }
     Ok(Some(topic.to_string()))
-}
-
-/// The bytes that mark a day file with a link or a topic: only such files are parsed.
-const MARKERS: [&[u8]; 2] = [b"**Supersedes**:", b"**Topic**:"];
-
-impl Store {
-    /// The supersession links of `workspace`, from all of its day files (in every place it
-    /// is kept), by the rule of [`Supersession::from_facts`].
-    ///
-    /// Reads every day file: only those holding a `Supersedes` or `Topic` bullet are parsed,
-    /// then, when some entry names others, the files holding those ids' text are parsed for
-    /// their titles. A recall with its index does not call this: the index keeps the same
-    /// facts. Unreadable files and entries are passed over, as
-    /// [`checkpoints_between`](Self::checkpoints_between) passes them over.
-    ///
-    /// Errors: a bad workspace name ([`Error::is_invalid_input`]).
-    pub fn supersession(&self, workspace: &str) -> Result<Supersession, Error> {
-        let workspace = validate_workspace(workspace)?;
-        // Reading order: directory, then date.
-        let mut files: Vec<(NaiveDate, PathBuf)> = Vec::new();
-        for dir in self.workspace_dirs(&workspace) {
-            let mut here = Vec::new();
-            days::list_day_files(&days::checkpoints_dir(&dir), |f| {
-                here.push((f.date, f.path()));
-            });
-            here.sort();
-            files.extend(here);
-        }
-        // (file, place in it) → facts, so that both passes merge in reading order.
-        let mut facts: std::collections::BTreeMap<(usize, usize), SupersessionFacts> =
-            std::collections::BTreeMap::new();
-        let mut targets: HashSet<String> = HashSet::new();
-        for (fi, (date, path)) in files.iter().enumerate() {
-            let Ok(bytes) = std::fs::read(path) else {
-                continue;
-            };
-            if !MARKERS
-                .iter()
-                .any(|m| memchr::memmem::find(&bytes, m).is_some())
-            {
-                continue;
-            }
-            for (ordinal, c) in crate::parse_day_bytes(&bytes, &workspace, *date)
-                .checkpoints
-                .iter()
-                .enumerate()
-            {
-                let f = SupersessionFacts::of(c);
-                if f.says_something() {
-                    targets.extend(f.supersedes.iter().cloned());
-                    facts.insert((fi, ordinal), f);
-                }
-            }
-        }
-        // Every entry carrying a named id, for the titles (the first in reading order).
-        if !targets.is_empty() {
-            let finders: Vec<memchr::memmem::Finder<'_>> = targets
-                .iter()
-                .map(|id| memchr::memmem::Finder::new(id.as_bytes()))
-                .collect();
-            for (fi, (date, path)) in files.iter().enumerate() {
-                let Ok(bytes) = std::fs::read(path) else {
-                    continue;
-                };
-                if !finders.iter().any(|f| f.find(&bytes).is_some()) {
-                    continue;
-                }
-                for (ordinal, c) in crate::parse_day_bytes(&bytes, &workspace, *date)
-                    .checkpoints
-                    .iter()
-                    .enumerate()
-                {
-                    if targets.contains(&c.id) {
-                        facts
-                            .entry((fi, ordinal))
-                            .or_insert_with(|| SupersessionFacts::of(c));
-                    }
-                }
-            }
-        }
-        Ok(Supersession::from_facts(facts.values()))
-    }
-
-    /// The checkpoint of `workspace` whose id is `id`, if any (see
-    /// [`find_checkpoint`](Self::find_checkpoint), which looks in every workspace).
-    pub fn find_in_workspace(
-        &self,
-        workspace: &str,
-        id: &str,
-    ) -> Result<Option<Checkpoint>, Error> {
-        let workspace = validate_workspace(workspace)?;
-        self.find_checkpoint_in(&workspace, id)
-    }
 }
 
 #[cfg(test)]

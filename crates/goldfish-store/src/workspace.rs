@@ -542,46 +542,6 @@ fn candidate_line(c: &WorkspaceCandidate) -> String {
     line
 }
 
-/// The store's workspaces as candidates for [`WorkspaceChoice::for_writing`], most recently
-/// saved first (by their newest day file; those without one last, by name), at most `limit`.
-pub fn recent_workspaces(
-    store: &crate::Store,
-    limit: usize,
-) -> Result<Vec<WorkspaceCandidate>, Error> {
-    let mut out: Vec<WorkspaceCandidate> = store
-        .list_workspaces()?
-        .into_iter()
-        .map(|name| {
-            let last_saved = store
-                .workspace_dir(&name)
-                .ok()
-                .and_then(|dir| std::fs::read_dir(crate::days::checkpoints_dir(&dir)).ok())
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter_map(
-                    |e| match crate::DayFileName::parse(&e.file_name().to_string_lossy()) {
-                        crate::DayFileName::Date(day) => Some(day),
-                        _ => None,
-                    },
-                )
-                .max();
-            WorkspaceCandidate {
-                name,
-                last_saved,
-                path: None,
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        b.last_saved
-            .cmp(&a.last_saved)
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    out.truncate(limit);
-    Ok(out)
-}
-
 /// The one decision of which workspace an operation uses.
 ///
 /// In order: what the caller named ([`WorkspaceQuery::given`]: a name is validated; an

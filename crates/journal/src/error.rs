@@ -5,8 +5,6 @@ use std::path::{Path, PathBuf};
 
 use goldfish_core::fs::FsError;
 
-use crate::mutation::MutationCode;
-
 /// What kind of failure an [`Error`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -104,21 +102,10 @@ impl Error {
         )
     }
 
-    pub(crate) fn mutation_required(approach: &str, failures: u32, line: usize) -> Self {
-        let codes = MutationCode::ALL
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let mut e = Error::new(
-            ErrorKind::MutationRequired,
-            format!(
-                "approach {approach:?} failed {failures} times in a row (last failure at line \
-                 {line}); declare a mutation before trying it again, with one of the codes {codes}"
-            ),
-        );
-        e.0.approach = Some(approach.to_string());
-        e
+    /// The same error, naming the approach it concerns ([`Error::approach`]).
+    pub(crate) fn with_approach(mut self, approach: &str) -> Self {
+        self.0.approach = Some(approach.to_string());
+        self
     }
 
     pub(crate) fn not_booted(path: &Path) -> Self {

@@ -15,7 +15,6 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::mutation::MutationCode;
-use crate::status::Status;
 
 /// The kind of a journal entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -319,11 +318,6 @@ impl Document {
     /// The document's text: exactly the parsed input.
     pub fn format(&self) -> String {
         self.items.iter().map(|i| i.raw.as_str()).collect()
-    }
-
-    /// The status derived from the whole document (the same as [`Status::from_text`]).
-    pub fn status(&self) -> Status {
-        Status::from_text(&self.format())
     }
 }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 
 /// A mutation strategy, declared after three failures of one approach
 /// (`## MUTATION: M5 (Reduce Scope)`).
@@ -148,6 +148,26 @@ impl<'de> serde::Deserialize<'de> for MutationCode {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let s = String::deserialize(deserializer)?;
         s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Error {
+    /// The refusal of a fourth try of an approach that failed three times in a row: it names
+    /// every mutation code, so it lives beside them (the error type knows none of them).
+    pub(crate) fn mutation_required(approach: &str, failures: u32, line: usize) -> Self {
+        let codes = MutationCode::ALL
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        Error::new(
+            ErrorKind::MutationRequired,
+            format!(
+                "approach {approach:?} failed {failures} times in a row (last failure at line \
+                 {line}); declare a mutation before trying it again, with one of the codes {codes}"
+            ),
+        )
+        .with_approach(approach)
     }
 }
 

@@ -6,7 +6,9 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::format::{Classifier, EntryKind, LineKind, Mutation, Session, format_stamp, strip_eol};
+use crate::format::{
+    Classifier, Document, EntryKind, LineKind, Mutation, Session, format_stamp, strip_eol,
+};
 use crate::mutation::MutationCode;
 
 /// Consecutive failures of one approach that make a mutation declaration mandatory.
@@ -367,6 +369,13 @@ impl StatusBuilder {
 /// True when the approach key `inner` appears in `key` as whole words.
 fn contains_key(key: &str, inner: &str) -> bool {
     !inner.is_empty() && format!(" {key} ").contains(&format!(" {inner} "))
+}
+
+impl Document {
+    /// The status derived from the whole document (the same as [`Status::from_text`]).
+    pub fn status(&self) -> Status {
+        Status::from_text(&self.format())
+    }
 }
 
 impl fmt::Display for Status {

@@ -419,6 +419,7 @@ pub(crate) fn classify(line: &[u8]) -> Verdict {
 }
 
 /// [`classify`] for a JSON object.
+// Long on purpose: one check per JSON-RPC rule, in the order they are applied, read top down.
 fn classify_object(object: Map<String, Value>) -> Verdict {
     let id = object.get("id").cloned();
     let method = object.get("method");
