@@ -58,7 +58,7 @@ pub use goldfish_memories::{
     Batch, Brief, Error, ErrorKind, GitInfo, InPlaceProject, MemoriesDir, MemoryRecord, ParseError,
     PlanItem, RegisteredProject, Registry, Unmapped, in_place_projects, memories_batch,
     parse_brief_file, parse_memory_file, parse_registry, read_memories, read_registered,
-    read_registry,
+    read_registry, read_text,
 };
 pub use goldfish_store::{MemoryType, PlanStatus, Redaction, Structured};
 pub use import::{
