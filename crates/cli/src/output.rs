@@ -31,3 +31,13 @@ impl Report {
         self
     }
 }
+
+/// `eprintln!` for a line that may quote stored text (a workspace, a title, a path, a line of
+/// a file): the line goes to stderr with its control characters shown escaped
+/// ([`goldfish_core::inert`]), like the reports on stdout.
+macro_rules! eprintln_inert {
+    ($($arg:tt)*) => {
+        eprintln!("{}", goldfish_core::inert(&format!($($arg)*)))
+    };
+}
+pub(crate) use eprintln_inert;

@@ -345,14 +345,17 @@ struct Out {
 
 impl Out {
     /// Adds `line` and a newline if it fits; a line that does not fit is cut with `…` when
-    /// at least 40 characters remain, and then nothing more is added.
+    /// at least 40 characters remain, and then nothing more is added. The line's control
+    /// characters are shown escaped ([`goldfish_core::inert`]) before it is measured: the
+    /// text may be read on a terminal, and the budget counts what is shown.
     fn line(&mut self, line: &str) -> bool {
         if self.full {
             return false;
         }
+        let line = goldfish_core::inert(line);
         let n = line.chars().count() + 1;
         if self.chars + n <= self.max {
-            self.text.push_str(line);
+            self.text.push_str(&line);
             self.text.push('\n');
             self.chars += n;
             return true;
