@@ -494,3 +494,49 @@ impl SessionStart {
         out.text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stored text with controls is shown escaped, and the budget counts it as shown.
+    #[test]
+    fn render_escapes_stored_controls_within_its_budget() {
+        let hostile = "title \u{1b}]0;pwned\u{7} \u{9b}2J abc\u{202e}fed";
+        let start = SessionStart {
+            workspace: "demo".into(),
+            plan: Some(PlanSummary {
+                id: "p".into(),
+                title: hostile.into(),
+                done: 0,
+                total: 1,
+                open: vec![hostile.into()],
+            }),
+            checkpoints: vec![CheckpointLine {
+                id: "c".into(),
+                when: "2026-01-01 10:00".into(),
+                age: "1 day ago".into(),
+                title: hostile.into(),
+                tags: vec![format!("tag{hostile}")],
+            }],
+            total_checkpoints: 1,
+            journal: None,
+            notes: None,
+            skipped: Vec::new(),
+            older_than_days: None,
+        };
+        let full = start.render(DEFAULT_BUDGET);
+        assert!(
+            full.contains("title \\x1b]0;pwned\\x07 \\u{9b}2J abc\\u{202e}fed"),
+            "{full}"
+        );
+        for budget in [0, 60, 120, 200, 400, DEFAULT_BUDGET] {
+            let text = start.render(budget);
+            assert!(text.chars().count() <= budget, "{budget}: {text}");
+            assert!(
+                !text.contains(['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}']),
+                "{text:?}"
+            );
+        }
+    }
+}
