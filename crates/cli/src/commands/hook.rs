@@ -194,10 +194,9 @@ fn render(injection: &Injection, client: Option<AgentClient>) -> String {
     };
     match (client, injection.hook) {
         // Claude Code passes a PreCompact hook's stdout to the compaction as its
-        // instructions; it has no hookSpecificOutput for PreCompact.
-        // Plain text may be read on a terminal: its stored text is already escaped by
-        // goldfish-session, and this pass (which changes nothing then) keeps it so whatever
-        // the text came from.
+        // instructions; it has no hookSpecificOutput for PreCompact. Plain text may be read
+        // on a terminal: goldfish-session already escaped the stored text in it, and this
+        // pass (which then changes nothing) keeps it so whatever the text came from.
         (Some(AgentClient::Claude | AgentClient::Codex), HookKind::PreCompact) | (None, _) => {
             goldfish_core::inert(text).into_owned()
         }
