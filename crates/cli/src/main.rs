@@ -40,13 +40,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if stdout_closed(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            // Not `eprintln!`: it panics when stderr is a closed pipe, and the exit code is
-            // the one answer left then.
-            let _ = writeln!(
-                std::io::stderr(),
-                "goldfish: error: {}",
-                error_message(&err)
-            );
+            // `eprintln_inert!` writes without `eprintln!`'s panic when stderr is a closed
+            // pipe: the exit code is the one answer left then.
+            output::eprintln_inert!("goldfish: error: {}", error_message(&err));
             ExitCode::FAILURE
         }
     }
@@ -158,7 +154,7 @@ fn run() -> anyhow::Result<ExitCode> {
             // A hook never fails its client's session or prompt: a bad argument or variable
             // (an invalid `GOLDFISH_WORKSPACE`) is said on stderr and the hook adds nothing.
             if code != 0 && invoked_subcommand().as_deref() == Some("hook") {
-                eprintln!("goldfish hook: {}", err.render().to_string().trim_end());
+                output::eprintln_inert!("goldfish hook: {}", err.render().to_string().trim_end());
                 return Ok(ExitCode::SUCCESS);
             }
             // A closed pipe on the way (`goldfish recall --help | head -1`) changes nothing:
@@ -255,19 +251,23 @@ fn write_stdout(bytes: &[u8]) -> anyhow::Result<()> {
     }
 }
 
-/// Prints `report` on stdout as text or as one JSON document.
+/// Prints `report` on stdout as text or as one JSON document. The text is for a terminal:
+/// the control characters of the stored text it quotes are shown escaped
+/// ([`goldfish_core::inert`]; goldfish's own text has none but `\n` and `\t`); the JSON
+/// keeps every string exact.
 fn print_report(report: &Report, json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
+    let text = goldfish_core::inert(&report.text);
     let result = if json {
         serde_json::to_writer_pretty(&mut out, &report.json)
             .map_err(std::io::Error::from)
             .and_then(|()| out.write_all(b"\n"))
-    } else if report.text.is_empty() {
+    } else if text.is_empty() {
         Ok(())
-    } else if report.text.ends_with('\n') {
-        out.write_all(report.text.as_bytes())
+    } else if text.ends_with('\n') {
+        out.write_all(text.as_bytes())
     } else {
-        out.write_all(report.text.as_bytes())
+        out.write_all(text.as_bytes())
             .and_then(|()| out.write_all(b"\n"))
     };
     match result.and_then(|()| out.flush()) {

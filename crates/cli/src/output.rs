@@ -31,3 +31,18 @@ impl Report {
         self
     }
 }
+
+/// `eprintln!` for a line that may quote stored text (a workspace, a title, a path, a line of
+/// a file): the line goes to stderr with its control characters shown escaped
+/// ([`goldfish_core::inert`]), like the reports on stdout.
+macro_rules! eprintln_inert {
+    ($($arg:tt)*) => {
+        {
+            use std::io::Write as _;
+            // Not `eprintln!`, which panics when stderr is a closed pipe: a message nobody
+            // can read is dropped, and the exit status still says what happened.
+            let _ = writeln!(std::io::stderr(), "{}", goldfish_core::inert(&format!($($arg)*)));
+        }
+    };
+}
+pub(crate) use eprintln_inert;

@@ -15,6 +15,7 @@ mod hooks;
 mod import;
 mod index;
 mod index_processes;
+mod inert;
 mod journal;
 mod layout;
 mod library_env;

@@ -1,5 +1,5 @@
 //! The foundation of the goldfish crates: lossless markdown sections, atomic and locked file
-//! writes, UTC time with an injectable clock.
+//! writes, UTC time with an injectable clock, stored text made inert for a terminal.
 //!
 //! It knows no file format of its own and depends on no other goldfish crate: the store, the
 //! notes, the journal, the signals and the rest build their formats on its section model
@@ -11,6 +11,8 @@
 //! - [`fs`]: atomic replace (temp file, fsync, rename, fsync of the directory) and locked
 //!   read–modify–write on a sidecar lock file; the only module that does I/O.
 //! - [`time`]: RFC 3339 UTC timestamps with milliseconds and an injectable [`time::Clock`].
+//! - [`inert`]: stored text made safe to print on a terminal, its control characters (but
+//!   `\n` and `\t`) and bidi controls shown escaped (`\x1b`, `\u{202e}`); see [`terminal`].
 //!
 //! # Example
 //!
@@ -41,12 +43,14 @@
 
 pub mod fs;
 mod section;
+pub mod terminal;
 pub mod time;
 
 /// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
 /// callers need not depend on it or match its version.
 pub use chrono;
 pub use section::{Document, Section};
+pub use terminal::inert;
 
 /// The README's example, compiled and run as a doctest.
 #[doc = include_str!("../README.md")]

@@ -345,14 +345,17 @@ struct Out {
 
 impl Out {
     /// Adds `line` and a newline if it fits; a line that does not fit is cut with `…` when
-    /// at least 40 characters remain, and then nothing more is added.
+    /// at least 40 characters remain, and then nothing more is added. The line's control
+    /// characters are shown escaped ([`goldfish_core::inert`]) before it is measured: the
+    /// text may be read on a terminal, and the budget counts what is shown.
     fn line(&mut self, line: &str) -> bool {
         if self.full {
             return false;
         }
+        let line = goldfish_core::inert(line);
         let n = line.chars().count() + 1;
         if self.chars + n <= self.max {
-            self.text.push_str(line);
+            self.text.push_str(&line);
             self.text.push('\n');
             self.chars += n;
             return true;
@@ -489,5 +492,51 @@ impl SessionStart {
         }
         out.line("Use the goldfish `recall` tool for more; checkpoint as you work.");
         out.text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stored text with controls is shown escaped, and the budget counts it as shown.
+    #[test]
+    fn render_escapes_stored_controls_within_its_budget() {
+        let hostile = "title \u{1b}]0;pwned\u{7} \u{9b}2J abc\u{202e}fed";
+        let start = SessionStart {
+            workspace: "demo".into(),
+            plan: Some(PlanSummary {
+                id: "p".into(),
+                title: hostile.into(),
+                done: 0,
+                total: 1,
+                open: vec![hostile.into()],
+            }),
+            checkpoints: vec![CheckpointLine {
+                id: "c".into(),
+                when: "2026-01-01 10:00".into(),
+                age: "1 day ago".into(),
+                title: hostile.into(),
+                tags: vec![format!("tag{hostile}")],
+            }],
+            total_checkpoints: 1,
+            journal: None,
+            notes: None,
+            skipped: Vec::new(),
+            older_than_days: None,
+        };
+        let full = start.render(DEFAULT_BUDGET);
+        assert!(
+            full.contains("title \\x1b]0;pwned\\x07 \\u{9b}2J abc\\u{202e}fed"),
+            "{full}"
+        );
+        for budget in [0, 60, 120, 200, 400, DEFAULT_BUDGET] {
+            let text = start.render(budget);
+            assert!(text.chars().count() <= budget, "{budget}: {text}");
+            assert!(
+                !text.contains(['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}']),
+                "{text:?}"
+            );
+        }
     }
 }

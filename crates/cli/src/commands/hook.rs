@@ -36,7 +36,7 @@ pub(crate) fn hook(
     let output = match run {
         Ok(Ok(output)) => output,
         Ok(Err(e)) => {
-            eprintln!(
+            crate::output::eprintln_inert!(
                 "goldfish hook: {name}: nothing injected ({}); `goldfish doctor` checks the \
                  installation",
                 crate::error_message(&e)
@@ -87,7 +87,7 @@ fn run_hook(
         // The session start needs nothing from its input but the session id: without it,
         // the context still comes (counted against no session).
         Err(e) if matches!(cmd, HookCommand::SessionStart(_)) => {
-            eprintln!(
+            crate::output::eprintln_inert!(
                 "goldfish hook: session-start: {}; going on without a session id",
                 crate::error_message(&e)
             );
@@ -161,7 +161,7 @@ fn session_start(ctx: &Context, options: &HookOptions) -> anyhow::Result<Injecti
     start_options.workspace = Some(options.workspace.clone());
     let start = goldfish_session::session_start(&start_options)?;
     if let Some(summary) = start.skipped_summary() {
-        eprintln!("goldfish hook: {summary}");
+        crate::output::eprintln_inert!("goldfish hook: {summary}");
     }
     let room = hooks::session_budget_left(options)?;
     let text = if room == 0 {
@@ -194,9 +194,11 @@ fn render(injection: &Injection, client: Option<AgentClient>) -> String {
     };
     match (client, injection.hook) {
         // Claude Code passes a PreCompact hook's stdout to the compaction as its
-        // instructions; it has no hookSpecificOutput for PreCompact.
+        // instructions; it has no hookSpecificOutput for PreCompact. Plain text may be read
+        // on a terminal: goldfish-session already escaped the stored text in it, and this
+        // pass (which then changes nothing) keeps it so whatever the text came from.
         (Some(AgentClient::Claude | AgentClient::Codex), HookKind::PreCompact) | (None, _) => {
-            text.clone()
+            goldfish_core::inert(text).into_owned()
         }
         // Claude Code and Codex add `additionalContext` to the model's context (Codex
         // validates the JSON against exactly this shape).

@@ -76,7 +76,7 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     o.workspace = scope;
     // A guessed workspace is named in the report's heading; how it was guessed goes to stderr.
     if let Some(note) = guess {
-        eprintln!("goldfish: {note}");
+        crate::output::eprintln_inert!("goldfish: {note}");
     }
     o.days = a.days;
     o.since = a.since;
@@ -100,7 +100,7 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     result.limit = limit;
     // What the recall index did that a person should know (rebuilt, not writable): stderr.
     for note in &result.notes {
-        eprintln!("goldfish: {note}");
+        crate::output::eprintln_inert!("goldfish: {note}");
     }
     let mut f = FormatOptions::default();
     f.max_chars = CLI_BUDGET;
@@ -122,7 +122,7 @@ pub(crate) fn show(ctx: &Context, a: &ShowArgs) -> anyhow::Result<Report> {
             let opts = RecallOptions::from_env();
             let links = goldfish_recall::links_of(&store, &opts, &c, &mut notes)?;
             for note in &notes {
-                eprintln!("goldfish: {note}");
+                crate::output::eprintln_inert!("goldfish: {note}");
             }
             Ok(Report::new(
                 goldfish_recall::format_checkpoint_linked(&c, &links, store.now()),

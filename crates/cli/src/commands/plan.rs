@@ -61,7 +61,7 @@ pub(crate) fn run(ctx: &Context, cmd: PlanCommand) -> anyhow::Result<Report> {
     let (workspace, guess) = ctx.workspace_for(None, action.writes())?;
     // A read from a guessed workspace names it; how it was guessed goes to stderr.
     if let Some(note) = guess {
-        eprintln!("goldfish: {note}");
+        crate::output::eprintln_inert!("goldfish: {note}");
     }
     Ok(match ctx.open_store()?.plan_action(&workspace, action)? {
         PlanOutcome::List {

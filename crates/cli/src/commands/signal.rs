@@ -181,7 +181,7 @@ fn waiting_text(p: &Pipeline, pending: &[PresentSignal]) -> String {
 
 fn report_problems(report: &ScanReport) {
     for p in &report.problems {
-        eprintln!("goldfish: warning: {p}");
+        crate::output::eprintln_inert!("goldfish: warning: {p}");
     }
 }
 
@@ -302,11 +302,11 @@ pub(crate) fn pipeline(ctx: &Context, a: PipelineArgs) -> anyhow::Result<Report>
 fn print_event(json: bool, line: &str) {
     use std::io::Write as _;
     if json {
-        eprintln!("goldfish: {line}");
+        crate::output::eprintln_inert!("goldfish: {line}");
     } else {
         let mut out = std::io::stdout().lock();
         // A closed pipe must not stop the runner; the final report meets the same pipe.
-        let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+        let _ = writeln!(out, "{}", goldfish_core::inert(line)).and_then(|()| out.flush());
     }
 }
 

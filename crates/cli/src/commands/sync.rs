@@ -136,7 +136,7 @@ pub(crate) fn merge_driver(a: MergeDriverArgs) -> anyhow::Result<ExitCode> {
         theirs_commit.as_deref(),
     )?;
     if let MergeOutcome::Conflict { reason } = &outcome {
-        eprintln!("goldfish merge-driver: {reason}");
+        crate::output::eprintln_inert!("goldfish merge-driver: {reason}");
     }
     Ok(ExitCode::from(
         u8::try_from(outcome.exit_code()).unwrap_or(1),

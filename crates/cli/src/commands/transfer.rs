@@ -154,7 +154,7 @@ pub(crate) fn export(ctx: &Context, _a: ExportArgs) -> anyhow::Result<ExitCode> 
     let (_, problems) = goldfish_import::export_jsonl(&store, &workspaces, &mut out)?;
     out.flush()?;
     for p in &problems {
-        eprintln!("goldfish: skipped: {p}");
+        crate::output::eprintln_inert!("goldfish: skipped: {p}");
     }
     Ok(if problems.is_empty() {
         ExitCode::SUCCESS

@@ -58,7 +58,8 @@ pub fn file_context(
                 }
             }
         }
-        names.push(format!("`{rel}`"));
+        // A path is the agent's or the store's text: shown escaped, like stored text.
+        names.push(format!("`{}`", goldfish_core::inert(rel)));
     }
     let found: Vec<&goldfish_store::Checkpoint> = found.iter().collect();
     let entries = match now {

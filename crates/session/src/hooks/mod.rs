@@ -286,15 +286,20 @@ fn inject(
 
 /// Appends each entry that fits `room` characters after `head`; returns the text (empty
 /// when no entry fits), the ids shown and how many did not fit.
+/// Stored text reaches the text with its control characters shown escaped
+/// ([`goldfish_core::inert`]; [`cut`] already escaped the titles and details, so this pass
+/// changes nothing then), measured as shown.
 fn fill(head: &str, entries: &[(String, String)], room: usize) -> (String, Vec<String>, usize) {
+    let head = goldfish_core::inert(head);
     let mut text = head.to_string();
     let mut used = head.chars().count();
     let mut ids = Vec::new();
     let mut left_out = 0;
     for (id, entry) in entries {
+        let entry = goldfish_core::inert(entry);
         let n = entry.chars().count();
         if used + n <= room {
-            text.push_str(entry);
+            text.push_str(&entry);
             used += n;
             ids.push(id.clone());
         } else {
@@ -401,8 +406,10 @@ fn entry_line(
     s
 }
 
-/// `text` cut to `max` characters, with `…`.
+/// `text` with its control characters shown escaped ([`goldfish_core::inert`]), cut to `max`
+/// characters with `…`: escaped first, so that what is shown stays within `max`.
 fn cut(text: &str, max: usize) -> String {
+    let text = goldfish_core::inert(text);
     if text.chars().count() <= max {
         text.to_string()
     } else {
