@@ -45,8 +45,9 @@ fn crates() -> std::io::Result<Vec<(String, String)>> {
             continue;
         }
         let text = std::fs::read_to_string(&manifest)?;
-        let name = package_name(&text)
-            .ok_or_else(|| std::io::Error::other(format!("{}: no package name", manifest.display())))?;
+        let name = package_name(&text).ok_or_else(|| {
+            std::io::Error::other(format!("{}: no package name", manifest.display()))
+        })?;
         let dir = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -117,7 +118,10 @@ fn the_top_level_docs_name_only_paths_that_exist() -> TestResult {
             .filter(|p| !p.contains('{') && !p.contains('*'))
             .filter(|p| !root.join(p).exists())
             .collect();
-        assert!(missing.is_empty(), "{doc} names paths that do not exist: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "{doc} names paths that do not exist: {missing:?}"
+        );
     }
     Ok(())
 }
