@@ -23,7 +23,7 @@ pub struct Filter {
     /// Only checkpoints naming this symbol (see above).
     pub symbol: Option<String>,
     /// `(workspace, id)` of the checkpoints a recall hides because another supersedes them:
-    /// set by [`recall`] itself, never by its caller.
+    /// set by [`recall`](fn@crate::recall) itself, never by its caller.
     hidden: HashSet<(String, String)>,
 }
 

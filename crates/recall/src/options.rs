@@ -13,7 +13,7 @@ use crate::semantic::SemanticChannel;
 /// [`str::parse`] or, for a literal, `opts.workspace = "api".into()`.
 pub use goldfish_store::WorkspaceSelector as Scope;
 
-/// What to recall; see [`recall`]. Every field has a sensible default.
+/// What to recall; see [`recall`](fn@crate::recall). Every field has a sensible default.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct RecallOptions {
@@ -35,12 +35,12 @@ pub struct RecallOptions {
     /// [`ErrorKind::NothingToSearch`](crate::ErrorKind::NothingToSearch), not an empty answer.
     pub search: Option<String>,
     /// With a search, explain each shown checkpoint's score in its
-    /// [`RecallHit::explanation`]: which query words matched which terms, in which
+    /// [`RecallHit::explanation`](crate::RecallHit::explanation): which query words matched which terms, in which
     /// fields, how, and the score's parts. Default false (no cost when off).
     pub explain: bool,
     /// At most this many checkpoints in all. 0 returns only the active plan. Default 10.
     pub limit: usize,
-    /// The current time; `None` uses the store's clock ([`Store::now`]). Set it for
+    /// The current time; `None` uses the store's clock ([`Store::now`](crate::Store::now)). Set it for
     /// reproducible results.
     pub now: Option<DateTime<Utc>>,
     /// The directory [`Scope::Current`] is resolved from and whose Goldfish 5–8 project is

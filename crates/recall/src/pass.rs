@@ -269,7 +269,8 @@ pub(crate) fn run<L: Lanes>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Hit, search};
+    use crate::engine::search;
+    use crate::hit::Hit;
     use crate::lanes::each_lanes;
     use crate::planes::Filter;
     use crate::query::Query;

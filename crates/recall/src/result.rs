@@ -1,5 +1,5 @@
 //! What a recall answers: [`RecallResult`] and its parts ([`RecallHit`], [`Links`],
-//! [`WorkspaceCount`], [`SkippedFile`], [`StoreState`]), and what [`checkpoints_per_day`]
+//! [`WorkspaceCount`], [`SkippedFile`], [`StoreState`]), and what [`checkpoints_per_day`](crate::checkpoints_per_day)
 //! counts ([`DayCounts`]). A leaf: the types only, with the little they do on themselves.
 //!
 //! [`checkpoints_per_day`]: crate::checkpoints_per_day
@@ -22,7 +22,7 @@ pub struct Links {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub supersedes: Vec<Link>,
     /// The later checkpoints that replace this one, oldest first (shown only when it is
-    /// recalled anyway: [`RecallOptions::include_superseded`], or by id).
+    /// recalled anyway: [`RecallOptions::include_superseded`](crate::RecallOptions::include_superseded), or by id).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub superseded_by: Vec<Link>,
 }
@@ -98,7 +98,7 @@ pub enum StoreState {
     Populated,
 }
 
-/// What [`recall`] found.
+/// What [`recall`](fn@crate::recall) found.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[non_exhaustive]
 pub struct RecallResult {
@@ -107,7 +107,7 @@ pub struct RecallResult {
     pub scope: Scope,
     /// The window that was read.
     pub window: TimeWindow,
-    /// The time the recall was made at ([`RecallOptions::now`], else the store's clock): what
+    /// The time the recall was made at ([`RecallOptions::now`](crate::RecallOptions::now), else the store's clock): what
     /// each checkpoint's age is counted from.
     pub now: DateTime<Utc>,
     /// The search text, if any.
@@ -127,7 +127,7 @@ pub struct RecallResult {
     pub active_plan: Option<Plan>,
     /// Files or entries that could not be read and were skipped.
     pub skipped: Vec<SkippedFile>,
-    /// The limit asked for ([`RecallOptions::limit`]); 0 asked for the active plan only.
+    /// The limit asked for ([`RecallOptions::limit`](crate::RecallOptions::limit)); 0 asked for the active plan only.
     pub limit: usize,
     /// The store's root directory.
     pub store_root: PathBuf,
@@ -201,7 +201,7 @@ pub struct RecallHit {
     /// recall); `None` without a search (the checkpoints are then newest first).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<f32>,
-    /// With [`RecallOptions::explain`] and a search: why it matched and how its score was
+    /// With [`RecallOptions::explain`](crate::RecallOptions::explain) and a search: why it matched and how its score was
     /// made. `None` otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explanation: Option<Explanation>,
@@ -228,7 +228,7 @@ impl RecallHit {
     }
 }
 
-/// What [`checkpoints_per_day`] counted.
+/// What [`checkpoints_per_day`](crate::checkpoints_per_day) counted.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
 pub struct DayCounts {

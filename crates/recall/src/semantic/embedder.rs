@@ -9,7 +9,7 @@ pub type EmbedError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A sentence-embedding model, as recall uses it: implement it to bring a model of your own
 /// (without the `semantic` feature) and put it in [`RecallOptions::semantic`](crate::RecallOptions::semantic)
-/// through [`SemanticChannel::new`].
+/// through [`SemanticChannel::new`](super::SemanticChannel::new).
 ///
 /// Vectors need not be unit length (recall normalises them) but must have
 /// [`dimension`](Self::dimension) numbers. An error, or a query vector of another length,

@@ -5,6 +5,7 @@ use super::cache::{Caches, QueryState, Similar};
 use super::cosine::{PreparedQuery, unit};
 use super::vectors::{CHUNK_RECORDS, Vectors, read_records};
 use super::*;
+use crate::fusion::Fusion;
 use crate::query::Query;
 
 fn fused_keys(lexical: &[(u32, f32)], cosines: &[(u32, f32)], o: &SemanticOptions) -> Vec<u32> {
