@@ -7,27 +7,12 @@
 
 use goldfish_store::Checkpoint;
 
-use crate::explain::Explanation;
+use crate::hit::Hit;
 use crate::lanes::{self, Lanes, WithLanes};
 use crate::matches::Pass;
-use crate::options::SearchOptions;
-// `recall` names the query through this module.
-pub(crate) use crate::query::Query;
-use crate::query::Word;
-
-/// One search result: which checkpoint (an index into the searched slice) and how well it
-/// matched (higher is better; only comparable within one search).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-#[non_exhaustive]
-pub struct Hit {
-    /// Index of the checkpoint in the slice given to [`search`].
-    pub index: usize,
-    /// Relevance score, greater than zero.
-    pub score: f32,
-    /// Why it matched and how its score was made, when [`SearchOptions::explain`] asked.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub explain: Option<Box<Explanation>>,
-}
+use crate::prefilter::Word;
+use crate::query::Query;
+use crate::search_options::SearchOptions;
 
 /// Searches `checkpoints` for `query` and returns the matches, best first.
 ///
@@ -307,6 +292,7 @@ mod tests {
     /// Explanations: asked for, each hit says per query word which term matched where and
     /// how, with parts that multiply out to its score; not asked for, there are none.
     #[test]
+    // Long: a test table.
     fn explanations_add_up() {
         let cps = vec![
             cp(

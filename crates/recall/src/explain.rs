@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::fields::Field;
+use crate::fusion::{ChannelPart, FusionExplanation};
 pub use crate::similarity::MatchKind;
 
 /// How a hit's score was made.
@@ -23,7 +24,7 @@ pub struct Explanation {
     /// With the semantic channel: the hit's place in each channel's ranking and the fused
     /// score that ordered the answer (`None` for a lexical-only search).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fusion: Option<crate::semantic::FusionExplanation>,
+    pub fusion: Option<FusionExplanation>,
 }
 
 /// What one query word contributed.
@@ -62,6 +63,23 @@ pub struct TermMatch {
     pub contribution: f32,
 }
 
+impl Explanation {
+    /// This explanation's words with nothing matched: what a hit found only by meaning says
+    /// about the query's words.
+    pub(crate) fn unmatched(&self) -> Explanation {
+        let mut e = self.clone();
+        for w in &mut e.words {
+            w.matched = None;
+            w.covered = false;
+        }
+        e.sum = 0.0;
+        e.coverage = 0.0;
+        e.score = 0.0;
+        e.fusion = None;
+        e
+    }
+}
+
 /// Renders an explanation as indented plain text, one line per query word, for the CLI and
 /// the MCP server.
 ///
@@ -74,7 +92,7 @@ pub fn format_explanation(e: &Explanation) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
     if let Some(f) = &e.fusion {
-        let part = |name: &str, what: &str, p: Option<crate::fusion::ChannelPart>| match p {
+        let part = |name: &str, what: &str, p: Option<ChannelPart>| match p {
             Some(p) => format!(
                 "{name} #{} ({what} {:.2}) {:.4}",
                 p.rank, p.score, p.contribution

@@ -7,7 +7,7 @@
 
 use goldfish_store::{Checkpoint, MemoryType};
 
-use crate::options::FieldWeights;
+use crate::search_options::FieldWeights;
 use crate::text::tokenize;
 
 /// A checkpoint's field, as the engine weighs it.

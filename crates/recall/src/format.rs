@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use goldfish_store::{Checkpoint, Freshness, Link, MemoryType, age_text};
 
 use crate::explain::format_explanation;
-use crate::recall::{Links, RecallResult, StoreState};
+use crate::result::{Links, RecallResult, StoreState};
 use crate::standup::Standup;
 use crate::window::TimeWindow;
 
@@ -112,6 +112,7 @@ fn link_text(links: &[Link]) -> String {
         .join(", ")
 }
 
+// Long: one entry's lines in the order they are printed.
 fn entry(
     c: &Checkpoint,
     links: Option<&Links>,
@@ -241,6 +242,7 @@ pub fn format_recall(result: &RecallResult, opts: &FormatOptions) -> String {
 /// [`format_recall`], and how many of [`RecallResult::checkpoints`] the text shows (the first
 /// ones; the rest did not fit the budget). Other renderings of the same reply (the MCP
 /// server's structured content) show the same checkpoints.
+// Long: the reply's sections in the order they are printed, each within the budget left.
 pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (String, usize) {
     let mut b = Budget::new(opts.max_chars);
     let all = result.scope.is_all();
@@ -383,6 +385,7 @@ pub fn plan_excerpt(content: &str, opts: &FormatOptions) -> Option<String> {
 }
 
 /// Renders a standup as compact markdown of at most `opts.max_chars` characters.
+// Long: the standup's sections in the order they are printed, each within the budget left.
 pub fn format_standup(standup: &Standup, opts: &FormatOptions) -> String {
     let mut b = Budget::new(opts.max_chars);
     b.push_cut(

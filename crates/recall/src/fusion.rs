@@ -106,6 +106,21 @@ pub struct Fused<K> {
     pub semantic: Option<ChannelPart>,
 }
 
+/// How a hit's place was made from the two channels: in
+/// [`Explanation::fusion`](crate::Explanation::fusion) when the semantic channel ranked.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct FusionExplanation {
+    /// The fused score: the order of the answer.
+    pub score: f32,
+    /// Its place in the lexical ranking, if it had one among the candidates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<ChannelPart>,
+    /// Its place in the semantic ranking (the score is the cosine similarity), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<ChannelPart>,
+}
+
 /// Fuses a lexical and a semantic ranking (each `(key, score)`, best first) into one, best
 /// first, by `fusion` (each document's [`ChannelPart`]s say what each channel added).
 ///

@@ -7,7 +7,7 @@ use std::path::Path;
 use goldfish_memories::{PlanItem, in_place_projects, memories_batch};
 use goldfish_store::{Checkpoint, Plan, PlanStatus, Store};
 
-use crate::recall::SkippedFile;
+use crate::result::SkippedFile;
 use crate::window::TimeWindow;
 
 /// What the in-place projects hold, by workspace.

@@ -19,7 +19,7 @@
 
 use wide::i8x16;
 
-use crate::scan::{Filter, PAD, Planes, WINDOW};
+use crate::planes::{Filter, PAD, Planes, Splat, WINDOW};
 
 /// A way to classify a window (see the module documentation).
 pub(crate) trait Lanes: Copy {
@@ -79,19 +79,6 @@ pub(crate) fn agreed<T: PartialEq + std::fmt::Debug>(mut all: Vec<T>, what: &str
         assert_eq!(other, &all[0], "{what}");
     }
     all.swap_remove(0)
-}
-
-/// A splatted byte: the same byte in each of 32 lanes, aligned so that a compare can read it
-/// straight from memory.
-#[derive(Clone, Copy)]
-#[repr(align(32))]
-pub(crate) struct Splat([u8; 32]);
-
-impl Splat {
-    /// `b` in every lane.
-    pub(crate) fn new(b: u8) -> Splat {
-        Splat([b; 32])
-    }
 }
 
 /// A vector of bytes, and the few operations the window classifier needs of it: one
@@ -327,7 +314,7 @@ mod avx2 {
     };
 
     use super::{Lanes, Splat, Vector, WithLanes, newline_plane, planes};
-    use crate::scan::{Filter, PAD, Planes, WINDOW};
+    use crate::planes::{Filter, PAD, Planes, WINDOW};
 
     /// Proof that this processor has AVX2, BMI1, BMI2, LZCNT and POPCNT: a value exists only
     /// where [`Avx2::detect`] found them.

@@ -139,6 +139,7 @@ mod tests {
     }
 
     #[test]
+    // Long: a test table.
     fn synonyms_by_stem() {
         let lex = lexicon();
         let syn = |w: &str| -> Vec<String> {

@@ -89,7 +89,7 @@
 //!    rest a slip of an ending ("migratoin" finds "migrated"); a bounded Damerau (OSA) edit
 //!    distance, one edit from four bytes and two from eight. Each has a similarity below 1;
 //!    a synonym matches only itself and words of its stem.
-//! 3. **The pass** (`pass`, `scan`, `lanes`, `prefilter`): one pass over the checkpoints, each
+//! 3. **The pass** (`pass`, `scan`, `lanes`, `planes`, `prefilter`): one pass over the checkpoints, each
 //!    scanned as one text of its five fields (title — the description's first line —, body,
 //!    tags, branch, files). The scanner finds tokens 64 bytes at a time (SIMD compares: AVX2
 //!    where the processor has it, found at run time, otherwise SSE2 or NEON through `wide`),
@@ -214,8 +214,11 @@ mod engine;
 mod error;
 mod explain;
 mod fields;
+mod filter;
 mod format;
+mod from_files;
 pub mod fusion;
+mod hit;
 pub mod index;
 mod inplace;
 mod lanes;
@@ -224,16 +227,21 @@ mod matches;
 mod newest;
 mod options;
 mod pass;
+mod planes;
 mod prefilter;
+mod prepare;
 mod query;
 mod recall;
 #[cfg(test)]
 mod reference;
+mod result;
 mod scan;
 mod score;
+mod search_options;
 pub mod semantic;
 mod similarity;
 mod standup;
+mod supersession;
 mod table;
 mod text;
 mod window;
@@ -241,10 +249,11 @@ mod window;
 /// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
 /// callers need not depend on it or match its version.
 pub use chrono;
-pub use engine::{Hit, search};
+pub use engine::search;
 pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use fields::Field;
+pub use filter::Filter;
 pub use format::{
     FormatOptions, format_checkpoint, format_checkpoint_linked, format_recall,
     format_recall_counted, format_standup, plan_excerpt,
@@ -256,19 +265,22 @@ pub use goldfish_store::{
     self, ChecklistItem, Checkpoint, MemoryType, Plan, PlanStatus, Store, Structured,
     WorkspaceSelector,
 };
+pub use hit::Hit;
 pub use index::{
     INDEX_DIR, IndexState, IndexStatus, IndexVerify, NO_INDEX_ENV, RecallCache, VectorReport,
     WorkspaceIndex, WorkspaceVerify, embed_vectors, index_rebuild, index_status, index_verify,
     read_index_bytes,
 };
-pub use options::{FieldWeights, SearchOptions};
+pub use options::{RecallOptions, Scope};
 pub use query::Query;
-pub use recall::{
-    DayCounts, Filter, Links, RecallHit, RecallOptions, RecallResult, Scope, SkippedFile,
-    StoreState, WorkspaceCount, checkpoints_per_day, links_of, links_of_saved, recall, recall_with,
+pub use recall::{checkpoints_per_day, recall, recall_with};
+pub use result::{
+    DayCounts, Links, RecallHit, RecallResult, SkippedFile, StoreState, WorkspaceCount,
 };
+pub use search_options::{FieldWeights, SearchOptions};
 pub use semantic::{Embedder, LazyEmbedder, SemanticChannel, SemanticOptions, read_vector_bytes};
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
+pub use supersession::{links_of, links_of_saved};
 pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};
 
 /// The README's examples, compiled and run as doctests.

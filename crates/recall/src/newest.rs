@@ -10,8 +10,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use goldfish_store::{Checkpoint, Store};
 
 use crate::error::Error;
+use crate::filter::Filter;
 use crate::inplace::InPlace;
-use crate::recall::{Filter, SkippedFile, WorkspaceCount};
+use crate::result::{SkippedFile, WorkspaceCount};
 use crate::window::TimeWindow;
 
 /// Where a checkpoint stands in the order a recall without a search shows: newest first;
@@ -56,6 +57,7 @@ trait Sink: Send {
 /// Reads the checkpoints of `workspaces` within `window` that pass `filter`, store first and
 /// then in place, into one sink per thread (workspaces are read in parallel, one day file at
 /// a time). Returns the sinks and what could not be read, in workspace order.
+// Long: the parallel reading loop; its closures share the threads' sinks.
 fn read_into<S: Sink>(
     store: &Store,
     workspaces: &[String],

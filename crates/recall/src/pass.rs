@@ -12,11 +12,12 @@ use crate::ahead;
 use crate::fields::{FIELDS, checkpoint_text};
 use crate::lanes::Lanes;
 use crate::matches::{DocMatch, Pass, Term};
-use crate::options::SearchOptions;
+use crate::planes::PAD;
+use crate::prefilter::Word;
 use crate::prefilter::{Probe, Token, scan_filter};
-use crate::query::Word;
-use crate::scan::{Classify, NONE, PAD, Scanner};
+use crate::scan::{Classify, NONE, Scanner};
 use crate::score::average_lengths;
+use crate::search_options::SearchOptions;
 use crate::similarity::{similarity, synonym_similarity};
 
 /// A map with a fast, non-cryptographic hash for short byte strings (foldhash's, seeded
@@ -268,11 +269,12 @@ pub(crate) fn run<L: Lanes>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Hit, search};
+    use crate::engine::search;
+    use crate::hit::Hit;
     use crate::lanes::each_lanes;
+    use crate::planes::Filter;
     use crate::query::Query;
     use crate::reference::eval_corpus;
-    use crate::scan::Filter;
     use crate::text::tokenize;
 
     #[test]

@@ -2,10 +2,9 @@
 
 use crate::error::Error;
 use crate::lexicon::lexicon;
-use crate::options::SearchOptions;
-use crate::prefilter::{Probe, Token, head4};
-use crate::similarity::allowed_edits;
-use crate::text::{letter_mask, porter2, stem, tokenize};
+use crate::prefilter::Word;
+use crate::search_options::SearchOptions;
+use crate::text::tokenize;
 
 /// A parsed query: its folded content words — stop words and the framing of a question
 /// ("how did we", "what did we decide about") removed, duplicates removed — at most
@@ -91,56 +90,6 @@ impl Query {
             }
         }
         words
-    }
-}
-
-/// A word to match against the tokens of the documents: a query word, or a synonym of one.
-pub(crate) struct Word {
-    pub(crate) bytes: Vec<u8>,
-    pub(crate) stem: Vec<u8>,
-    /// The Snowball English stem ([`porter2`]).
-    pub(crate) porter: Vec<u8>,
-    /// The query word it stands for (its index in [`Query::terms`]).
-    pub(crate) slot: usize,
-    pub(crate) is_last: bool,
-    /// For a synonym, the factor its similarity is scaled by; it then matches only itself
-    /// and words of its stem ([`synonym_similarity`](crate::similarity::synonym_similarity)).
-    pub(crate) synonym: Option<f32>,
-    pub(crate) probe: Probe,
-}
-
-impl Word {
-    pub(crate) fn new(q: &[u8], slot: usize, is_last: bool, synonym: Option<f32>) -> Word {
-        let bytes = q.to_vec();
-        let mut buf = [0u8; 64];
-        let stem = stem(&bytes, &mut buf).to_vec();
-        let porter = porter2(&bytes);
-        let stem_edits = if stem.len() >= 5 {
-            allowed_edits(stem.len())
-        } else {
-            0
-        };
-        Word {
-            probe: Probe {
-                head: head4(&bytes),
-                mask: letter_mask(&bytes),
-                len: bytes.len(),
-                max_edits: allowed_edits(bytes.len()).max(stem_edits),
-                porter: porter.len() >= 4,
-            },
-            porter,
-            bytes,
-            stem,
-            slot,
-            is_last,
-            synonym,
-        }
-    }
-
-    /// See [`Probe::may_match`].
-    #[inline]
-    pub(crate) fn may_match(&self, v: &Token<'_>) -> bool {
-        self.probe.may_match(v)
     }
 }
 

@@ -6,14 +6,14 @@ use std::collections::HashMap;
 
 use goldfish_store::Checkpoint;
 
-use crate::engine::Hit;
 use crate::fields::{FIELDS, checkpoint_tokens};
-use crate::options::SearchOptions;
+use crate::hit::Hit;
 use crate::query::Query;
 use crate::score::{
     Candidate, DocScorer, MAX_EXPANSIONS, average_lengths, idf, known_word_match, known_words,
     rank, sum_and_coverage, word_weight,
 };
+use crate::search_options::SearchOptions;
 use crate::similarity::{similarity, synonym_similarity};
 
 /// The engine before the query-driven pass: a vocabulary of every token, each query
@@ -21,6 +21,7 @@ use crate::similarity::{similarity, synonym_similarity};
 /// same hits with bit-identical scores.
 // Several per-field arrays are indexed by the field number together.
 #[allow(clippy::needless_range_loop)]
+// Long: the test-only slow engine, written plainly in one piece to be obviously right.
 pub(crate) fn reference_search(
     query: &Query,
     cps: &[Checkpoint],

@@ -6,12 +6,13 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::engine::Hit;
 use crate::explain::{Explanation, TermMatch, WordExplanation};
 use crate::fields::{B, FIELDS, FILES, Field};
+use crate::hit::Hit;
 use crate::matches::Pass;
-use crate::options::SearchOptions;
-use crate::query::{Query, Word};
+use crate::prefilter::Word;
+use crate::query::Query;
+use crate::search_options::SearchOptions;
 use crate::similarity::{how, known_word_similarity};
 
 /// BM25 term-frequency saturation.
@@ -222,6 +223,7 @@ impl Pass {
 
     // Several per-field arrays are indexed by the field number together.
     #[allow(clippy::needless_range_loop)]
+    // Long: the scoring loop over every matching document, kept whole for speed.
     pub(crate) fn score(
         &self,
         query: &Query,

@@ -65,6 +65,7 @@ pub(crate) fn same_porter2(q: &[u8], qp: &[u8], v: &[u8]) -> bool {
 /// [`similarity`], and which rule gave it (the one with the highest similarity; for
 /// explanations).
 #[inline]
+// Long: the matching rules in order of their similarity, kept whole for speed (every token).
 fn similarity_how(
     q: &[u8],
     qs: &[u8],

@@ -5,7 +5,9 @@ use goldfish_store::{Checkpoint, MemoryType, Store};
 
 use crate::error::Error;
 use crate::inplace::InPlace;
-use crate::recall::{SkippedFile, read_all, supersession_of};
+use crate::newest;
+use crate::result::SkippedFile;
+use crate::supersession::supersession_of;
 use crate::window::TimeWindow;
 
 /// What [`standup_with`] reports on.
@@ -112,6 +114,7 @@ pub fn standup(store: &Store, days: u32) -> Result<Standup, Error> {
 
 /// A standup across every workspace of `store`: per workspace with activity in the window,
 /// the checkpoint count, the most recent titles and the active plan's progress.
+// Long: one workspace after another, each read, counted and summarised in order.
 pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Error> {
     let now = opts.now.unwrap_or_else(|| store.now());
     let window = TimeWindow {
@@ -127,7 +130,7 @@ pub fn standup_with(store: &Store, opts: &StandupOptions) -> Result<Standup, Err
     names.extend(in_place.workspaces().cloned());
     names.sort();
     names.dedup();
-    let (mut checkpoints, mut skipped) = read_all(store, &names, window)?;
+    let (mut checkpoints, mut skipped) = newest::all(store, &names, window)?;
     // A checkpoint a later one replaced is not current work: counted apart, never listed.
     let known = supersession_of(store, opts.use_index, &names, None, true, &mut Vec::new())?;
     let superseded = |c: &Checkpoint| {

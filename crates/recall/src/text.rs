@@ -10,6 +10,7 @@
 ///
 /// A token is a run of alphanumeric characters of at least two bytes. A camelCase word
 /// is emitted whole and then part by part (parts shorter than two bytes are skipped).
+// Long: the tokenizer's hot loop, kept whole for speed.
 pub(crate) fn tokenize(text: &str, buf: &mut Vec<u8>, mut emit: impl FnMut(&[u8])) {
     buf.clear();
     // Split points (byte offsets into `buf`) of camelCase boundaries within the current token.

@@ -1,5 +1,6 @@
 //! The one integration-test binary of goldfish-recall.
 
+mod architecture;
 mod baseline;
 mod eval;
 mod eval_sets;

@@ -186,13 +186,13 @@ pub struct IndexVerify {
 
 pub(super) fn scope_workspaces(
     store: &Store,
-    scope: &crate::Scope,
+    scope: &crate::options::Scope,
     cwd: Option<&Path>,
-) -> Result<Vec<String>, crate::Error> {
+) -> Result<Vec<String>, crate::error::Error> {
     Ok(match scope {
-        crate::Scope::All => store.list_workspaces()?,
-        crate::Scope::Current => vec![crate::recall::resolve_scope(None, cwd)?],
-        crate::Scope::Named(n) => vec![crate::recall::resolve_scope(Some(n), cwd)?],
+        crate::options::Scope::All => store.list_workspaces()?,
+        crate::options::Scope::Current => vec![crate::prepare::resolve_scope(None, cwd)?],
+        crate::options::Scope::Named(n) => vec![crate::prepare::resolve_scope(Some(n), cwd)?],
     })
 }
 
@@ -223,14 +223,14 @@ pub(super) fn status_of(store: &Store, workspaces: Vec<WorkspaceIndex>) -> Index
 }
 
 /// The state of the recall index of `scope`'s workspaces (`cwd` resolves
-/// [`Scope::Current`](crate::Scope::Current)): per workspace its entries, files, size,
+/// [`Scope::Current`](crate::options::Scope::Current)): per workspace its entries, files, size,
 /// build time and what is stale. Reads the index files and lists the day files; writes
 /// nothing.
 pub fn index_status(
     store: &Store,
-    scope: &crate::Scope,
+    scope: &crate::options::Scope,
     cwd: Option<&Path>,
-) -> Result<IndexStatus, crate::Error> {
+) -> Result<IndexStatus, crate::error::Error> {
     let list = scope_workspaces(store, scope, cwd)?
         .into_iter()
         .map(|ws| {
@@ -259,10 +259,10 @@ pub fn index_status(
 /// the scope cannot be resolved, or an index file cannot be written (named).
 pub fn index_rebuild(
     store: &Store,
-    scope: &crate::Scope,
+    scope: &crate::options::Scope,
     cwd: Option<&Path>,
     progress: &mut dyn FnMut(usize, usize, &str),
-) -> Result<IndexStatus, crate::Error> {
+) -> Result<IndexStatus, crate::error::Error> {
     let workspaces = scope_workspaces(store, scope, cwd)?;
     let total = workspaces.len();
     // Workspaces are built in parallel; progress is reported here, as each one finishes.
@@ -300,7 +300,7 @@ pub fn index_rebuild(
             continue;
         };
         if let Some(why) = unwritten {
-            return Err(crate::Error::file(
+            return Err(crate::error::Error::file(
                 &ix.path,
                 format!("cannot write the recall index: {why}"),
             ));
@@ -321,9 +321,9 @@ pub fn index_rebuild(
 /// workspace has day files, or an entry, term or posting differs). Writes nothing.
 pub fn index_verify(
     store: &Store,
-    scope: &crate::Scope,
+    scope: &crate::options::Scope,
     cwd: Option<&Path>,
-) -> Result<IndexVerify, crate::Error> {
+) -> Result<IndexVerify, crate::error::Error> {
     let workspaces: Vec<WorkspaceVerify> = scope_workspaces(store, scope, cwd)?
         .into_iter()
         .map(|ws| {
@@ -370,13 +370,14 @@ pub struct VectorReport {
 /// once: the others are given a copy of its vector. `progress(done, total)` counts entries
 /// embedded over all workspaces. Errors: the scope cannot be resolved, the model fails, or a
 /// vector file cannot be written (named).
+// Long: read, share across workspaces, embed in batches, write: one sequence over one state.
 pub fn embed_vectors(
     store: &Store,
-    scope: &crate::Scope,
+    scope: &crate::options::Scope,
     cwd: Option<&Path>,
     channel: &crate::semantic::SemanticChannel,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<VectorReport, crate::Error> {
+) -> Result<VectorReport, crate::error::Error> {
     use crate::semantic::{embedding_text, read_vectors, write_vectors};
     let workspaces = scope_workspaces(store, scope, cwd)?;
     let embedder = channel.embedder.as_ref();
@@ -400,7 +401,7 @@ pub fn embed_vectors(
         let docs = ix
             .reopen()
             .and_then(|open| open.docs())
-            .map_err(|c| crate::Error::file(&ix.path, c.0))?;
+            .map_err(|c| crate::error::Error::file(&ix.path, c.0))?;
         let mut by_file: HashMap<u32, Vec<(u32, u64)>> = HashMap::new();
         let mut seen = HashSet::new();
         let mut copies = Vec::new();
@@ -505,7 +506,7 @@ pub fn embed_vectors(
             if vectors.dirty {
                 let _ = write_vectors(store.root(), &ws, &vectors, embedder.id());
             }
-            return Err(crate::Error::file(
+            return Err(crate::error::Error::file(
                 &crate::semantic::vectors_path(store.root(), &ws),
                 format!("the model could not embed entries of {ws}: {e}"),
             ));
@@ -526,7 +527,7 @@ pub fn embed_vectors(
         }
         if vectors.dirty {
             write_vectors(store.root(), &ws, &vectors, embedder.id()).map_err(|e| {
-                crate::Error::file(
+                crate::error::Error::file(
                     &crate::semantic::vectors_path(store.root(), &ws),
                     format!("cannot write the vectors: {e}"),
                 )

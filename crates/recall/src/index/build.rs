@@ -3,6 +3,7 @@
 use super::*;
 
 /// Builds a workspace's index from its day files.
+// Long: one pass over the day files fills every section of the index together; kept whole.
 pub(super) fn build(workspace: &str, dirs: &[PathBuf], listing: Listing) -> Contents {
     let built_ns = now_ns();
     let mut meta = Meta {

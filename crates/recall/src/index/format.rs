@@ -34,6 +34,10 @@ use goldfish_store::SupersessionFacts;
 
 use crate::fields::FIELDS;
 
+/// The directory under the store's root that holds the index files (and the semantic
+/// channel's vector files).
+pub const INDEX_DIR: &str = ".index";
+
 /// The first eight bytes of every index file.
 pub(crate) const MAGIC: [u8; 8] = *b"GFINDEX\0";
 /// The format this code writes and reads; any other is rebuilt.
@@ -790,6 +794,7 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::*;
 
+    // Long: a test's generator of random index contents.
     fn contents(seed: u64, n_docs: usize, n_terms: usize) -> Contents {
         let mut x = seed | 1;
         let mut next = move || {

@@ -188,7 +188,7 @@ struct NotCurrent {
 fn current(
     store: &Store,
     workspace: &str,
-    cache: Option<&crate::RecallCache>,
+    cache: Option<&RecallCache>,
 ) -> Result<WsIndex, Box<NotCurrent>> {
     let dirs = store.workspace_dirs(workspace);
     let listing = list(&dirs);
@@ -221,7 +221,7 @@ fn current(
 pub(crate) fn fresh(
     store: &Store,
     workspace: &str,
-    cache: Option<&crate::RecallCache>,
+    cache: Option<&RecallCache>,
     notes: &mut Vec<String>,
 ) -> WsIndex {
     let NotCurrent {
@@ -288,7 +288,7 @@ pub(crate) fn fresh(
 pub(crate) fn current_all(
     store: &Store,
     workspaces: &[String],
-    cache: Option<&crate::RecallCache>,
+    cache: Option<&RecallCache>,
 ) -> Option<Vec<WsIndex>> {
     workspaces
         .iter()
@@ -301,7 +301,7 @@ pub(crate) fn current_all(
 pub(crate) fn fresh_all(
     store: &Store,
     workspaces: &[String],
-    cache: Option<&crate::RecallCache>,
+    cache: Option<&RecallCache>,
     notes: &mut Vec<String>,
 ) -> Vec<WsIndex> {
     let (_, done) = spread(

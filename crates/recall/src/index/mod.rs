@@ -38,7 +38,7 @@
 mod access;
 mod admin;
 mod build;
-mod format;
+pub(crate) mod format;
 mod fresh;
 mod listing;
 mod search;
@@ -67,15 +67,16 @@ use goldfish_store::{
     parse_day_bytes,
 };
 
-use crate::engine::Hit;
 use crate::fields::{FIELDS, checkpoint_tokens};
+use crate::hit::Hit;
 use crate::matches::{DocMatch, Pass};
-use crate::options::SearchOptions;
 use crate::pass::TermMatcher;
-use crate::query::{Query, Word};
-use crate::recall::{RecallHit, SkippedFile};
+use crate::prefilter::Word;
+use crate::query::Query;
+use crate::result::{RecallHit, SkippedFile};
 use crate::scan::NONE;
 use crate::score::average_lengths;
+use crate::search_options::SearchOptions;
 use crate::window::TimeWindow;
 
 pub(crate) use format::Corrupt;
@@ -84,11 +85,8 @@ use format::{
     SUPERSESSION, SupRec, VOCAB, Vocab,
 };
 
-/// Set to `1` (or any value but `0`), recall reads the day files and never the index.
-pub const NO_INDEX_ENV: &str = "GOLDFISH_NO_INDEX";
-
-/// The directory under the store's root that holds the index files.
-pub const INDEX_DIR: &str = ".index";
+pub use crate::options::NO_INDEX_ENV;
+pub use format::INDEX_DIR;
 
 /// A file whose mtime is this close to the build (or later) gets a content hash.
 const RACY_NS: i64 = 2_000_000_000;

@@ -73,6 +73,7 @@ struct Bounds {
 
 /// Gathers what `ix` contributes to a search within `b`, leaving out its `hidden` entries;
 /// its problems in the window go to `skipped`. `None` when none of its entries is searched.
+// Long: the selection, then the hot loop over the matched terms' postings, kept whole for speed.
 fn gather(
     ix: &WsIndex,
     hidden: &[u32],
@@ -267,6 +268,65 @@ pub(crate) fn search(
     // sight, in the order of the workspaces).
     let matched: Vec<Vec<crate::matches::Term>> =
         matchers.into_iter().map(TermMatcher::into_terms).collect();
+    let mut merged = merge(shares, &matched)?;
+    let mut answer = Answer {
+        skipped: merged.skipped,
+        ..Answer::default()
+    };
+    let n = merged.n;
+    if n == 0 || query.is_empty() {
+        return Ok(answer);
+    }
+    let (parts, keys) = (merged.parts, merged.keys);
+    let pass = Pass {
+        terms: searched_terms(
+            &matched,
+            &merged.all_terms,
+            &merged.df,
+            &mut merged.occurrences,
+        ),
+        docs: merged.docs,
+        occurrences: merged.occurrences,
+        avg_len: average_lengths(merged.totals, n),
+    };
+    let mut hits: Vec<Hit> = pass.score(query, &words, n, opts);
+    if let Some(caches) = semantic {
+        hits = add_meaning(hits, &keys, &parts, caches, opts.explain, notes);
+    }
+    answer.total = hits.len();
+    let (shown, counts) = show(hits, &parts, limit)?;
+    answer.shown = shown;
+    answer.counts = counts;
+    Ok(answer)
+}
+
+/// The workspaces' shares of a search put together, in the order given: the matched terms
+/// numbered as one thread reading them all would, the documents and occurrences renumbered.
+struct Merged {
+    parts: Vec<Part>,
+    skipped: Vec<SkippedFile>,
+    /// Entries searched in all.
+    n: usize,
+    totals: [u64; FIELDS],
+    /// Per term number: `(thread, local number)` of its first sight, and its document count.
+    all_terms: Vec<(usize, u32)>,
+    df: Vec<u32>,
+    docs: Vec<DocMatch>,
+    occurrences: Vec<(u32, u8)>,
+    /// With the semantic channel: per searched entry (global number), its part and text key.
+    keys: Vec<(usize, u64)>,
+}
+
+/// One workspace's share of a search: the thread that gathered it, the problems of its
+/// day files in the window, and what it gathered.
+type Share = (
+    usize,
+    (Vec<SkippedFile>, Result<Option<Gathered>, Fallback>),
+);
+
+/// Puts the workspaces' shares together (`matched`: per thread, its matched terms). The
+/// first workspace in order whose index proved unusable decides.
+fn merge(shares: Vec<Share>, matched: &[Vec<crate::matches::Term>]) -> Result<Merged, Fallback> {
     let mut global: Vec<Vec<u32>> = matched.iter().map(|m| vec![NONE; m.len()]).collect();
     let mut numbers: HashMap<&[u8], u32> = HashMap::new();
     let mut all_terms: Vec<(usize, u32)> = Vec::new();
@@ -326,15 +386,28 @@ pub(crate) fn search(
         }));
         parts.push(Part { base, ..g.part });
     }
-    let mut answer = Answer {
+    Ok(Merged {
+        parts,
         skipped,
-        ..Answer::default()
-    };
-    if n == 0 || query.is_empty() {
-        return Ok(answer);
-    }
-    // Terms of the vocabularies that no searched entry holds are not in the searched set:
-    // the pass never sees them, and neither does scoring.
+        n,
+        totals,
+        all_terms,
+        df,
+        docs: docs_out,
+        occurrences: occ_out,
+        keys,
+    })
+}
+
+/// The terms that some searched entry holds, each with its document count, and
+/// `occurrences` renumbered to them: terms of the vocabularies that no searched entry holds
+/// are not in the searched set; the pass never sees them, and neither does scoring.
+fn searched_terms(
+    matched: &[Vec<crate::matches::Term>],
+    all_terms: &[(usize, u32)],
+    df: &[u32],
+    occurrences: &mut [(u32, u8)],
+) -> Vec<crate::matches::Term> {
     let mut renumber = vec![NONE; df.len()];
     let mut terms = Vec::new();
     for (number, &(t, local)) in all_terms.iter().enumerate() {
@@ -346,36 +419,48 @@ pub(crate) fn search(
             terms.push(term);
         }
     }
-    for o in &mut occ_out {
+    for o in occurrences.iter_mut() {
         o.0 = renumber[o.0 as usize];
     }
-    let pass = Pass {
-        terms,
-        docs: docs_out,
-        occurrences: occ_out,
-        avg_len: average_lengths(totals, n),
+    terms
+}
+
+/// Re-ranks `hits` with the semantic channel (`keys`: per searched entry, its part and text
+/// key); an entry without a vector is parsed again from its day file to be embedded.
+fn add_meaning(
+    hits: Vec<Hit>,
+    keys: &[(usize, u64)],
+    parts: &[Part],
+    caches: &mut crate::semantic::Caches<'_>,
+    explain: bool,
+    notes: &mut Vec<String>,
+) -> Vec<Hit> {
+    let entries: Vec<crate::semantic::Entry<'_>> = keys
+        .iter()
+        .map(|&(pi, key)| crate::semantic::Entry {
+            workspace: &parts[pi].ix.meta.workspace,
+            key,
+        })
+        .collect();
+    let text_of = |index: usize| -> Option<String> {
+        let (pi, _) = *keys.get(index)?;
+        let part = &parts[pi];
+        let open = part.ix.reopen().ok()?;
+        let doc = open.doc(part.selected[index - part.base]).ok()?;
+        let cps = read_entries(&part.ix, doc.file).ok()?;
+        cps.get(doc.ordinal as usize)
+            .map(crate::semantic::embedding_text)
     };
-    let mut hits: Vec<Hit> = pass.score(query, &words, n, opts);
-    if let Some(caches) = semantic {
-        let entries: Vec<crate::semantic::Entry<'_>> = keys
-            .iter()
-            .map(|&(pi, key)| crate::semantic::Entry {
-                workspace: &parts[pi].ix.meta.workspace,
-                key,
-            })
-            .collect();
-        let text_of = |index: usize| -> Option<String> {
-            let (pi, _) = *keys.get(index)?;
-            let part = &parts[pi];
-            let open = part.ix.reopen().ok()?;
-            let doc = open.doc(part.selected[index - part.base]).ok()?;
-            let cps = read_entries(&part.ix, doc.file).ok()?;
-            cps.get(doc.ordinal as usize)
-                .map(crate::semantic::embedding_text)
-        };
-        hits = crate::semantic::rerank(hits, &entries, caches, opts.explain, text_of, notes);
-    }
-    answer.total = hits.len();
+    crate::semantic::rerank(hits, &entries, caches, explain, text_of, notes)
+}
+
+/// The hits shown, and per part with a hit: its workspace, hits and shown.
+type Shown = (Vec<RecallHit>, Vec<(String, usize, usize)>);
+
+/// The first `limit` hits as recall shows them, each checkpoint parsed again from its day
+/// file (checked unchanged), and the counts per part.
+fn show(hits: Vec<Hit>, parts: &[Part], limit: usize) -> Result<Shown, Fallback> {
+    let mut shown = Vec::new();
     let part_of = |index: usize| parts.partition_point(|p| p.base <= index) - 1;
     let mut counts = vec![(0usize, 0usize); parts.len()];
     let mut parsed: HashMap<(usize, u32), Vec<Checkpoint>> = HashMap::new();
@@ -408,21 +493,21 @@ pub(crate) fn search(
             .get(doc.ordinal as usize)
             .cloned()
             .ok_or_else(|| Fallback("a day file changed during the search".into()))?;
-        answer.shown.push(RecallHit {
+        shown.push(RecallHit {
             checkpoint: cp,
             score: Some(hit.score),
             explanation: hit.explain.map(|e| *e),
-            links: crate::recall::Links::default(),
+            links: crate::result::Links::default(),
             freshness: None,
         });
     }
-    answer.counts = parts
+    let counts = parts
         .iter()
         .zip(counts)
         .filter(|(_, c)| c.0 > 0)
         .map(|(p, c)| (p.ix.meta.workspace.clone(), c.0, c.1))
         .collect();
-    Ok(answer)
+    Ok((shown, counts))
 }
 
 pub(super) fn timestamp(d: &DocRec) -> DateTime<Utc> {
