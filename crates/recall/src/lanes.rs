@@ -167,6 +167,8 @@ impl Vector for i8x16 {
 /// `V` of which `N` make a window. Only the first `chunks` vectors are classified (with
 /// `chunks` ≥ `N`, every one): the others are zeros, whose planes are empty.
 // The vectors of a window are indexed together across several arrays.
+// Long: the classifier of one window, inlined into the AVX2 and portable passes alike; its
+// steps share every vector register, so it is kept whole for speed.
 #[allow(clippy::needless_range_loop)]
 #[inline(always)]
 fn planes<V: Vector, const N: usize>(

@@ -469,6 +469,23 @@ fn scan_object(text: &str, open: usize) -> Object {
     }
 }
 
+/// The JSON to paste into any client that reads the common `mcpServers` format (Claude
+/// Desktop, Windsurf, VS Code's `servers` after renaming the key, and others):
+///
+/// ```json
+/// {
+///   "mcpServers": {
+///     "goldfish": {
+///       "command": "goldfish",
+///       "args": ["mcp"]
+///     }
+///   }
+/// }
+/// ```
+pub fn print_snippet(server: &Server) -> String {
+    register("", server).expect("registering into an empty document cannot fail")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

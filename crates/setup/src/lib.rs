@@ -88,7 +88,8 @@ pub use doctor::{
     redaction_finding,
 };
 pub use error::{Error, ErrorKind};
-pub use server::{SERVER_NAME, Server, print_snippet};
+pub use json::print_snippet;
+pub use server::{SERVER_NAME, Server};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]

@@ -86,20 +86,3 @@ impl Server {
         Some(Server { command, args, env })
     }
 }
-
-/// The JSON to paste into any client that reads the common `mcpServers` format (Claude
-/// Desktop, Windsurf, VS Code's `servers` after renaming the key, and others):
-///
-/// ```json
-/// {
-///   "mcpServers": {
-///     "goldfish": {
-///       "command": "goldfish",
-///       "args": ["mcp"]
-///     }
-///   }
-/// }
-/// ```
-pub fn print_snippet(server: &Server) -> String {
-    crate::json::register("", server).expect("registering into an empty document cannot fail")
-}
