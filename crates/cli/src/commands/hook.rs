@@ -195,10 +195,10 @@ fn render(injection: &Injection, client: Option<AgentClient>) -> String {
     match (client, injection.hook) {
         // Claude Code passes a PreCompact hook's stdout to the compaction as its
         // instructions; it has no hookSpecificOutput for PreCompact. Plain text may be read
-        // on a terminal: goldfish-session already escaped the stored text in it, and this
-        // pass (which then changes nothing) keeps it so whatever the text came from.
+        // on a terminal: goldfish-session already shows the stored text in it escaped
+        // (`goldfish_core::inert`), the one place that does.
         (Some(AgentClient::Claude | AgentClient::Codex), HookKind::PreCompact) | (None, _) => {
-            goldfish_core::inert(text).into_owned()
+            text.clone()
         }
         // Claude Code and Codex add `additionalContext` to the model's context (Codex
         // validates the JSON against exactly this shape).
