@@ -40,3 +40,12 @@ pub(crate) fn observed(client: Option<(&str, &str)>) -> Actor {
             });
     from_env.or(from_client)
 }
+
+/// Who is forgetting, as a tombstone records it: the [`observed`] actor's fields on one line
+/// (`harness=claude-code user=dev`), or `unknown`.
+pub(crate) fn forgetter(client: Option<(&str, &str)>) -> String {
+    observed(client)
+        .cleaned()
+        .summary()
+        .unwrap_or_else(|| "unknown".to_string())
+}

@@ -64,6 +64,11 @@ pub(crate) enum Command {
     /// Show one checkpoint in full by its id (recall lists each hit's id): its whole
     /// description, typed fields, git context and files.
     Show(ShowArgs),
+    /// Forget checkpoints for good: they leave their day files, the search index and the
+    /// vectors, and a tombstone (id, time, who; never the text) keeps sync and import from
+    /// bringing them back.
+    #[command(after_help = FORGET_AFTER_HELP)]
+    Forget(ForgetArgs),
     /// One view across all workspaces: what was done lately and each active plan's progress.
     Standup(StandupArgs),
     /// Plans: save, get, list, activate, update, complete, archive.
@@ -128,6 +133,22 @@ pub(crate) struct StatsArgs {
     /// At most this many sessions, the most recently active first.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub(crate) sessions: usize,
+}
+
+/// What `goldfish forget --help` adds: what forgetting cannot undo.
+const FORGET_AFTER_HELP: &str = "Forgetting is for good: the tombstone in the workspace's forgotten.md keeps the memory from coming back by sync or import (`goldfish import … --resurrect` is the one way back). A synced store's git history still holds the text: to purge it, rewrite the history of the store's repository and its remote (for example with git filter-repo) and re-clone it on every machine.";
+
+/// `goldfish forget ID…`.
+#[derive(Debug, Args)]
+pub(crate) struct ForgetArgs {
+    /// The checkpoints' ids, as recall lists them (`id: 20251013T093012345Z-3fa9c1`). Looked
+    /// for in the current workspace first, then in every other one. All are found before
+    /// anything is forgotten: an unknown id forgets nothing.
+    #[arg(required = true, value_name = "ID")]
+    pub(crate) ids: Vec<String>,
+    /// Show what would be forgotten, and write nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }
 
 /// `goldfish show ID`.
@@ -385,6 +406,15 @@ pub(crate) enum PlanCommand {
     Archive {
         /// The plan's id.
         id: String,
+    },
+    /// Delete a plan for good: its file goes, and a tombstone keeps sync and import from
+    /// bringing it back (see `goldfish forget --help`).
+    Delete {
+        /// The plan's id.
+        id: String,
+        /// Show what would be deleted, and write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -757,6 +787,10 @@ pub(crate) struct ImportArgs {
     /// Show what would be imported, per workspace, and write nothing.
     #[arg(long, global = true)]
     pub(crate) dry_run: bool,
+    /// Bring back memories that were forgotten on purpose (their tombstones are taken back);
+    /// without it they are skipped and counted.
+    #[arg(long, global = true)]
+    pub(crate) resurrect: bool,
     /// Where from.
     #[command(subcommand)]
     pub(crate) source: ImportSource,

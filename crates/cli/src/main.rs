@@ -214,6 +214,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,
         Command::Recall(a) => commands::recall(&ctx, a)?,
         Command::Show(a) => commands::show(&ctx, &a)?,
+        Command::Forget(a) => commands::forget(&ctx, &a)?,
         Command::Stats(a) => commands::stats(&ctx, &a)?,
         Command::Standup(a) => commands::standup(&ctx, a)?,
         Command::Plan(a) => commands::plan(&ctx, a)?,

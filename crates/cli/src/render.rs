@@ -215,6 +215,65 @@ pub(crate) fn recall_json(r: &RecallResult) -> Value {
     })
 }
 
+/// What a forget did (or would do), as text: one line per memory, and the ids that were
+/// already forgotten.
+pub(crate) fn forget_text(report: &goldfish_store::ForgetReport) -> String {
+    let mut s = String::new();
+    let verb = if report.dry_run {
+        "Would forget"
+    } else {
+        "Forgot"
+    };
+    if report.forgotten.is_empty() && report.already_forgotten.is_empty() {
+        s.push_str("Nothing to forget.\n");
+    }
+    for m in &report.forgotten {
+        let kind = match &m.tombstone.what {
+            goldfish_store::Forgotten::Plan { .. } => "plan",
+            _ => "checkpoint",
+        };
+        let _ = writeln!(
+            s,
+            "{verb} {kind} {} ({}) in workspace `{}`{}",
+            m.tombstone.what.id(),
+            echo(&m.title),
+            m.workspace,
+            match (report.dry_run, m.files.len()) {
+                (true, _) => String::new(),
+                (false, 1) => ": removed from 1 file".to_string(),
+                (false, n) => format!(": removed from {n} files"),
+            }
+        );
+    }
+    for id in &report.already_forgotten {
+        let _ = writeln!(s, "{id}: already forgotten (a tombstone names it)");
+    }
+    if !report.dry_run && !report.forgotten.is_empty() {
+        s.push_str("A tombstone (id, time, who; never the text) keeps it from coming back by sync or import.\n");
+    }
+    s
+}
+
+/// What a forget did (or would do), as JSON.
+pub(crate) fn forget_json(report: &goldfish_store::ForgetReport) -> Value {
+    json!({
+        "dry_run": report.dry_run,
+        "forgotten": report.forgotten.iter().map(|m| json!({
+            "kind": match &m.tombstone.what {
+                goldfish_store::Forgotten::Plan { .. } => "plan",
+                _ => "checkpoint",
+            },
+            "id": m.tombstone.what.id(),
+            "workspace": m.workspace,
+            "title": m.title,
+            "files": m.files,
+            "forgotten_at": format_utc(&m.tombstone.at),
+            "by": m.tombstone.by,
+        })).collect::<Vec<_>>(),
+        "already_forgotten": report.already_forgotten,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -58,6 +58,9 @@ pub struct ParsedDay {
     pub problems: Vec<Problem>,
     /// Byte offset of each checkpoint's `## ` header line (parallel to `checkpoints`).
     pub(crate) starts: Vec<usize>,
+    /// Byte offset just past each checkpoint's block: the next block's `## ` line, or the end
+    /// of the text (parallel to `checkpoints`).
+    pub(crate) ends: Vec<usize>,
 }
 
 /// The first line of a day file: `# Checkpoints for YYYY-MM-DD`.
@@ -523,6 +526,8 @@ pub fn parse_day_file(text: &str, workspace: &str, date: NaiveDate) -> ParsedDay
                     checkpoint.id = unique_v4_id(&checkpoint, &mut v4_ids);
                 }
                 day.starts.push(lines[i].start);
+                day.ends
+                    .push(lines.get(end).map_or(text.len(), |line| line.start));
                 day.checkpoints.push(checkpoint);
                 day.problems.extend(problems);
             }
@@ -804,6 +809,11 @@ pub fn parse_day_bytes(bytes: &[u8], workspace: &str, date: NaiveDate) -> Parsed
     });
     let mut k = 0;
     day.starts.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
+    let mut k = 0;
+    day.ends.retain(|_| {
         k += 1;
         keep[k - 1]
     });

@@ -166,6 +166,7 @@ mod redaction;
 mod skipped;
 mod store;
 mod supersede;
+mod tombstone;
 mod workspace;
 
 /// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
@@ -210,10 +211,15 @@ pub use plan_action::{PlanAction, PlanOutcome};
 pub use redaction::{Redaction, SETTINGS_FILE, Saved, redaction_config, redaction_summary};
 pub use skipped::Skipped;
 pub use store::{
-    CheckpointInput, CheckpointRange, HOME_ENV, IN_REPO_DIR, Imported, PlanInput, PlanList,
-    PlanUpdate, Store, find_repo_memory, recent_workspaces, validate_plan_id,
+    CheckpointInput, CheckpointRange, ForgetReport, ForgottenMemory, HOME_ENV, IN_REPO_DIR,
+    Imported, PlanInput, PlanList, PlanUpdate, Store, find_repo_memory, recent_workspaces,
+    validate_plan_id,
 };
 pub use supersede::{Link, MAX_TOPIC_CHARS, Supersession, SupersessionFacts};
+pub use tombstone::{
+    Forgotten, TOMBSTONE_FILE, Tombstone, TombstoneProblem, format_tombstone,
+    format_tombstone_header, is_tombstone_id, parse_tombstones,
+};
 pub use workspace::{
     DEFAULT_WORKSPACE, RESERVED_WORKSPACE_NAMES, WORKSPACE_ENV, WorkspaceCandidate,
     WorkspaceChoice, WorkspaceQuery, WorkspaceSelector, WorkspaceSource, check_writable_workspace,

@@ -5,6 +5,7 @@ mod choose;
 mod concurrency;
 mod elsewhere;
 mod faults;
+mod forget;
 mod git;
 mod plan_action;
 mod plan_edit;

@@ -29,6 +29,10 @@ const IMPORT_CHUNK: usize = 256;
 pub struct ImportOptions {
     /// Map and count everything, write nothing.
     pub dry_run: bool,
+    /// Bring back records that were forgotten on purpose: the tombstones naming them are
+    /// taken back before they are written. Without it, a forgotten record is counted in
+    /// [`WorkspaceImport::checkpoints_forgotten`] (or `plans_forgotten`) and not written.
+    pub resurrect: bool,
 }
 
 /// Counts for one workspace of an import.
@@ -43,12 +47,17 @@ pub struct WorkspaceImport {
     pub checkpoints_added: usize,
     /// Of those, how many were already in the store (an earlier import).
     pub checkpoints_present: usize,
+    /// Of those, how many were forgotten on purpose and so not written (see
+    /// [`ImportOptions::resurrect`]).
+    pub checkpoints_forgotten: usize,
     /// Plans found in the source.
     pub plans: usize,
     /// Of those, how many were written by this run.
     pub plans_added: usize,
     /// Of those, how many were already in the store.
     pub plans_present: usize,
+    /// Of those, how many were forgotten on purpose and so not written.
+    pub plans_forgotten: usize,
     /// After writing: how many of the source's checkpoints the store now holds (equal to
     /// `checkpoints` unless something was refused). `None` on a dry run.
     pub verified_checkpoints: Option<usize>,
@@ -112,8 +121,10 @@ impl ImportReport {
     /// plan is in the store. Always true for a dry run.
     pub fn verified(&self) -> bool {
         self.workspaces.iter().all(|w| {
-            w.verified_checkpoints.is_none_or(|n| n == w.checkpoints)
-                && w.verified_plans.is_none_or(|n| n == w.plans)
+            w.verified_checkpoints
+                .is_none_or(|n| n == w.checkpoints - w.checkpoints_forgotten)
+                && w.verified_plans
+                    .is_none_or(|n| n == w.plans - w.plans_forgotten)
         })
     }
 }
@@ -155,6 +166,9 @@ pub fn apply(
             .workspace
             .clone()
     };
+    if opts.resurrect && !opts.dry_run {
+        resurrect(store, &batch.checkpoints, &batch.plans, &mut report);
+    }
     let mut done = 0;
     // Checkpoints kept under a derived id, by (workspace, id): what `verify` looks for.
     let mut renamed: HashMap<(String, String), String> = HashMap::new();
@@ -183,7 +197,9 @@ pub fn apply(
                         });
                     }
                     let imported = &saved.value;
-                    if imported.added() {
+                    if *imported == Imported::Forgotten {
+                        counts.checkpoints_forgotten += 1;
+                    } else if imported.added() {
                         counts.checkpoints_added += 1;
                     } else {
                         counts.checkpoints_present += 1;
@@ -229,7 +245,9 @@ pub fn apply(
                         });
                     }
                     let imported = saved.value;
-                    if imported.added() {
+                    if imported == Imported::Forgotten {
+                        counts.plans_forgotten += 1;
+                    } else if imported.added() {
                         counts.plans_added += 1;
                     } else {
                         counts.plans_present += 1;
@@ -273,6 +291,34 @@ pub fn apply(
     }
     report.workspaces = per.into_values().collect();
     report
+}
+
+/// Takes back the tombstones of every record of the batch that was forgotten, so that
+/// the import writes them again (a person asked for it: [`ImportOptions::resurrect`]).
+fn resurrect(
+    store: &Store,
+    checkpoints: &[Checkpoint],
+    plans: &[PlanItem],
+    report: &mut ImportReport,
+) {
+    let mut ids: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for c in checkpoints {
+        ids.entry(&c.workspace).or_default().push(c.id.clone());
+    }
+    for p in plans {
+        ids.entry(&p.plan.workspace)
+            .or_default()
+            .push(p.plan.id.clone());
+    }
+    for (ws, ids) in ids {
+        if let Err(e) = store.unforget(ws, &ids) {
+            report.problems.push(Error::new(
+                ErrorKind::Store,
+                &report.source,
+                format!("the forgotten records of {ws} could not be brought back: {e}"),
+            ));
+        }
+    }
 }
 
 /// Reads back what the store holds of the batch: each workspace's mapped checkpoints (by id,

@@ -215,6 +215,7 @@ mod error;
 mod explain;
 mod fields;
 mod filter;
+mod forget;
 mod format;
 mod from_files;
 pub mod fusion;
@@ -254,6 +255,7 @@ pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use fields::Field;
 pub use filter::Filter;
+pub use forget::{forget, forget_plan, prune_after_sync};
 pub use format::{
     FormatOptions, format_checkpoint, format_checkpoint_linked, format_recall,
     format_recall_counted, format_standup, plan_excerpt,

@@ -22,10 +22,12 @@ pub const IN_REPO_DIR: &str = goldfish_store::IN_REPO_DIR;
 /// writes, and caches (a search index) that are rebuilt from the files.
 const IGNORE_LINES: [&str; 5] = [".*.lock", ".*.tmp", ".index/", ".cache/", "*.tmp"];
 
-/// Which files the goldfish merge driver merges, and `union` for the two settings files so
-/// that two machines' versions of them never conflict.
-const ATTRIBUTE_LINES: [&str; 7] = [
+/// Which files the goldfish merge driver merges, and `union` for the tombstone files (a line
+/// per forgotten memory, only ever appended) and the two settings files, so that two
+/// machines' versions of them never conflict.
+const ATTRIBUTE_LINES: [&str; 8] = [
     "*/checkpoints/*.md merge=goldfish",
+    "*/forgotten.md merge=union",
     "*/plans/*.md merge=goldfish",
     ".active-plan merge=goldfish",
     "JOURNAL.md merge=goldfish",
@@ -102,6 +104,10 @@ pub struct SyncReport {
     /// Plans (paths relative to the store) whose bodies were changed on both sides and now
     /// hold both versions between merge-conflict markers; `goldfish plan get` shows them.
     pub plan_conflicts: Vec<PathBuf>,
+    /// Workspaces from which memories named by a tombstone were removed after the merge
+    /// (forgotten on another machine, or brought back by one that had not heard of the
+    /// forget yet): their search caches are stale.
+    pub forgotten_in: Vec<String>,
 }
 
 /// Where the store stands against its remote, as of the last fetch (see [`status`]).
@@ -379,15 +385,20 @@ pub fn sync(home: &Path, options: &SyncOptions) -> Result<SyncReport> {
     }
     let branch = current_branch(&git)?;
     let remote_ref = format!("refs/remotes/{remote}/{branch}");
-    let mut report = SyncReport {
-        committed: commit_local(&git, &options.host)?,
-        ..SyncReport::default()
-    };
+    // A store made before tombstones were synced gets their merge rule (committed below).
+    ensure_lines(&home.join(".gitattributes"), &ATTRIBUTE_LINES)?;
+    let mut report = SyncReport::default();
+    apply_tombstones(home, &mut report)?;
+    report.committed = commit_local(&git, &options.host)?;
     for attempt in 1..=options.max_attempts.max(1) {
         report.attempts = attempt;
         let remote_has_branch = fetch(&git, remote, &branch, &remote_ref)?;
         if remote_has_branch && !is_ancestor(&git, &remote_ref, "HEAD")? {
             merge_remote(&git, home, &remote_ref, &options.host, &mut report)?;
+            // What the other side still held of what a tombstone (ours or theirs) names.
+            if apply_tombstones(home, &mut report)? {
+                report.committed += commit_local(&git, &options.host)?;
+            }
         }
         if remote_has_branch && rev(&git, &remote_ref)? == rev(&git, "HEAD")? {
             return Ok(report);
@@ -805,12 +816,17 @@ fn merge_commit(
     ];
     let ran = git.commit_cmd_env(&args, &[(MERGE_THEIRS_ENV, remote_ref)])?;
     let mut out = split_z(&ran.stdout).into_iter();
-    let tree = out.next().unwrap_or_default();
+    let mut tree = out.next().unwrap_or_default();
     match ran.code {
         Some(0) => {}
         Some(1) => {
             let conflicted: Vec<String> = out.collect();
-            return Err(Error::new(
+            if let Some(cleaned) =
+                without_forgotten_plans(git, tree.trim(), [head, remote_ref], &conflicted)?
+            {
+                tree = cleaned;
+            } else {
+                return Err(Error::new(
                 ErrorKind::Conflict,
                 format!(
                     "could not merge {} by meaning, so nothing was merged and the store is as it was; fix or remove the unreadable text on one side and run sync again",
@@ -819,6 +835,7 @@ fn merge_commit(
             )
             .with_path(home)
             .with_files(conflicted.into_iter().map(PathBuf::from).collect()));
+            }
         }
         _ => return Err(git.failure(&args, &ran)),
     }
@@ -837,6 +854,80 @@ fn merge_commit(
         return Err(git.failure(&commit_args, &ran));
     }
     Ok(ran.stdout.trim().to_string())
+}
+
+/// Removes from the store what its tombstones name and a file still holds; true when
+/// something was removed (then `report` names the workspaces).
+fn apply_tombstones(home: &Path, report: &mut SyncReport) -> Result<bool> {
+    let store_error = |e: goldfish_store::Error| {
+        let path = e
+            .path()
+            .map_or_else(|| home.to_path_buf(), Path::to_path_buf);
+        Error::new(
+            ErrorKind::Io,
+            format!("cannot apply the forgotten memories' tombstones: {e}"),
+        )
+        .with_path(path)
+    };
+    let store = goldfish_store::Store::open(home).map_err(store_error)?;
+    let applied = store.apply_tombstones().map_err(store_error)?;
+    for (ws, _) in &applied {
+        if !report.forgotten_in.contains(ws) {
+            report.forgotten_in.push(ws.clone());
+        }
+    }
+    Ok(!applied.is_empty())
+}
+
+/// When every file a merge could not merge is a plan that a tombstone of either side names
+/// (deleted on one side, changed on the other: git's modify/delete), the merged tree without
+/// those plans; `None` when any other file is in conflict.
+fn without_forgotten_plans(
+    git: &Git,
+    tree: &str,
+    sides: [&str; 2],
+    conflicted: &[String],
+) -> Result<Option<String>> {
+    if conflicted.is_empty() {
+        return Ok(None);
+    }
+    for path in conflicted {
+        let FileKind::Plan { workspace, id } = classify(path) else {
+            return Ok(None);
+        };
+        let file = format!("{workspace}/{}", goldfish_store::TOMBSTONE_FILE);
+        let mut named = false;
+        for side in sides {
+            let shown = git.run(&["show", &format!("{side}:{file}")])?;
+            named |= shown.ok
+                && goldfish_store::parse_tombstones(&shown.stdout).is_ok_and(|stones| {
+                    stones.iter().any(|t| {
+                        matches!(&t.what, goldfish_store::Forgotten::Plan { id: gone } if *gone == id)
+                    })
+                });
+        }
+        if !named {
+            return Ok(None);
+        }
+    }
+    // The tree less those paths, through an index of our own (the store's is untouched).
+    let index = git.ok(&["rev-parse", "--git-path", "goldfish-merge.index"])?;
+    let index = git.dir().join(index.trim());
+    let env = [("GIT_INDEX_FILE", index.to_str().unwrap_or_default())];
+    let mut remove = vec!["update-index", "--force-remove", "--"];
+    remove.extend(conflicted.iter().map(String::as_str));
+    let steps: [&[&str]; 3] = [&["read-tree", tree], &remove, &["write-tree"]];
+    let mut out = String::new();
+    for args in steps {
+        let ran = git.commit_cmd_env(args, &env)?;
+        if !ran.ok {
+            let _ = std::fs::remove_file(&index);
+            return Err(git.failure(args, &ran));
+        }
+        out = ran.stdout;
+    }
+    let _ = std::fs::remove_file(&index);
+    Ok(Some(out.trim().to_string()))
 }
 
 /// Adds the missing `lines` to the text file at `path` (creating it), keeping what is there.

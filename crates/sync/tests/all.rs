@@ -1,6 +1,7 @@
 //! The crate's one integration-test binary.
 
 mod errors;
+mod forget;
 mod in_repo;
 mod merge;
 mod private;

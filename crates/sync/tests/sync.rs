@@ -17,7 +17,7 @@ use crate::util::{
 const WS: &str = "shared";
 
 /// A remote and two homes `a` and `b` set up to sync with it.
-fn homes(dir: &Path) -> TestResult<(PathBuf, PathBuf)> {
+pub(crate) fn homes(dir: &Path) -> TestResult<(PathBuf, PathBuf)> {
     let remote = bare_remote(dir);
     let remote = remote.to_str().ok_or("utf8 path")?;
     let (a, b) = (dir.join("a"), dir.join("b"));
@@ -30,12 +30,12 @@ fn homes(dir: &Path) -> TestResult<(PathBuf, PathBuf)> {
     Ok((a, b))
 }
 
-fn sync_ok(home: &Path) -> TestResult<goldfish_sync::SyncReport> {
+pub(crate) fn sync_ok(home: &Path) -> TestResult<goldfish_sync::SyncReport> {
     Ok(sync(home, &SyncOptions::default())?)
 }
 
 /// Both homes synced until each has the other's commits.
-fn converge(a: &Path, b: &Path) -> TestResult {
+pub(crate) fn converge(a: &Path, b: &Path) -> TestResult {
     sync_ok(a)?;
     sync_ok(b)?;
     sync_ok(a)?;

@@ -7,7 +7,9 @@ use goldfish_recall::{Filter, FormatOptions, RecallOptions, StandupOptions};
 use goldfish_store::{CheckpointInput, Structured};
 
 use crate::args::stdin_if_dash;
-use crate::cli::{CheckpointArgs, FilterArgs, RecallArgs, ShowArgs, StandupArgs, TypedArgs};
+use crate::cli::{
+    CheckpointArgs, FilterArgs, ForgetArgs, RecallArgs, ShowArgs, StandupArgs, TypedArgs,
+};
 use crate::context::Context;
 use crate::output::Report;
 use crate::render::{
@@ -135,6 +137,18 @@ pub(crate) fn show(ctx: &Context, a: &ShowArgs) -> anyhow::Result<Report> {
             ctx.home.display()
         ),
     }
+}
+
+/// `goldfish forget ID…`.
+pub(crate) fn forget(ctx: &Context, a: &ForgetArgs) -> anyhow::Result<Report> {
+    let preferred = ctx.workspace(None).ok();
+    let store = ctx.open_store()?;
+    let by = crate::actor::forgetter(None);
+    let report = goldfish_recall::forget(&store, &a.ids, preferred.as_deref(), &by, a.dry_run)?;
+    Ok(Report::new(
+        crate::render::forget_text(&report),
+        crate::render::forget_json(&report),
+    ))
 }
 
 /// `goldfish standup`.

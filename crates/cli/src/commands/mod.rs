@@ -18,7 +18,7 @@ pub(crate) use agent::{doctor, setup};
 pub(crate) use hook::{hook, stats};
 pub(crate) use index::run as index;
 pub(crate) use journal::run as journal;
-pub(crate) use memory::{checkpoint, recall, show, standup};
+pub(crate) use memory::{checkpoint, forget, recall, show, standup};
 pub(crate) use model::{model_dir, run as model};
 pub(crate) use notes::run as notes;
 pub(crate) use plan::run as plan;

@@ -29,6 +29,9 @@ fn action(cmd: PlanCommand) -> anyhow::Result<(Option<&'static str>, PlanAction)
         PlanCommand::Update(a) => (Some("Updated"), update_action(a)?),
         PlanCommand::Complete { id } => (Some("Completed"), PlanAction::Complete(id)),
         PlanCommand::Archive { id } => (Some("Archived"), PlanAction::Archive(id)),
+        PlanCommand::Delete { .. } => {
+            anyhow::bail!("plan delete forgets a plan; it is not a plan action")
+        }
     })
 }
 
@@ -57,6 +60,16 @@ fn update_action(a: PlanUpdateArgs) -> anyhow::Result<PlanAction> {
 
 /// `goldfish plan …`.
 pub(crate) fn run(ctx: &Context, cmd: PlanCommand) -> anyhow::Result<Report> {
+    if let PlanCommand::Delete { id, dry_run } = &cmd {
+        let workspace = ctx.workspace_to_write(None)?;
+        let by = crate::actor::forgetter(None);
+        let report =
+            goldfish_recall::forget_plan(&ctx.open_store()?, &workspace, id, &by, *dry_run)?;
+        return Ok(Report::new(
+            crate::render::forget_text(&report),
+            crate::render::forget_json(&report),
+        ));
+    }
     let (verb, action) = action(cmd)?;
     let (workspace, guess) = ctx.workspace_for(None, action.writes())?;
     // A read from a guessed workspace names it; how it was guessed goes to stderr.

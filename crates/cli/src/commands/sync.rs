@@ -47,6 +47,18 @@ pub(crate) fn sync(ctx: &Context, a: SyncArgs) -> anyhow::Result<Report> {
             if report.attempts > 1 {
                 let _ = write!(text, " ({} rounds)", report.attempts);
             }
+            // The sync removed memories another machine forgot: the search caches follow.
+            let store = ctx.open_store()?;
+            for ws in &report.forgotten_in {
+                goldfish_recall::index::prune_caches(&store, ws)?;
+            }
+            if !report.forgotten_in.is_empty() {
+                let _ = write!(
+                    text,
+                    "\nforgotten memories removed (named by a tombstone) in: {}",
+                    report.forgotten_in.join(", ")
+                );
+            }
             for plan in &report.plan_conflicts {
                 let _ = write!(
                     text,
@@ -63,6 +75,7 @@ pub(crate) fn sync(ctx: &Context, a: SyncArgs) -> anyhow::Result<Report> {
                     "pushed": report.pushed,
                     "attempts": report.attempts,
                     "plan_conflicts": paths_json(&report.plan_conflicts),
+                    "forgotten_in": report.forgotten_in,
                 }),
             ))
         }

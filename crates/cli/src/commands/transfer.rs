@@ -28,6 +28,7 @@ pub(crate) fn import(ctx: &Context, a: ImportArgs) -> anyhow::Result<Report> {
     };
     let mut opts = ImportOptions::default();
     opts.dry_run = a.dry_run;
+    opts.resurrect = a.resurrect;
     let store = ctx.open_store()?;
     // A progress bar on a terminal only: a pipe or a file gets nothing but the report.
     let tty = std::io::stderr().is_terminal() && !ctx.json;
@@ -89,11 +90,22 @@ fn render(kind: &str, r: &ImportReport) -> String {
                 w.plans_added,
                 w.plans_present,
                 w.verified_checkpoints.unwrap_or(0),
-                w.checkpoints,
+                w.checkpoints - w.checkpoints_forgotten,
                 w.verified_plans.unwrap_or(0),
-                w.plans,
+                w.plans - w.plans_forgotten,
             );
         }
+    }
+    let forgotten: usize = r
+        .workspaces
+        .iter()
+        .map(|w| w.checkpoints_forgotten + w.plans_forgotten)
+        .sum();
+    if forgotten > 0 {
+        let _ = writeln!(
+            s,
+            "  {forgotten} record(s) not written: they were forgotten on purpose (`--resurrect` brings them back)"
+        );
     }
     if let Some(line) = crate::render::redacted_line(&r.redactions()) {
         let _ = writeln!(s, "  {line}, in {} record(s)", r.redacted.len());

@@ -2,7 +2,7 @@
 //! a sync), idempotently: what is already there is not written twice, and an id taken by
 //! different content gets a derived id instead of being dropped.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::NaiveDate;
 use goldfish_core::fs::{Update, WriteOptions, update_locked};
@@ -30,12 +30,15 @@ pub enum Imported {
     Present,
     /// Its id was taken by an entry with different content: added under this derived id.
     AddedAs(String),
+    /// A tombstone of its workspace names it (it was forgotten on purpose): not written.
+    /// [`Store::unforget`] takes the tombstone back first for an import meant to restore it.
+    Forgotten,
 }
 
 impl Imported {
     /// Whether this import wrote the checkpoint.
     pub fn added(&self) -> bool {
-        !matches!(self, Imported::Present)
+        !matches!(self, Imported::Present | Imported::Forgotten)
     }
 }
 
@@ -53,6 +56,9 @@ impl Store {
     /// or padded), a bad workspace name or confidence ([`Error::is_invalid_input`]); a day
     /// file that cannot be read or written, named in the message (a day file holding invalid
     /// UTF-8 is left alone).
+    ///
+    /// A checkpoint whose id a tombstone of its workspace names is not written
+    /// ([`Imported::Forgotten`]): an import never brings back a forgotten memory.
     pub fn import_checkpoint(&self, checkpoint: &Checkpoint) -> Result<Imported, Error> {
         self.import_checkpoints(std::slice::from_ref(checkpoint))
             .pop()
@@ -106,7 +112,29 @@ impl Store {
                 Err(e) => results[i] = Some(Err(e)),
             }
         }
-        for ((workspace, date), indices) in groups {
+        let mut forgotten: HashMap<String, Result<HashSet<String>, String>> = HashMap::new();
+        for ((workspace, date), mut indices) in groups {
+            let gone = forgotten
+                .entry(workspace.clone())
+                .or_insert_with(|| self.forgotten_ids(&workspace).map_err(|e| e.to_string()));
+            match gone {
+                Ok(gone) => indices.retain(|&i| {
+                    let forgotten = gone.contains(&checkpoints[i].id);
+                    if forgotten {
+                        results[i] = Some(Ok(Saved::new(Imported::Forgotten, Vec::new())));
+                    }
+                    !forgotten
+                }),
+                Err(message) => {
+                    for &i in &indices {
+                        results[i] = Some(Err(Error::invalid(message.clone())));
+                    }
+                    continue;
+                }
+            }
+            if indices.is_empty() {
+                continue;
+            }
             let path = match self.day_file_path(&workspace, date) {
                 Ok(p) => p,
                 Err(e) => {
@@ -161,7 +189,7 @@ impl Store {
     /// is written ([`Imported::Present`]). A plan whose id is taken by a plan with different
     /// text is written under `{id}-dup-{hash}`, a hash of its text ([`Imported::AddedAs`]),
     /// never dropped. With `activate`, it becomes the active plan when the workspace has
-    /// none.
+    /// none. A plan a tombstone names is not written ([`Imported::Forgotten`]).
     pub fn import_plan(&self, plan: &Plan, activate: bool) -> Result<Imported, Error> {
         self.import_plan_reported(plan, activate)
             .map(|saved| saved.value)
@@ -189,6 +217,9 @@ impl Store {
             )));
         }
         clean_tags(&plan.tags)?;
+        if self.forgotten_ids(&workspace)?.contains(&id) {
+            return Ok(Saved::new(Imported::Forgotten, Vec::new()));
+        }
         let mut plan = plan.clone();
         plan.workspace = workspace.clone();
         let mut redacted = self.redact_plan_texts(

@@ -1,10 +1,11 @@
 //! The store on disk: a directory of workspaces, each with day files, plans and an active plan.
 //!
 //! One [`Store`] type ([`handle`]), its operations one concern per module: where workspaces
-//! live ([`workspaces`]), checkpoints ([`checkpoints`]), plans ([`plans`]), imports
+//! live ([`workspaces`]), checkpoints ([`checkpoints`]), forgetting ([`forget`]), plans ([`plans`]), imports
 //! ([`imports`]) and the supersession links read from the day files ([`supersession`]).
 
 mod checkpoints;
+mod forget;
 mod handle;
 mod imports;
 mod plans;
@@ -12,6 +13,7 @@ mod supersession;
 mod workspaces;
 
 pub use checkpoints::{CheckpointInput, CheckpointRange};
+pub use forget::{ForgetReport, ForgottenMemory};
 pub use handle::{HOME_ENV, Store};
 pub use imports::Imported;
 pub use plans::{PlanInput, PlanList, PlanUpdate, validate_plan_id};

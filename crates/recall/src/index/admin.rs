@@ -536,3 +536,26 @@ pub fn embed_vectors(
     }
     Ok(report)
 }
+
+/// Brings `workspace`'s caches in line with its files after memories were taken out of them
+/// (forgotten, or removed by a sync that applied a tombstone): its index is rebuilt from the
+/// day files (so no term of the removed text stays in it), and its vector file keeps only
+/// the vectors of texts an entry still has. Loads no model. Returns how many vectors went.
+/// Errors: the index cannot be written, or the vector file cannot be read or written (named).
+pub fn prune_caches(store: &Store, workspace: &str) -> Result<usize, crate::error::Error> {
+    let (ix, unwritten) = rebuild(store, workspace);
+    if let Some(why) = unwritten {
+        return Err(crate::error::Error::file(
+            &ix.path,
+            format!("cannot write the recall index: {why}"),
+        ));
+    }
+    let keys: HashSet<u64> = match ix.reopen().and_then(|open| open.docs()) {
+        Ok(docs) => docs.iter().map(|d| d.text).collect(),
+        // A workspace with no day file left has no index file: no vector is used.
+        Err(_) if ix.file_count() == 0 => HashSet::new(),
+        Err(c) => return Err(crate::error::Error::file(&ix.path, c.0)),
+    };
+    crate::semantic::retain_keys(store.root(), workspace, |k| keys.contains(&k))
+        .map_err(|e| crate::error::Error::file(e.path(), e.to_string()))
+}

@@ -48,7 +48,7 @@ use self::{access::*, build::*, fresh::*, listing::*};
 pub(crate) use access::WsIndex;
 pub use admin::{
     IndexState, IndexStatus, IndexVerify, VectorReport, WorkspaceIndex, WorkspaceVerify,
-    embed_vectors, index_rebuild, index_status, index_verify, read_index_bytes,
+    embed_vectors, index_rebuild, index_status, index_verify, prune_caches, read_index_bytes,
 };
 pub use fresh::RecallCache;
 pub(crate) use fresh::{current_all, fresh_all};

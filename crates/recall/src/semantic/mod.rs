@@ -42,7 +42,7 @@ pub use embedder::{EmbedError, Embedder, LazyEmbedder};
 pub use rank::fuse_channels;
 pub(crate) use rank::{Entry, rerank};
 pub use vectors::read_vector_bytes;
-pub(crate) use vectors::{read_vectors, vectors_path, write_vectors};
+pub(crate) use vectors::{read_vectors, retain_keys, vectors_path, write_vectors};
 
 #[cfg(test)]
 mod tests;

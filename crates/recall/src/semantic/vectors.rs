@@ -309,3 +309,51 @@ pub(crate) fn write_vectors(
     }
     goldfish_core::fs::write_atomic(&path, &v.encode(model), &private)
 }
+
+/// Keeps in `workspace`'s vector file only the vectors whose key `keep` says, whatever model
+/// wrote it (the file names its model and dimension), without loading a model: what
+/// forgetting a memory does to the cache. A file that does not decode is removed (it is a
+/// cache, rebuilt on demand). Returns how many vectors went.
+pub(crate) fn retain_keys(
+    root: &Path,
+    workspace: &str,
+    keep: impl Fn(u64) -> bool,
+) -> Result<usize, goldfish_core::fs::FsError> {
+    let path = vectors_path(root, workspace);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => {
+            return Err(goldfish_core::fs::FsError::new(
+                goldfish_core::fs::FsOp::Read,
+                &path,
+                e,
+            ));
+        }
+    };
+    let header = |at: usize| -> Option<usize> {
+        Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize)
+    };
+    let decoded = header(12).zip(header(16)).and_then(|(dim, len)| {
+        let model = std::str::from_utf8(bytes.get(20..20 + len)?).ok()?;
+        Some((Vectors::decode(&bytes, model, dim)?, model.to_string()))
+    });
+    let Some((mut vectors, model)) = decoded else {
+        return match std::fs::remove_file(&path) {
+            Ok(()) => Ok(0),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+            Err(e) => Err(goldfish_core::fs::FsError::new(
+                goldfish_core::fs::FsOp::Write,
+                &path,
+                e,
+            )),
+        };
+    };
+    let before = vectors.len();
+    vectors.retain(keep);
+    let dropped = before - vectors.len();
+    if dropped > 0 {
+        write_vectors(root, workspace, &vectors, &model)?;
+    }
+    Ok(dropped)
+}
