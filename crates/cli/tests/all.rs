@@ -10,6 +10,7 @@ mod concurrency;
 mod errors;
 mod explain;
 mod faults;
+mod forget;
 mod freshness;
 mod hooks;
 mod import;

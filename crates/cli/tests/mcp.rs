@@ -167,7 +167,7 @@ fn stdout_carries_only_the_protocol() -> TestResult {
         assert_eq!(v["jsonrpc"], "2.0", "{line}");
     }
     let tools = &serde_json::from_str::<serde_json::Value>(&lines[1])?["result"]["tools"];
-    assert_eq!(tools.as_array().map(Vec::len), Some(3), "{tools}");
+    assert_eq!(tools.as_array().map(Vec::len), Some(4), "{tools}");
     let call: serde_json::Value = serde_json::from_str(&lines[2])?;
     assert_eq!(call["result"]["isError"], true, "{call}");
     Ok(())

@@ -73,7 +73,7 @@ async def main(binary, home, root_dir):
             check("MANDATORY at session start" in (init.instructions or ""), "instructions: session start")
 
             tools = {t.name: t for t in (await s.list_tools()).tools}
-            check(sorted(tools) == ["checkpoint", "plan", "recall"], "exactly three tools", sorted(tools))
+            check(sorted(tools) == ["checkpoint", "forget", "plan", "recall"], "the four tools", sorted(tools))
             for name, tool in tools.items():
                 check(tool.title, f"{name} has a title", tool.title)
                 check(tool.output_schema is not None, f"{name} has an outputSchema")

@@ -187,7 +187,7 @@ pub(crate) fn round_trip(server: &mut Server, marker: &str) -> TestResult {
         .filter_map(|t| t["name"].as_str())
         .collect();
     names.sort_unstable();
-    if names != ["checkpoint", "plan", "recall"] {
+    if names != ["checkpoint", "forget", "plan", "recall"] {
         return Err(format!("tools/list: {tools}").into());
     }
     let call = |id: &str, name: &str, arguments: Value| {

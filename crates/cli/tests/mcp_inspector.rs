@@ -108,7 +108,7 @@ fn inspector_cli_lists_calls_and_reads() -> TestResult {
     let tools = tools["tools"].as_array().ok_or("no tools")?;
     let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["checkpoint", "plan", "recall"]);
+    assert_eq!(names, ["checkpoint", "forget", "plan", "recall"]);
     let schema_of = |name: &str| -> Value {
         tools
             .iter()

@@ -209,7 +209,10 @@ fn both_protocol_eras_are_served() -> TestResult {
         &request("l", "tools/list", json!({}), Some(&meta)),
         "l",
     )?;
-    assert_eq!(tool_names(&tools), ["checkpoint", "plan", "recall"]);
+    assert_eq!(
+        tool_names(&tools),
+        ["checkpoint", "forget", "plan", "recall"]
+    );
     let saved = result_of(
         &mut server,
         &call(
@@ -323,7 +326,10 @@ fn a_stateless_client_refused_a_version_can_cancel_and_retry() -> TestResult {
         &request("retry", "tools/list", json!({}), Some(&meta("2026-07-28"))),
         "retry",
     )?;
-    assert_eq!(tool_names(&tools), ["checkpoint", "plan", "recall"]);
+    assert_eq!(
+        tool_names(&tools),
+        ["checkpoint", "forget", "plan", "recall"]
+    );
     let (success, stderr) = server.finish()?;
     assert!(success, "goldfish mcp failed; stderr: {stderr}");
     Ok(())

@@ -30,7 +30,12 @@ fn forgetting_removes_the_entry_and_keeps_every_other_byte() -> TestResult {
     let day = store.day_file_path("ws", seed_date())?;
     let before = std::fs::read_to_string(&day)?;
 
-    let dry = store.forget_checkpoints(std::slice::from_ref(&b.id), Some("ws"), "harness=test", true)?;
+    let dry = store.forget_checkpoints(
+        std::slice::from_ref(&b.id),
+        Some("ws"),
+        "harness=test",
+        true,
+    )?;
     assert!(dry.dry_run);
     assert_eq!(dry.forgotten.len(), 1);
     assert_eq!(
@@ -40,7 +45,8 @@ fn forgetting_removes_the_entry_and_keeps_every_other_byte() -> TestResult {
     );
     assert!(!dir.path().join("ws").join(TOMBSTONE_FILE).exists());
 
-    let report = store.forget_checkpoints(std::slice::from_ref(&b.id), None, "harness=test", false)?;
+    let report =
+        store.forget_checkpoints(std::slice::from_ref(&b.id), None, "harness=test", false)?;
     assert_eq!(report.forgotten.len(), 1);
     assert_eq!(
         report.forgotten[0].title,

@@ -1,7 +1,7 @@
 //! `goldfish mcp`: the MCP server on stdio.
 //!
-//! Exactly three tools (`checkpoint`, `recall`, `plan`) with behavioural descriptions that
-//! tell agents when to call them, titles and annotations, and four prompts (`recall`,
+//! Four tools (`checkpoint`, `recall`, `plan`, and `forget` for what must not be kept) with
+//! behavioural descriptions that tell agents when to call them, titles and annotations, and four prompts (`recall`,
 //! `checkpoint`, `standup`, `plan-status`) that clients offer as slash commands. A tool's
 //! reply is compact markdown (what agents read: JSON costs them tokens) with the same facts as
 //! `structuredContent`, described by the tool's `outputSchema`. Input and output schemas are
@@ -18,6 +18,7 @@
 //! renderer writes the reply. Nothing here imports the CLI's `commands`.
 
 mod checkpoint;
+mod forget;
 mod params;
 mod plan;
 mod prompts;
@@ -45,6 +46,7 @@ use serde::de::DeserializeOwned;
 
 use crate::context::Context;
 use checkpoint::{CHECKPOINT_DESCRIPTION, checkpoint_tool};
+use forget::{FORGET_DESCRIPTION, ForgetOut, ForgetParams, forget_tool};
 use params::{CheckpointParams, PlanParams, RecallParams};
 use plan::{PLAN_DESCRIPTION, plan_tool};
 use recall::{RECALL_DESCRIPTION, recall_tool};
@@ -239,6 +241,28 @@ impl GoldfishServer {
         let ctx = self.context(&peer).await;
         run_tool("plan", args, |p| plan_tool(&ctx, p))
     }
+
+    #[tool(
+        name = "forget",
+        title = "Forget",
+        description = FORGET_DESCRIPTION,
+        input_schema = crate::mcp::schema::input::<ForgetParams>(),
+        output_schema = crate::mcp::schema::output::<ForgetOut>(),
+        annotations(
+            title = "Forget",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn forget(&self, peer: Peer<RoleServer>, args: JsonObject) -> CallToolResult {
+        let ctx = self.context(&peer).await;
+        let info = peer.peer_info();
+        let client = info.as_ref().map(|i| &i.client_info);
+        let by = crate::actor::forgetter(client.map(|c| (c.name.as_str(), c.version.as_str())));
+        run_tool("forget", args, |p| forget_tool(&ctx, p, &by))
+    }
 }
 
 impl GoldfishServer {
@@ -358,7 +382,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exactly_three_tools_with_schemas_and_descriptions() {
+    fn four_tools_with_schemas_and_descriptions() {
         let server = GoldfishServer::new(Context::new(Some("/nonexistent".into()), None).unwrap());
         let mut names: Vec<_> = server
             .tool_router
@@ -367,7 +391,7 @@ mod tests {
             .map(|t| t.name.to_string())
             .collect();
         names.sort();
-        assert_eq!(names, ["checkpoint", "plan", "recall"]);
+        assert_eq!(names, ["checkpoint", "forget", "plan", "recall"]);
         for tool in server.tool_router.list_all() {
             let props = tool
                 .input_schema
@@ -427,6 +451,10 @@ mod tests {
                     assert_eq!(a.destructive_hint, Some(false));
                 }
                 "plan" => assert_eq!(a.destructive_hint, Some(true)),
+                "forget" => {
+                    assert_eq!(a.destructive_hint, Some(true));
+                    assert_eq!(a.idempotent_hint, Some(true));
+                }
                 other => panic!("unexpected tool {other}"),
             }
         }
