@@ -255,8 +255,8 @@ pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_exp
 pub use fields::Field;
 pub use filter::Filter;
 pub use format::{
-    FormatOptions, format_checkpoint, format_checkpoint_linked, format_recall,
-    format_recall_counted, format_standup, plan_excerpt,
+    FormatOptions, format_checkpoint, format_checkpoint_framed, format_checkpoint_linked,
+    format_recall, format_recall_counted, format_standup, plan_excerpt,
 };
 /// The store types this crate's API takes and returns ([`recall`] takes a [`Store`], a
 /// [`Filter`] names a [`MemoryType`], a result holds [`Checkpoint`]s and a [`Plan`]),
