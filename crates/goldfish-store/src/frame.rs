@@ -186,10 +186,11 @@ mod tests {
     }
 
     fn actor(user: Option<&str>, host: Option<&str>) -> Actor {
-        let mut a = Actor::default();
-        a.user = user.map(str::to_string);
-        a.host = host.map(str::to_string);
-        a
+        Actor {
+            user: user.map(str::to_string),
+            host: host.map(str::to_string),
+            ..Actor::default()
+        }
     }
 
     #[test]
