@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use crate::mcp_replies::call_tools_with;
 use crate::util::{Env, TestResult};
 
-/// A command of `env` whose actor environment is fixed: `USER=dev`, no other user variable,
+/// A command of `env` whose actor environment is fixed: `USER=dev`, `GOLDFISH_HOST=devbox`,
+/// no other user variable,
 /// no `GOLDFISH_HARNESS`/`MODEL`/`SESSION` unless `vars` sets them, and git reading only the
 /// repository's own configuration (an empty global file, no system file).
 fn command(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Result<Command, std::io::Error> {
@@ -17,6 +18,7 @@ fn command(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Result<Command, s
     std::fs::write(&global, "")?;
     let mut c = env.cmd(args);
     c.env("USER", "dev")
+        .env("GOLDFISH_HOST", "devbox")
         .env_remove("USERNAME")
         .env_remove("LOGNAME")
         .env_remove("GOLDFISH_HARNESS")
@@ -100,13 +102,14 @@ fn mcp_saves_record_the_client_the_environment_and_the_git_user() -> TestResult 
         "- **User**: dev\n",
         "- **Git user**: Dev Eloper\n",
         "- **Git email**: dev@example.com\n",
+        "- **Host**: devbox\n",
     ] {
         assert_eq!(text.matches(bullet).count(), 1, "{bullet}\n{text}");
     }
     assert!(!text.contains("forged"), "{text}");
 
     let saved_by = "saved by: harness=raw 0 model=claude-opus-4 session=s-1 \
-                    user=dev git_user=Dev Eloper git_email=dev@example.com";
+                    user=dev git_user=Dev Eloper git_email=dev@example.com host=devbox";
     let recalled = replies[2]["content"][0]["text"].to_string();
     assert!(recalled.contains(saved_by), "{recalled}");
     let structured = &replies[2]["structuredContent"]["checkpoints"][0]["actor"];
@@ -141,7 +144,7 @@ fn the_environment_names_the_harness_over_the_client_and_for_the_cli() -> TestRe
     let json: Value = serde_json::from_slice(&out.stdout)?;
     assert_eq!(
         json["actor"],
-        json!({"harness": "my-script", "user": "dev"}),
+        json!({"harness": "my-script", "user": "dev", "host": "devbox"}),
         "{json}"
     );
     let text = day_files(&env)?;
@@ -151,6 +154,10 @@ fn the_environment_names_the_harness_over_the_client_and_for_the_cli() -> TestRe
     // Without GOLDFISH_HARNESS the CLI names no harness: it cannot know who ran it.
     let out = command(&env, &["--json", "checkpoint", "Plain"], &[])?.output()?;
     let json: Value = serde_json::from_slice(&out.stdout)?;
-    assert_eq!(json["actor"], json!({"user": "dev"}), "{json}");
+    assert_eq!(
+        json["actor"],
+        json!({"user": "dev", "host": "devbox"}),
+        "{json}"
+    );
     Ok(())
 }

@@ -57,14 +57,16 @@ fn populated() -> Result<Env, Box<dyn std::error::Error>> {
     Ok(env)
 }
 
-const EXPECTED: [&str; 8] = [
+const EXPECTED: [&str; 9] = [
     "workspace `test`",
-    "Active plan: Ship the auth rewrite (`ship-the-auth-rewrite`), 1/3 done",
+    goldfish_store::frame::MEMORY_NOTICE,
+    "<memory kind=\"plan\" id=\"ship-the-auth-rewrite\">\n\
+     Active plan: Ship the auth rewrite, 1/3 done",
     "- [ ] refresh flow",
-    "Fixed the login redirect loop [auth, bug]",
-    "`patch the middleware` failed 3x (MUTATION REQUIRED",
+    "Fixed the login redirect loop [auth, bug]</memory>",
+    "<memory kind=\"journal\">\n`patch the middleware` failed 3x (MUTATION REQUIRED",
     "last: loops again",
-    "objective: finish the auth rewrite",
+    "Objective: finish the auth rewrite",
     "Context for next session: Start from the refresh flow; staging is down.",
 ];
 
@@ -143,8 +145,9 @@ fn hook_respects_its_budget() -> TestResult {
             .ok_or("no context")?;
         assert!(text.chars().count() <= budget, "budget {budget}: {text:?}");
     }
-    // The most important part comes first.
-    let small = env.ok(&["hook", "session-start", "--budget", "120"])?;
+    // The most important part comes first (after the header and the framing's sentence,
+    // 135 characters).
+    let small = env.ok(&["hook", "session-start", "--budget", "300"])?;
     assert!(small.contains("Active plan"), "{small}");
     Ok(())
 }

@@ -56,7 +56,12 @@ fn each_client_gets_the_matching_memory_in_its_shape() -> TestResult {
             .ok_or("no additionalContext")?;
         contains_all(
             text,
-            &["Stripe webhook signature", "id shop-10", "goldfish show"],
+            &[
+                goldfish_store::frame::MEMORY_NOTICE,
+                "<memory id=\"shop-10\" age=\"",
+                "Stripe webhook signature",
+                "goldfish show",
+            ],
         )?;
     }
     let cursor = json!({
@@ -135,8 +140,8 @@ fn a_file_read_surfaces_its_incident_once_per_session() -> TestResult {
         text,
         &[
             "`src/email/worker.rs`",
-            "[incident] Order confirmation emails went out twice",
-            "id shop-13",
+            "\n[incident] Order confirmation emails went out twice\n",
+            "<memory id=\"shop-13\" age=\"",
         ],
     )?;
     let again = hook(&env, &["file", "--client", "claude"], &read("f-1"))?;

@@ -313,6 +313,16 @@ const TEMPLATE: &[&str] = &[
 /// carried when some string or key contains it (case-insensitively), a number when some
 /// number equals it as shown (two decimals).
 fn missing_facts(text: &str, structured: &Value) -> Vec<String> {
+    // The framing is the server's wording, not a fact: the sentence and the delimiters go,
+    // the attributes' values (id, age, kind) stay.
+    let text = text
+        .replace(goldfish_store::frame::MEMORY_NOTICE, " ")
+        .replace(goldfish_store::frame::CLOSE_TAG, " ")
+        .replace("<memory", " ")
+        .replace("kind=\"", " \"")
+        .replace("id=\"", " \"")
+        .replace("age=\"", " \"");
+    let text = text.as_str();
     let (mut words, mut numbers) = (Vec::new(), Vec::new());
     facts(structured, &mut words, &mut numbers);
     let is_sep = |c: char| c.is_whitespace() || "*`()[],;:\"'·—→>/{}!?#-".contains(c) || c == '…';

@@ -163,7 +163,14 @@ impl User {
 
     /// Runs `goldfish args` as this user; requires success and returns stdout.
     fn goldfish(&self, args: &[&str]) -> Result<String, Error> {
-        let out = self.command(Path::new(bin()))?.args(args).output()?;
+        self.goldfish_with(&[], args)
+    }
+
+    /// [`User::goldfish`] with the variables `env` set too.
+    fn goldfish_with(&self, env: &[(&str, &str)], args: &[&str]) -> Result<String, Error> {
+        let mut command = self.command(Path::new(bin()))?;
+        command.envs(env.iter().copied());
+        let out = command.args(args).output()?;
         if !out.status.success() {
             return Err(format!(
                 "goldfish {args:?} failed ({:?}): {}{}",
@@ -535,22 +542,37 @@ fn claude_code_with_the_plugin_gets_the_hook_context_and_the_tools() -> TestResu
     check_session(&user, &run)
 }
 
+/// Every string in `v`, one after another, as the model reads them (JSON escapes undone).
+fn strings(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{s}\n"),
+        Value::Array(items) => items.iter().map(strings).collect(),
+        Value::Object(map) => map.values().map(strings).collect(),
+        _ => String::new(),
+    }
+}
+
 /// With the plugin, a prompt that matches a decision brings the decision into the request
-/// Claude Code sends (the prompt hook), and reading a file brings that file's incident into
-/// the request after the tool result, once: reading it again adds nothing.
+/// Claude Code sends (the prompt hook), framed as data: the fixed sentence, then the memory
+/// between its delimiters, saying it came from another machine (it was saved as
+/// `build-box`); reading a file brings that file's incident into the request after the tool
+/// result, once: reading it again adds nothing.
 #[test]
 fn claude_code_with_the_plugin_gets_prompt_and_file_memories() -> TestResult {
     let user = User::new(claude()?)?;
-    user.goldfish(&[
-        "checkpoint",
-        "Chose Redis for the session store\nPostgres-backed sessions were too slow.",
-        "--type",
-        "decision",
-        "--decision",
-        "Sessions live in Redis DECISION-MARKER-3307",
-        "--tags",
-        "sessions,redis",
-    ])?;
+    user.goldfish_with(
+        &[("GOLDFISH_HOST", "build-box")],
+        &[
+            "checkpoint",
+            "Chose Redis for the session store\nPostgres-backed sessions were too slow.",
+            "--type",
+            "decision",
+            "--decision",
+            "Sessions live in Redis DECISION-MARKER-3307",
+            "--tags",
+            "sessions,redis",
+        ],
+    )?;
     // The incident records the file: it is a changed file of the project's git status
     // when it is saved.
     let file = user.project.join("src/email/worker.rs");
@@ -593,6 +615,20 @@ fn claude_code_with_the_plugin_gets_prompt_and_file_memories() -> TestResult {
     let first = turns.first().ok_or_else(|| run.explain("no turn"))?;
     if !first["body"].to_string().contains("DECISION-MARKER-3307") {
         return Err(run.explain("the first request does not carry the matching decision"));
+    }
+    // As written: the sentence, and the decision whole between its delimiters.
+    let read = strings(&first["body"]);
+    let framed = "from=\"host build-box\">\n[decision] Chose Redis for the session store\n\
+                  decision: Sessions live in Redis DECISION-MARKER-3307\n</memory>\n";
+    if !read.contains(&format!(
+        "{}\n<memory id=\"",
+        goldfish_store::frame::MEMORY_NOTICE
+    )) || !read.contains(framed)
+    {
+        return Err(run.explain(&format!(
+            "the first request does not carry the sentence and the framed decision \
+             ({framed:?}) as written"
+        )));
     }
     let last = turns.last().ok_or_else(|| run.explain("no turn"))?;
     let sent = last["body"].to_string();

@@ -1,12 +1,13 @@
-//! Who saved a checkpoint: the client, model and session that asked for it, and the person
-//! behind them (OS user, git user and e-mail).
+//! Who saved a checkpoint: the client, model and session that asked for it, the person
+//! behind them (OS user, git user and e-mail) and the machine it was saved on.
 //!
 //! The actor is observed by goldfish, never taken from what an agent writes: the binary fills
 //! in the client (the MCP client's name and version, or its own environment), the model, the
 //! session and the OS user; the store adds the git identity when it saves (see
 //! [`Store::save_checkpoint`](crate::Store::save_checkpoint)). Field names follow Goldfish 8's
 //! `actor` block (`harness`, `model`, `session`, `user`, `git_user`, `git_email`), so a
-//! checkpoint imported from there keeps it as it was.
+//! checkpoint imported from there keeps it as it was; `host` is goldfish's own addition,
+//! which tells a memory saved on another machine (see [`crate::frame`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +17,8 @@ pub const MAX_ACTOR_VALUE_CHARS: usize = 200;
 /// Who saved a checkpoint. Every field is optional; an actor with none is empty.
 ///
 /// In a day file each field is one ordinary bullet after the typed fields: `Harness`,
-/// `Model`, `Session`, `User`, `Git user`, `Git email`.
+/// `Model`, `Session`, `User`, `Git user`, `Git email`, `Host`. A file written before `Host`
+/// was recorded simply has no such bullet: its actor's `host` is `None`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -39,6 +41,9 @@ pub struct Actor {
     /// `git config user.email` where the checkpoint was saved from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_email: Option<String>,
+    /// The name of the machine it was saved on (its host name), when goldfish saw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 impl Actor {
@@ -49,7 +54,7 @@ impl Actor {
 
     /// The fields as `(label, value)` in their day-file order, unset ones included; the
     /// labels are the day file's bullet keys (`Harness`, …, `Git email`).
-    pub fn fields(&self) -> [(&'static str, Option<&str>); 6] {
+    pub fn fields(&self) -> [(&'static str, Option<&str>); 7] {
         [
             (HARNESS, self.harness.as_deref()),
             (MODEL, self.model.as_deref()),
@@ -57,6 +62,7 @@ impl Actor {
             (USER, self.user.as_deref()),
             (GIT_USER, self.git_user.as_deref()),
             (GIT_EMAIL, self.git_email.as_deref()),
+            (HOST, self.host.as_deref()),
         ]
     }
 
@@ -73,7 +79,7 @@ impl Actor {
     }
 
     /// [`fields`](Self::fields), to change: for the parser and the redaction step.
-    pub(crate) fn fields_mut(&mut self) -> [(&'static str, &mut Option<String>); 6] {
+    pub(crate) fn fields_mut(&mut self) -> [(&'static str, &mut Option<String>); 7] {
         [
             (HARNESS, &mut self.harness),
             (MODEL, &mut self.model),
@@ -81,6 +87,7 @@ impl Actor {
             (USER, &mut self.user),
             (GIT_USER, &mut self.git_user),
             (GIT_EMAIL, &mut self.git_email),
+            (HOST, &mut self.host),
         ]
     }
 
@@ -104,6 +111,7 @@ impl Actor {
         fill(&mut self.user, other.user);
         fill(&mut self.git_user, other.git_user);
         fill(&mut self.git_email, other.git_email);
+        fill(&mut self.host, other.host);
         self
     }
 
@@ -119,6 +127,7 @@ impl Actor {
             user: clean_value(self.user),
             git_user: clean_value(self.git_user),
             git_email: clean_value(self.git_email),
+            host: clean_value(self.host),
         }
     }
 }
@@ -151,16 +160,18 @@ pub(crate) const SESSION: &str = "Session";
 pub(crate) const USER: &str = "User";
 pub(crate) const GIT_USER: &str = "Git user";
 pub(crate) const GIT_EMAIL: &str = "Git email";
+pub(crate) const HOST: &str = "Host";
 /// Every actor bullet key, in day-file order.
-pub(crate) const ACTOR_KEYS: [&str; 6] = [HARNESS, MODEL, SESSION, USER, GIT_USER, GIT_EMAIL];
+pub(crate) const ACTOR_KEYS: [&str; 7] = [HARNESS, MODEL, SESSION, USER, GIT_USER, GIT_EMAIL, HOST];
 /// The fields' names in JSON and in [`Actor::summary`], in the same order.
-const JSON_NAMES: [&str; 6] = [
+const JSON_NAMES: [&str; 7] = [
     "harness",
     "model",
     "session",
     "user",
     "git_user",
     "git_email",
+    "host",
 ];
 
 #[cfg(test)]

@@ -100,8 +100,9 @@
 //!   checks that each id exists in its workspace, and a save with a topic supersedes the
 //!   newest memory of that topic that nothing supersedes yet.
 //! - Who saved it ([`Actor`]) follows, one bullet per field that is known: `Harness`,
-//!   `Model`, `Session`, `User`, `Git user`, `Git email`, with the same escapes. A v4
-//!   `Session` bullet is read as the actor's session.
+//!   `Model`, `Session`, `User`, `Git user`, `Git email`, `Host` (the machine's name, recorded
+//!   since memory is framed with its origin: older entries have none and read as before),
+//!   with the same escapes. A v4 `Session` bullet is read as the actor's session.
 //! - Any other `- **Key**: value` bullet is kept in [`Checkpoint::extra`], written last.
 //! - Entries are separated by a blank line and kept in time order.
 //!
@@ -156,6 +157,7 @@ mod dayfile;
 mod days;
 mod error;
 mod find;
+pub mod frame;
 mod freshness;
 mod git;
 mod hook_settings;

@@ -113,18 +113,28 @@ fn structured() -> impl Strategy<Value = (MemoryType, Structured)> {
 /// Who saved it: any text in any field, including what the format escapes.
 fn actor() -> impl Strategy<Value = Actor> {
     let field = || prop::option::of(typed_text());
-    (field(), field(), field(), field(), field(), field()).prop_map(
-        |(harness, model, session, user, git_user, git_email)| {
-            let mut a = Actor::default();
-            a.harness = harness;
-            a.model = model;
-            a.session = session;
-            a.user = user;
-            a.git_user = git_user;
-            a.git_email = git_email;
-            a
-        },
+    (
+        field(),
+        field(),
+        field(),
+        field(),
+        field(),
+        field(),
+        field(),
     )
+        .prop_map(
+            |(harness, model, session, user, git_user, git_email, host)| {
+                let mut a = Actor::default();
+                a.harness = harness;
+                a.model = model;
+                a.session = session;
+                a.user = user;
+                a.git_user = git_user;
+                a.git_email = git_email;
+                a.host = host;
+                a
+            },
+        )
 }
 
 /// A tag: anything on one line, on purpose with the commas the tags line separates on and

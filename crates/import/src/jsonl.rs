@@ -131,6 +131,8 @@ struct ActorSchema {
     git_user: Option<String>,
     /// `git config user.email`.
     git_email: Option<String>,
+    /// The machine's host name.
+    host: Option<String>,
 }
 
 /// A plan, every field.

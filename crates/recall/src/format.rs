@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
+use goldfish_store::frame::{self, Here};
 use goldfish_store::{Checkpoint, Freshness, Link, MemoryType, age_text};
 
 use crate::explain::format_explanation;
@@ -20,6 +21,12 @@ pub struct FormatOptions {
     /// Show whole descriptions, the commit and the file list of each checkpoint instead of
     /// the summary view (titles, tags, branch, file count). Default false.
     pub full: bool,
+    /// Frame stored text as data for a model ([`goldfish_store::frame`]): the sentence
+    /// [`frame::MEMORY_NOTICE`] after the heading, the active plan and each checkpoint
+    /// between `<memory …>` and `</memory>`, with where it came from when it was not saved
+    /// here ([`frame::origin`] against this [`Here`]). `None` (the default) renders for
+    /// people, unframed.
+    pub framed: Option<Here>,
 }
 
 impl Default for FormatOptions {
@@ -27,6 +34,7 @@ impl Default for FormatOptions {
         FormatOptions {
             max_chars: 20_000,
             full: false,
+            framed: None,
         }
     }
 }
@@ -212,6 +220,25 @@ pub fn format_checkpoint_linked(c: &Checkpoint, links: &Links, now: DateTime<Utc
     entry(c, Some(links), now, true, true, None)
 }
 
+/// [`format_checkpoint_linked`] framed as data for a model: the sentence
+/// [`frame::MEMORY_NOTICE`], then the entry between `<memory id="…" age="…" from="…">` and
+/// `</memory>` ([`frame::checkpoint_attrs`], `from` judged against `here`).
+pub fn format_checkpoint_framed(
+    c: &Checkpoint,
+    links: &Links,
+    now: DateTime<Utc>,
+    here: &Here,
+) -> String {
+    format!(
+        "{}\n{}",
+        frame::MEMORY_NOTICE,
+        frame::framed_block(
+            &frame::checkpoint_attrs(c, now, here),
+            &entry(c, Some(links), now, true, true, None)
+        )
+    )
+}
+
 /// `[decision] ` before the title of a typed memory; nothing for a plain checkpoint.
 fn type_badge(c: &Checkpoint) -> String {
     if c.memory_type == MemoryType::Checkpoint {
@@ -267,9 +294,31 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
             .collect();
         let _ = writeln!(head, "Workspaces: {}", per.join(", "));
     }
+    let framed = opts.framed.as_ref();
+    if framed.is_some() {
+        let _ = writeln!(head, "{}", frame::MEMORY_NOTICE);
+    }
     b.push_cut(&head, FOOTER_RESERVE);
 
-    if let Some(plan) = &result.active_plan {
+    if let (Some(plan), Some(_)) = (&result.active_plan, framed) {
+        // Framed, the plan is pushed whole (a frame is never cut open): with its excerpt,
+        // else its title alone.
+        let progress = plan.progress();
+        let mut title = plan.title.clone();
+        if progress.total() > 0 {
+            let _ = write!(title, " — {}/{} done", progress.done, progress.total());
+        }
+        title.push('\n');
+        let attrs = [("kind", "plan".to_string()), ("id", plan.id.clone())];
+        let with_excerpt = match plan_excerpt(&plan.content, opts) {
+            Some(text) => format!("{title}\n{text}"),
+            None => title.clone(),
+        };
+        b.push("\n## Active plan\n", FOOTER_RESERVE);
+        if !b.push(&frame::framed_block(&attrs, &with_excerpt), FOOTER_RESERVE) {
+            b.push(&frame::framed_block(&attrs, &title), FOOTER_RESERVE);
+        }
+    } else if let Some(plan) = &result.active_plan {
         let progress = plan.progress();
         let mut s = format!("\n## Active plan: {} ({})", plan.title, plan.id);
         if progress.total() > 0 {
@@ -321,6 +370,12 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
             all,
             hit.freshness.as_ref(),
         );
+        if let Some(here) = framed {
+            text = frame::framed_block(
+                &frame::checkpoint_attrs(&hit.checkpoint, result.now, here),
+                &text,
+            );
+        }
         // With an explanation, the reasons follow their checkpoint, indented under it.
         if let Some(e) = &hit.explanation {
             for line in format_explanation(e).lines() {

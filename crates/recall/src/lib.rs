@@ -257,8 +257,8 @@ pub use fields::Field;
 pub use filter::Filter;
 pub use forget::{forget, forget_plan, prune_after_sync};
 pub use format::{
-    FormatOptions, format_checkpoint, format_checkpoint_linked, format_recall,
-    format_recall_counted, format_standup, plan_excerpt,
+    FormatOptions, format_checkpoint, format_checkpoint_framed, format_checkpoint_linked,
+    format_recall, format_recall_counted, format_standup, plan_excerpt,
 };
 /// The store types this crate's API takes and returns ([`recall`] takes a [`Store`], a
 /// [`Filter`] names a [`MemoryType`], a result holds [`Checkpoint`]s and a [`Plan`]),

@@ -76,12 +76,14 @@ fn gathers_every_source() -> TestResult {
     assert!(start.skipped.is_empty(), "{:?}", start.skipped);
     let text = start.render(goldfish_session::DEFAULT_BUDGET);
     for needle in [
-        "Active plan: Parser rewrite (`parser-rewrite`), 1/3 done",
+        goldfish_store::frame::MEMORY_NOTICE,
+        "<memory kind=\"plan\" id=\"parser-rewrite\">\nActive plan: Parser rewrite, 1/3 done\n",
         "- [ ] grammar",
-        "`hand-written parser` failed 1x (open streak); last: left recursion loops",
-        "Notes (BUILD): objective: finish the grammar",
+        "<memory kind=\"journal\">\n\
+         `hand-written parser` failed 1x (open streak); last: left recursion loops",
+        "<memory kind=\"notes\" stage=\"BUILD\">\nObjective: finish the grammar\n",
         "Recent checkpoints (3 of 3):",
-        "Step 0 of the parser rewrite [parser]",
+        "Step 0 of the parser rewrite [parser]</memory>\n",
     ] {
         assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
     }
@@ -97,8 +99,11 @@ fn render_never_exceeds_the_budget_and_keeps_the_order() -> TestResult {
     for budget in 0..=full.chars().count() + 5 {
         let text = start.render(budget);
         assert!(text.chars().count() <= budget, "budget {budget}: {text:?}");
-        // A prefix of the full rendering, but for a last line that may be cut.
+        // A prefix of the full rendering, but for a last line that may be cut (and the
+        // closing delimiter of a block cut by the budget after it).
         let whole_lines = text
+            .trim_end_matches('\n')
+            .trim_end_matches(goldfish_store::frame::CLOSE_TAG)
             .trim_end_matches('\n')
             .rsplit_once('\n')
             .map_or("", |(head, _)| head);

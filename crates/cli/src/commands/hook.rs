@@ -117,6 +117,7 @@ fn run_hook(
     let workspace = ctx.workspace(None)?;
     let mut options = HookOptions::new(&ctx.home, &ctx.cwd, &workspace, budget);
     options.session = input.session.clone();
+    options.here = crate::actor::here();
     if matches!(kind, HookKind::Prompt | HookKind::File) {
         options.repository = crate::freshness::repository_of(&ctx, &workspace);
         // `GOLDFISH_HOOK_GIT_MS`: how long the freshness `git log` may run (0: no git); by
@@ -159,6 +160,7 @@ fn default_budget(a: &InjectArgs, kind: HookKind) -> usize {
 fn session_start(ctx: &Context, options: &HookOptions) -> anyhow::Result<Injection> {
     let mut start_options = goldfish_session::SessionOptions::new(&ctx.home, &ctx.cwd);
     start_options.workspace = Some(options.workspace.clone());
+    start_options.here = options.here.clone();
     let start = goldfish_session::session_start(&start_options)?;
     if let Some(summary) = start.skipped_summary() {
         crate::output::eprintln_inert!("goldfish hook: {summary}");

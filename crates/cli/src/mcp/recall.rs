@@ -66,6 +66,8 @@ pub(super) fn recall_tool(ctx: &Context, mut p: RecallParams) -> anyhow::Result<
     }
     let mut f = FormatOptions::default();
     f.full = p.full.unwrap_or(false);
+    // Stored text reaches the model framed as data, with its origin (the hooks' framing).
+    f.framed = Some(crate::actor::here());
     let fresh = match (p.stale.unwrap_or(false), p.fresh.unwrap_or(false)) {
         (true, true) => anyhow::bail!("`stale` and `fresh` cannot both be true"),
         (true, false) => goldfish_store::FreshnessFilter::Stale,
@@ -85,8 +87,8 @@ pub(super) fn recall_tool(ctx: &Context, mut p: RecallParams) -> anyhow::Result<
     recall_reply(&result, f, guess.as_deref())
 }
 
-/// `recall` with an `id`: the whole record (the function `goldfish show` calls), as the
-/// text and as a recall's structured content holding that one checkpoint in full.
+/// `recall` with an `id`: the whole record (the function `goldfish show` calls), framed as
+/// data for the model as the recall's checkpoints are, as the text and as a recall's structured content holding that one checkpoint in full.
 fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
     let preferred = ctx.workspace(None).ok();
     let store = ctx.open_store()?;
@@ -126,7 +128,7 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
         workspace_note: None,
     };
     Reply::new(
-        goldfish_recall::format_checkpoint_linked(&c, &links, now),
+        goldfish_recall::format_checkpoint_framed(&c, &links, now, &crate::actor::here()),
         &out,
     )
 }

@@ -47,7 +47,9 @@ pub fn pre_compact(store: &Store, opts: &HookOptions) -> Result<Injection, Error
     record_injection(opts, HookKind::PreCompact, text, Vec::new(), &[])
 }
 
-/// The instruction and as many titles as fit in `room` characters.
+/// The instruction and as many titles as fit in `room` characters, after the sentence
+/// [`goldfish_store::frame::MEMORY_NOTICE`], each framed whole
+/// ([`goldfish_store::frame::framed_line`]).
 fn instruction(saved: &[&goldfish_store::Checkpoint], room: usize) -> String {
     let mut text = String::from(
         "The context is about to be compacted. Right after it (or now, if you still can), save \
@@ -61,9 +63,14 @@ fn instruction(saved: &[&goldfish_store::Checkpoint], room: usize) -> String {
         return text;
     }
     text.push_str("Already saved in this session (do not save these again):\n");
+    text.push_str(goldfish_store::frame::MEMORY_NOTICE);
+    text.push('\n');
     let mut left = 0;
     for c in saved {
-        let line = format!("- {} (id {})\n", cut(c.title(), 120), c.id);
+        let line = format!(
+            "{}\n",
+            goldfish_store::frame::framed_line(&[("id", c.id.clone())], &cut(c.title(), 120))
+        );
         if text.chars().count() + line.chars().count() + 40 <= room {
             text.push_str(&line);
         } else {

@@ -27,6 +27,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use goldfish_store::Checkpoint;
+use goldfish_store::frame::{self, Here};
 use serde::{Deserialize, Serialize};
 
 pub use compact::pre_compact;
@@ -115,6 +116,9 @@ pub struct HookOptions {
     /// from its own start, so that git never takes a hook past its time budget); passed, no
     /// git runs. Default `None`.
     pub freshness_deadline: Option<std::time::Instant>,
+    /// This machine and user: an injected checkpoint saved elsewhere says where it came from
+    /// ([`frame::origin`]). Default: nothing known, so only imports say it.
+    pub here: Here,
 }
 
 impl HookOptions {
@@ -137,6 +141,7 @@ impl HookOptions {
             repository: None,
             freshness_timeout: DEFAULT_FRESHNESS_TIMEOUT,
             freshness_deadline: None,
+            here: Here::default(),
         }
     }
 }
@@ -247,8 +252,8 @@ fn log(opts: &HookOptions, hook: HookKind, chars: usize, ids: &[String]) -> Resu
     Ok(Ledger::new(&opts.home).append(&entry)?)
 }
 
-/// Injects `head` and those of the `entries` (id, text) that the session was not given
-/// yet and that fit the room it has left, and records it with the `files` looked at: all
+/// Injects `head`, the sentence [`frame::MEMORY_NOTICE`] and those of the `entries` (id,
+/// framed text) that the session was not given yet and that fit the room it has left, and records it with the `files` looked at: all
 /// decided under the session's lock, so hooks of one session running at once never give
 /// the same checkpoint twice. Returns `none` (this hook's empty injection) when there is no
 /// entry and no file to remember.
@@ -269,7 +274,8 @@ fn inject(
             .cloned()
             .collect();
         let repeated = entries.len() - fresh.len();
-        let (text, ids, left_out) = fill(head, &fresh, room(opts, state));
+        let head = format!("{head}{}\n", frame::MEMORY_NOTICE);
+        let (text, ids, left_out) = fill(&head, &fresh, room(opts, state));
         let grant = ledger::Grant::new(ids.clone(), files.to_vec(), text.chars().count());
         ((text, ids, left_out, repeated), grant)
     })?;
@@ -284,8 +290,9 @@ fn inject(
     Ok(none)
 }
 
-/// Appends each entry that fits `room` characters after `head`; returns the text (empty
-/// when no entry fits), the ids shown and how many did not fit.
+/// Appends each entry that fits `room` characters after `head`, whole (a framed memory is
+/// never cut open); returns the text (empty when no entry fits), the ids shown and how many
+/// did not fit.
 /// Stored text reaches the text with its control characters shown escaped
 /// ([`goldfish_core::inert`]; [`cut`] already escaped the titles and details, so this pass
 /// changes nothing then), measured as shown.
@@ -355,18 +362,22 @@ fn entries_of(
         .enumerate()
         .map(|(i, c)| {
             let claim = claims.get(i).and_then(Option::as_ref);
-            (c.id.clone(), entry_line(c, now, claim))
+            (c.id.clone(), entry_line(c, now, claim, &opts.here))
         })
         .collect()
 }
 
-/// One checkpoint as a hook shows it: a line with its type, title, date, age at `now`, what
-/// git says of its files since its commit (when `fresh` says anything) and id, then its
-/// decision or impact (else its body's first line), cut to one line.
+/// One checkpoint as a hook shows it, framed as data ([`frame::framed_block`]):
+/// `<memory id="…" age="…" git="…" from="…">` (its age at `now`, not its date: what a
+/// reader weighs, in fewer characters; `git`, what git
+/// says of its files since its commit, when `fresh` says anything; `from` when it was saved
+/// elsewhere, [`frame::origin`]), then a line with its type and title, then its decision or
+/// impact (else its body's first line) cut to one line, then `</memory>`.
 fn entry_line(
     c: &Checkpoint,
     now: DateTime<Utc>,
     fresh: Option<&goldfish_store::Freshness>,
+    here: &Here,
 ) -> String {
     const DETAIL: usize = 180;
     let badge = if c.memory_type == goldfish_store::MemoryType::Checkpoint {
@@ -374,14 +385,17 @@ fn entry_line(
     } else {
         format!("[{}] ", c.memory_type)
     };
-    let fresh = fresh.map(|f| format!("{}, ", f.text())).unwrap_or_default();
-    let mut s = format!(
-        "- {badge}{} ({}, {}, {fresh}id {})\n",
-        cut(c.title(), DETAIL),
-        c.timestamp.format("%Y-%m-%d"),
-        goldfish_store::age_text(now, c.timestamp),
-        c.id
-    );
+    let mut attrs = vec![
+        ("id", c.id.clone()),
+        ("age", goldfish_store::age_text(now, c.timestamp)),
+    ];
+    if let Some(f) = fresh {
+        attrs.push(("git", f.text()));
+    }
+    if let Some(from) = frame::origin(c, here) {
+        attrs.push(("from", from));
+    }
+    let mut s = format!("{badge}{}\n", cut(c.title(), DETAIL));
     let detail = c
         .structured
         .decision
@@ -398,12 +412,12 @@ fn entry_line(
     if let Some((label, text)) = detail {
         let text = text.lines().collect::<Vec<_>>().join(" / ");
         if label.is_empty() {
-            s.push_str(&format!("  {}\n", cut(text.trim(), DETAIL)));
+            s.push_str(&format!("{}\n", cut(text.trim(), DETAIL)));
         } else {
-            s.push_str(&format!("  {label}: {}\n", cut(text.trim(), DETAIL)));
+            s.push_str(&format!("{label}: {}\n", cut(text.trim(), DETAIL)));
         }
     }
-    s
+    frame::framed_block(&attrs, &s)
 }
 
 /// `text` with its control characters shown escaped ([`goldfish_core::inert`]), cut to `max`
