@@ -513,6 +513,59 @@ fn claude_code_after_setup_reads_saves_and_is_allowed_headless() -> TestResult {
     check_session(&user, &run)
 }
 
+/// The `forget` tool as Claude Code offers it to the model and calls it: its schema is in
+/// the request's tool list, the call goes through, and the memory is gone from the store.
+#[test]
+fn claude_code_offers_and_calls_the_forget_tool() -> TestResult {
+    let user = User::new(claude()?)?;
+    seed(&user)?;
+    let saved = user.goldfish(&["--json", "checkpoint", "Wrong memory FORGET-MARKER-9911"])?;
+    let saved: Value = serde_json::from_str(&saved)?;
+    let id = saved["id"].as_str().ok_or("id")?.to_string();
+    user.goldfish(&["setup", "claude"])?;
+    let tool = claude_tool("mcp__goldfish__");
+    let mut forget = tool("forget");
+    forget["input"] = json!({"ids": [id]});
+    let mut recall = tool("recall");
+    recall["input"] = json!({"search": "wrong memory"});
+    let script = json!([forget, recall, {"text": "Forgotten."}]);
+    let run = user.claude_session(&script, "Forget the wrong memory.", "mcp__goldfish__forget")?;
+    if !run.output.status.success() {
+        return Err(run.explain("the client failed"));
+    }
+    // Claude Code defers MCP tools behind its tool search: the schema reaches the model in
+    // whichever request first lists the tool, or as the deferred tool's description.
+    let offered = run
+        .requests
+        .iter()
+        .flat_map(|r| r["body"]["tools"].as_array().into_iter().flatten())
+        .find(|t| t["name"] == "mcp__goldfish__forget")
+        .map(|t| t["input_schema"].to_string());
+    let anywhere = serde_json::to_string(&run.requests)?;
+    if let Some(schema) = &offered {
+        for key in ["\"ids\"", "\"plan\"", "\"dry_run\""] {
+            if !schema.contains(key) {
+                return Err(run.explain(&format!("the offered schema lacks {key}: {schema}")));
+            }
+        }
+    } else if !anywhere.contains("mcp__goldfish__forget") {
+        return Err(run.explain("the client never named the forget tool to the model"));
+    }
+    run.result_has(0, &["forgotten", &id])?;
+    let after = run.result_has(1, &[])?;
+    if after.contains("FORGET-MARKER-9911") {
+        return Err(run.explain("recall still finds the forgotten memory"));
+    }
+    let days = user.store.home().join(WORKSPACE).join("checkpoints");
+    for day in std::fs::read_dir(&days)? {
+        let text = std::fs::read_to_string(day?.path())?;
+        if text.contains("FORGET-MARKER-9911") {
+            return Err("the day file still holds the forgotten memory".into());
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn claude_code_with_the_plugin_gets_the_hook_context_and_the_tools() -> TestResult {
     let user = User::new(claude()?)?;
