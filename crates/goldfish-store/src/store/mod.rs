@@ -2,12 +2,14 @@
 //!
 //! One [`Store`] type ([`handle`]), its operations one concern per module: where workspaces
 //! live ([`workspaces`]), checkpoints ([`checkpoints`]), plans ([`plans`]), imports
-//! ([`imports`]) and the supersession links read from the day files ([`supersession`]).
+//! ([`imports`]), the supersession links read from the day files ([`supersession`]) and
+//! today's redaction over the files already stored ([`reredact`]).
 
 mod checkpoints;
 mod handle;
 mod imports;
 mod plans;
+mod reredact;
 mod supersession;
 mod workspaces;
 
@@ -15,4 +17,5 @@ pub use checkpoints::{CheckpointInput, CheckpointRange};
 pub use handle::{HOME_ENV, Store};
 pub use imports::Imported;
 pub use plans::{PlanInput, PlanList, PlanUpdate, validate_plan_id};
+pub use reredact::{KindCount, RedactStored, RedactedFile, StoredFile, StoredFileKind};
 pub use workspaces::{IN_REPO_DIR, find_repo_memory, recent_workspaces};
