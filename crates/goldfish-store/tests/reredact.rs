@@ -130,7 +130,10 @@ fn a_rewrite_that_would_lose_a_checkpoint_is_refused() -> TestResult {
         .lines()
         .find(|l| l.starts_with("## "))
         .ok_or("header")?;
-    let broken = text.replace(header_line, &format!("<private>note\n{header_line}</private>"));
+    let broken = text.replace(
+        header_line,
+        &format!("<private>note\n{header_line}</private>"),
+    );
     fs::write(&day, &broken)?;
     let report = store.redact_stored(&[], true)?;
     assert_eq!(report.files.len(), 1, "{report:?}");
