@@ -1,6 +1,7 @@
 //! Fuzz target: redaction. Any UTF-8 input is redacted without panicking; findings are in
 //! order, do not overlap and lie on character boundaries; the text is borrowed exactly when
-//! nothing was found; and redacting the output again finds nothing (idempotence).
+//! nothing was found; redacting the output again finds nothing (idempotence); and no
+//! `<private>` tag is left, as a field or as a document (no text between the tags survives).
 #![no_main]
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -33,5 +34,19 @@ fuzz_target!(|data: &[u8]| {
         twice.findings,
         once.text
     );
+    assert!(!once.text.contains("<private>"), "an open tag left in {:?}", once.text);
     let _ = once.summary();
+    let document = REDACTOR.redact_document(text);
+    assert!(
+        !document.text.contains("<private>"),
+        "an open tag left in {:?}",
+        document.text
+    );
+    let again = REDACTOR.redact_document(&document.text);
+    assert!(
+        again.findings.is_empty(),
+        "found again: {:?} in {:?}",
+        again.findings,
+        document.text
+    );
 });

@@ -88,6 +88,10 @@ pub(crate) enum Command {
     Journal(JournalArgs),
     /// Import memories from Goldfish 5–8, Tusk, Goldfish v4 or a JSON Lines export.
     Import(ImportArgs),
+    /// Run today's redaction (secrets and private spans) over the files already stored:
+    /// every day file and plan, and this worktree's notes and journal. Reports per file what
+    /// it holds; `--apply` rewrites them.
+    Redact(RedactArgs),
     /// Write every checkpoint and plan as JSON Lines on stdout (`-w NAME` for one workspace).
     Export(ExportArgs),
     /// Run the MCP server on stdio (tools: checkpoint, recall, plan).
@@ -777,6 +781,25 @@ fn parse_memory_type(s: &str) -> Result<goldfish_store::MemoryType, String> {
 
 fn parse_confidence(s: &str) -> Result<u8, String> {
     goldfish_store::parse_confidence(s).map_err(|e| e.message().to_string())
+}
+
+// ----- redaction of the stored files -------------------------------------------------------
+
+/// `goldfish redact`.
+#[derive(Debug, Args)]
+pub(crate) struct RedactArgs {
+    /// Rewrite every file that holds something to redact (each atomically, under its lock).
+    /// Without it nothing is written: the report says what `--apply` would change.
+    #[arg(long)]
+    pub(crate) apply: bool,
+    /// Report only, write nothing: what `goldfish redact` does without `--apply`, said
+    /// explicitly (as `import` and `setup` say it).
+    #[arg(long, conflicts_with = "apply")]
+    pub(crate) dry_run: bool,
+    /// The worktree whose `.goblin/GOBLIN_NOTES.md` and `JOURNAL.md` are redacted too
+    /// (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) worktree: Option<PathBuf>,
 }
 
 // ----- import and export -------------------------------------------------------------------

@@ -211,6 +211,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Serve(a) => return commands::serve(&ctx, a).map(|()| ExitCode::SUCCESS),
         Command::Export(a) => return commands::export(&ctx, a),
         Command::Import(a) => commands::import(&ctx, a)?,
+        Command::Redact(a) => commands::redact(&ctx, &a)?,
         Command::Checkpoint(a) => commands::checkpoint(&ctx, a)?,
         Command::Recall(a) => commands::recall(&ctx, a)?,
         Command::Show(a) => commands::show(&ctx, &a)?,

@@ -349,3 +349,290 @@ fn a_typed_memory_has_its_structured_fields_redacted() -> TestResult {
     )?;
     Ok(())
 }
+
+/// The private text planted below, which no file may hold afterwards.
+const PRIVATE: &str = "the customer is Initech";
+
+#[test]
+fn private_spans_are_dropped_on_every_write_path_and_the_replies_say_so() -> TestResult {
+    let env = Env::new()?;
+    // CLI checkpoint: a span over two lines, and one in a code fence, in the text reply.
+    let out = env.ok(&[
+        "checkpoint",
+        &format!("fixed billing <private>{PRIVATE}\nand more</private> for good\n```\n<private>{PRIVATE}</private>\n```"),
+    ])?;
+    contains_all(&out, &["dropped 2 private spans"])?;
+    assert!(!out.contains(PRIVATE), "{out}");
+    // --json: the field and kind of each; an unclosed tag drops the rest of the field and
+    // says so; a secret beside it is reported too.
+    let v = env.json(&[
+        "checkpoint",
+        &format!("deploy with {AWS} <private>{PRIVATE}\nstill private"),
+        "--tags",
+        &format!("billing,<private>{PRIVATE}</private>"),
+    ])?;
+    assert_eq!(
+        v["redacted"],
+        json!([
+            {"field": "description", "kind": "aws-access-key-id"},
+            {"field": "description", "kind": "private-unclosed"},
+            {"field": "tags", "kind": "private"},
+        ]),
+        "{v}"
+    );
+    assert!(!v.to_string().contains(PRIVATE), "{v}");
+    let out = env.ok(&["checkpoint", &format!("<private>{PRIVATE} never closed")])?;
+    contains_all(
+        &out,
+        &["dropped 1 private span (1 unclosed, dropped to the end of its field or line)"],
+    )?;
+
+    // MCP: a checkpoint and a plan.
+    let results = call_tools(
+        &env,
+        &[
+            (
+                "checkpoint",
+                json!({"description": format!("mcp save <private>{PRIVATE}</private> done")}),
+            ),
+            (
+                "plan",
+                json!({"action": "save", "title": "Billing",
+                       "content": format!("- [ ] call <private>{PRIVATE}</private>")}),
+            ),
+        ],
+    )?;
+    contains_all(&text(&results[0]), &["dropped 1 private span"])?;
+    assert_eq!(
+        results[0]["structuredContent"]["redacted"],
+        json!([{"field": "description", "kind": "private"}]),
+        "{}",
+        results[0]
+    );
+    assert_eq!(
+        results[1]["structuredContent"]["redacted"],
+        json!([{"field": "content", "kind": "private"}]),
+        "{}",
+        results[1]
+    );
+
+    // CLI plan save and update.
+    let v = env.json(&[
+        "plan",
+        "save",
+        "--title",
+        "Invoices <private>for Initech</private>",
+        "--content",
+        "- [ ] send",
+    ])?;
+    assert_eq!(
+        v["redacted"],
+        json!([{"field": "title", "kind": "private"}]),
+        "{v}"
+    );
+    let out = env.ok(&[
+        "plan",
+        "update",
+        "billing",
+        "--content",
+        &format!("- [x] called <private>{PRIVATE}</private>"),
+    ])?;
+    contains_all(&out, &["dropped 1 private span"])?;
+
+    // Import: a record with a private span.
+    let source = tempfile::tempdir()?;
+    let file = source.path().join("import.jsonl");
+    fs::write(
+        &file,
+        format!(
+            "{}\n",
+            json!({"kind": "checkpoint", "workspace": "test", "id": "imported-private", "type": "checkpoint",
+                   "timestamp": "2026-03-01T10:00:00Z",
+                   "description": format!("imported <private>{PRIVATE}</private>")})
+        ),
+    )?;
+    let out = env.ok(&["import", "jsonl", file.to_str().ok_or("path")?])?;
+    contains_all(&out, &["dropped 1 private span"])?;
+
+    // The journal and the notes: an unclosed tag drops the rest of its line, not the file.
+    env.ok(&[
+        "journal",
+        "boot",
+        "bill the customer",
+        "--approach",
+        "direct",
+    ])?;
+    env.ok(&[
+        "journal",
+        "log",
+        &format!("called <private>{PRIVATE}</private> back"),
+    ])?;
+    env.ok(&["journal", "log", &format!("then <private>{PRIVATE}")])?;
+    env.ok(&["journal", "log", "sent the invoice"])?;
+    let journal = fs::read_to_string(env.cwd.path().join("JOURNAL.md"))?;
+    contains_all(
+        &journal,
+        &[
+            "called [REDACTED:private] back",
+            "then [REDACTED:private-unclosed]",
+            "sent the invoice",
+        ],
+    )?;
+    env.ok(&[
+        "notes",
+        "init",
+        "BILL-1",
+        "--objective",
+        "bill <private>Initech</private>",
+    ])?;
+    env.ok(&["notes", "step", &format!("phoned <private>{PRIVATE}")])?;
+    env.ok(&["notes", "step", "sent the invoice"])?;
+    let notes = fs::read_to_string(env.cwd.path().join(".goblin").join("GOBLIN_NOTES.md"))?;
+    contains_all(
+        &notes,
+        &[
+            "phoned [REDACTED:private-unclosed]",
+            "sent the invoice",
+            "BILL-1",
+        ],
+    )?;
+
+    let stored = all_text(env.home())?;
+    for (place, text) in [("store", &stored), ("journal", &journal), ("notes", &notes)] {
+        assert!(!text.contains("Initech"), "{place}: {text}");
+        assert!(!text.contains("<private>"), "{place}: {text}");
+    }
+    contains_all(
+        &stored,
+        &[
+            "fixed billing [REDACTED:private] for good",
+            "mcp save [REDACTED:private] done",
+        ],
+    )?;
+    Ok(())
+}
+
+#[test]
+fn goldfish_redact_reports_then_applies_once_and_the_index_forgets() -> TestResult {
+    let env = Env::new()?;
+    let token = github_token();
+    env.ok(&["checkpoint", "shipped the billing fix"])?;
+    env.ok(&[
+        "plan",
+        "save",
+        "--title",
+        "Billing",
+        "--content",
+        "- [ ] ship",
+    ])?;
+    env.ok(&["journal", "boot", "bill", "--approach", "direct"])?;
+    // A leak written by hand into the day file, the plan and the journal.
+    let days = env.home().join("test").join("checkpoints");
+    let day = fs::read_dir(&days)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "md"))
+        .ok_or("a day file")?;
+    let text = fs::read_to_string(&day)?;
+    fs::write(
+        &day,
+        text.replace(
+            "shipped the billing fix",
+            &format!("shipped the billing fix with {token} for <private>Initech</private>"),
+        ),
+    )?;
+    let plans = env.home().join("test").join("plans");
+    let plan = plans.join("billing.md");
+    let text = fs::read_to_string(&plan)?;
+    fs::write(
+        &plan,
+        text.replace("- [ ] ship", &format!("- [ ] ship {AWS}")),
+    )?;
+    let journal = env.cwd.path().join("JOURNAL.md");
+    let mut text = fs::read_to_string(&journal)?;
+    text.push_str("- called <private>Initech\n");
+    fs::write(&journal, text)?;
+
+    // A recall indexes the leak: the index holds its words.
+    env.ok(&["recall", "--search", "billing"])?;
+    assert!(
+        index_text(env.home())?.contains("initech"),
+        "the index has the word"
+    );
+
+    // Without --apply (and with --dry-run): a report, by kind, nothing written.
+    let out = env.ok(&["redact"])?;
+    contains_all(
+        &out,
+        &[
+            "(day-file): 1 private, 1 github-token",
+            "billing.md (plan): 1 aws-access-key-id",
+            "JOURNAL.md (journal): 1 private-unclosed",
+            "3 of 3 files hold something to redact; nothing was written: run `goldfish redact --apply`",
+        ],
+    )?;
+    assert!(!out.contains("Initech") && !out.contains(&token), "{out}");
+    assert_eq!(env.ok(&["redact", "--dry-run"])?, out);
+    assert!(fs::read_to_string(&day)?.contains("Initech"));
+    env.fails(
+        &["redact", "--apply", "--dry-run"],
+        2,
+        "cannot be used with",
+    )?;
+
+    // --apply --json: per file, counts by kind, rewritten.
+    let v = env.json(&["redact", "--apply"])?;
+    assert_eq!(v["applied"], json!(true), "{v}");
+    assert_eq!(v["scanned"], json!(3), "{v}");
+    assert_eq!(v["workspaces_changed"], json!(["test"]), "{v}");
+    let files = v["files"].as_array().ok_or("files")?;
+    assert_eq!(files.len(), 3, "{v}");
+    assert!(files.iter().all(|f| f["rewritten"] == json!(true)), "{v}");
+    let day_report = files
+        .iter()
+        .find(|f| f["kind"] == json!("day-file"))
+        .ok_or("the day file")?;
+    assert_eq!(
+        day_report["found"],
+        json!([{"kind": "private", "count": 1}, {"kind": "github-token", "count": 1}]),
+        "{v}"
+    );
+    assert!(!v.to_string().contains("Initech") && !v.to_string().contains(&token));
+
+    // Nothing left anywhere: the files, and the recall index rebuilt from them.
+    let mut everything = all_text(env.home())?;
+    everything.push_str(&fs::read_to_string(&journal)?);
+    assert!(
+        !everything.contains("Initech")
+            && !everything.contains(&token)
+            && !everything.contains(AWS),
+        "{everything}"
+    );
+    assert!(
+        !index_text(env.home())?.contains("initech"),
+        "the index kept the private word"
+    );
+    contains_all(
+        &env.ok(&["recall", "--search", "billing"])?,
+        &["[REDACTED:github-token]"],
+    )?;
+
+    // Again: nothing to do, and it says so.
+    contains_all(
+        &env.ok(&["redact", "--apply"])?,
+        &["nothing to redact in 3 files"],
+    )?;
+    Ok(())
+}
+
+/// Every file of the store's recall index, as lower-case text (its terms are kept lower case).
+fn index_text(home: &Path) -> Result<String, Box<dyn std::error::Error>> {
+    let mut bytes = Vec::new();
+    for entry in fs::read_dir(home.join(".index"))? {
+        let path = entry?.path();
+        if path.is_file() {
+            bytes.extend(fs::read(&path)?);
+        }
+    }
+    Ok(String::from_utf8_lossy(&bytes).to_lowercase())
+}

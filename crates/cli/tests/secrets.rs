@@ -5,7 +5,8 @@
 //! `plan` tools, `goldfish plan save`, `goldfish journal`, `goldfish notes decision
 //! --reason`, `goldfish import jsonl` (every field of a checkpoint record and a plan
 //! record), and the sync merge driver (a version of a day file written by hand on another
-//! machine, merged in).
+//! machine, merged in). A private span (`<private>` … `</private>`, and one never closed)
+//! is planted beside them and must be found nowhere either.
 
 use std::path::Path;
 use std::process::Command;
@@ -33,8 +34,9 @@ struct Secret {
     needle: String,
 }
 
-/// One secret of every kind the redactor knows (the test fails when a kind is added without
-/// one here).
+/// One secret of every kind the redactor knows, and a private span closed and one never
+/// closed, last, so that it drops no other example (the test fails when a kind is added
+/// without one here).
 fn secrets() -> Vec<Secret> {
     let s = |kind, text: String, needle: String| Secret { kind, text, needle };
     let key_line = format!("MII{}", fake(61, 1));
@@ -55,6 +57,8 @@ fn secrets() -> Vec<Secret> {
     let bearer = format!("{}{}", fake(20, 10), "Zz90");
     let url_password = format!("Pw{}", fake(14, 11));
     let assigned = format!("Hunter{}", fake(16, 12));
+    let private = "the staging box is at 10.0.0.7, ssh as opsadmin".to_string();
+    let unclosed = "my home address is 1 Elm Street".to_string();
     let all = vec![
         // Cut off and with literal `\n` escapes: the hardest shape of a pasted key.
         s(
@@ -99,10 +103,24 @@ fn secrets() -> Vec<Secret> {
             format!("password={assigned}"),
             assigned,
         ),
+        // In a code fence: still private.
+        s(
+            Kind::Private,
+            format!("```<private>{private}</private>```"),
+            private,
+        ),
+        s(
+            Kind::PrivateUnclosed,
+            format!("<private>{unclosed}"),
+            unclosed,
+        ),
     ];
     let mut kinds: Vec<Kind> = all.iter().map(|s| s.kind).collect();
     kinds.dedup();
-    assert_eq!(kinds, Kind::ALL.to_vec(), "one planted secret per kind");
+    let mut every = Kind::ALL.to_vec();
+    every.sort();
+    kinds.sort();
+    assert_eq!(kinds, every, "one planted secret per kind");
     all
 }
 

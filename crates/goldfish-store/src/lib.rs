@@ -214,8 +214,8 @@ pub use redaction::{Redaction, SETTINGS_FILE, Saved, redaction_config, redaction
 pub use skipped::Skipped;
 pub use store::{
     CheckpointInput, CheckpointRange, ForgetReport, ForgottenMemory, HOME_ENV, IN_REPO_DIR,
-    Imported, PlanInput, PlanList, PlanUpdate, Store, find_repo_memory, recent_workspaces,
-    validate_plan_id,
+    Imported, KindCount, PlanInput, PlanList, PlanUpdate, RedactStored, RedactedFile, Store,
+    StoredFile, StoredFileKind, find_repo_memory, recent_workspaces, validate_plan_id,
 };
 pub use supersede::{Link, MAX_TOPIC_CHARS, Supersession, SupersessionFacts};
 pub use tombstone::{

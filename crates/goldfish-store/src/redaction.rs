@@ -17,8 +17,8 @@ use crate::error::Error;
 /// other way to turn redaction off.
 pub const SETTINGS_FILE: &str = "settings.json";
 
-/// One secret a save replaced by `[REDACTED:<kind>]`: the field it was in and its kind, never
-/// the secret itself.
+/// One secret or private span a save replaced by `[REDACTED:<kind>]`: the field it was in
+/// and its kind, never the text itself.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
 pub struct Redaction {
@@ -40,7 +40,8 @@ impl Redaction {
 }
 
 /// One line for people about what a save redacted: `redacted 2 secrets: aws-access-key-id,
-/// github-token` (the format of [`goldfish_redact::summary`]), or `None` when nothing was.
+/// github-token`, `dropped 1 private span`, or both (the format of
+/// [`goldfish_redact::summary`]), or `None` when nothing was.
 pub fn redaction_summary(redacted: &[Redaction]) -> Option<String> {
     if redacted.is_empty() {
         return None;
@@ -94,8 +95,9 @@ pub fn redaction_config(root: &Path) -> Result<Config, Error> {
     parse_settings(&text).map_err(|e| e.with_path(&path))
 }
 
+/// The kinds a setting may turn off: the secrets, never the private spans.
 fn valid_kinds() -> String {
-    Kind::ALL.map(Kind::name).join(", ")
+    Kind::SECRETS.map(Kind::name).join(", ")
 }
 
 /// The redaction part of a settings file's text.
@@ -147,6 +149,18 @@ fn parse_settings(text: &str) -> Result<Config, Error> {
     };
     for name in disabled.as_array().ok_or_else(shape)? {
         let name = name.as_str().ok_or_else(shape)?;
+        let kind = name.parse::<Kind>().ok().filter(|kind| kind.is_private());
+        if let Some(kind) = kind {
+            return Err(Error::parse(
+                line_of(&format!("\"{name}\"")),
+                format!(
+                    "`{kind}` in `redact.disabled` cannot be turned off: text between <private> \
+                     and </private> is always dropped (remove the tags to keep it); the kinds \
+                     of secret are: {}",
+                    valid_kinds()
+                ),
+            ));
+        }
         let kind = name.parse::<Kind>().map_err(|_| {
             Error::parse(
                 line_of(&format!("\"{name}\"")),
@@ -312,6 +326,11 @@ mod tests {
                 "{\n  \"redact\": {\n    \"disabled\": [\"jwt\",\n \"jwtx\"]}}",
                 Some(4),
                 "`jwtx` in `redact.disabled` is not a kind of secret; the kinds are: private-key",
+            ),
+            (
+                "{\"redact\": {\"disabled\": [\"private\"]}}",
+                Some(1),
+                "`private` in `redact.disabled` cannot be turned off",
             ),
         ];
         for (text, line, message) in bad {

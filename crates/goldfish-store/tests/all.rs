@@ -11,6 +11,7 @@ mod plan_action;
 mod plan_edit;
 mod plan_heading;
 mod redaction;
+mod reredact;
 mod roundtrip;
 mod seed;
 mod supersede;

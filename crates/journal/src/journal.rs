@@ -111,10 +111,13 @@ impl<'a> Scan<'a> {
     /// The text with `block` appended, and the 1-based line the block starts on.
     ///
     /// Every write of the journal goes through here, so this is where secrets are replaced
-    /// (`[REDACTED:<kind>]` is one line, so the block's line count is unchanged). Only the new
+    /// (`[REDACTED:<kind>]` is one line, so the block's line count is unchanged but for a
+    /// private span over several lines, which becomes one). Text between `<private>` and
+    /// `</private>` is dropped there too; an open tag never closed drops the rest of its line
+    /// ([`Redactor::redact_document`]), not the lines of the block after it. Only the new
     /// block is redacted: what is already in the file is left as it is.
     fn append(&self, block: &str, kind: Block) -> (String, usize) {
-        let block = &*self.redactor.redact(block).text;
+        let block = &*self.redactor.redact_document(block).text;
         let mut out = String::with_capacity(self.text.len() + block.len() + 2);
         out.push_str(self.text);
         if !self.text.is_empty() && !self.ends_with_newline {

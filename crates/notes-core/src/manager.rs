@@ -27,7 +27,9 @@ use goldfish_core::time::{SharedClock, now_millis, system_clock};
 ///
 /// Secrets are never written: every write passes the whole file through a redactor first, so
 /// a token pasted into a step, a decision or the context is stored as `[REDACTED:<kind>]`
-/// (and one a person pasted by hand is replaced at the next write). A worktree has no setting
+/// (and one a person pasted by hand is replaced at the next write). Text between
+/// `<private>` and `</private>` is dropped the same way (an open tag never closed drops the
+/// rest of its line: [`Redactor::redact_document`]). A worktree has no setting
 /// of its own, so every kind is replaced ([`Redactor::everything`]) unless the manager is
 /// given another redactor ([`with_redactor`](Self::with_redactor)).
 ///
@@ -91,7 +93,9 @@ impl NotesManager {
             Some(r) => r,
             None => Redactor::everything(),
         };
-        match redactor.redact(&text).text {
+        // The file is written whole: a `<private>` never closed drops to the end of its line,
+        // not the rest of the notes.
+        match redactor.redact_document(&text).text {
             std::borrow::Cow::Borrowed(_) => text,
             std::borrow::Cow::Owned(redacted) => redacted,
         }

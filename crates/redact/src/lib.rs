@@ -7,7 +7,11 @@
 //! [kind](Kind) and byte range of each secret in the original, for the caller to report
 //! ([`Redacted::summary`], or serde for JSON).
 //!
-//! What is recognised ([`Kind`] has the details): private key blocks, AWS access key ids and
+//! Text a person wraps in `<private>` … `</private>` is dropped whole, tags included, whatever
+//! it holds: it becomes `[REDACTED:private]` and is reported as a finding of
+//! [`Kind::Private`] (the rules for nested and unclosed tags are on [`Redactor::redact`]).
+//!
+//! What is recognised as a secret ([`Kind`] has the details): private key blocks, AWS access key ids and
 //! secret keys, GitHub, GitLab, Slack and Stripe tokens, Slack webhook URLs, JWTs, bearer
 //! tokens and `Authorization:` headers, passwords in URLs, and `password=`/`api_key:`-style
 //! assignments whose value is not trivial. Commit hashes, UUIDs, file paths, version strings,
@@ -65,6 +69,7 @@
 mod check;
 mod error;
 mod patterns;
+mod private;
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -82,7 +87,9 @@ use patterns::{PATTERNS, Pattern};
 /// What a [`Redactor`] leaves out.
 ///
 /// Every kind is redacted by default. Turning one off means naming it here, which a store
-/// setting does explicitly; there is no switch that turns redaction off as a whole.
+/// setting does explicitly; there is no switch that turns redaction off as a whole. Private
+/// spans ([`Kind::is_private`]) cannot be turned off: the tags are a person's explicit
+/// request, so a config naming them still drops them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Config {
@@ -128,6 +135,7 @@ impl Redactor {
     /// A redactor for every kind not turned off in `config`.
     pub fn new(config: &Config) -> Redactor {
         let mut disabled = config.disabled.clone();
+        disabled.retain(|kind| !kind.is_private());
         disabled.sort_unstable();
         disabled.dedup();
         let enabled: Vec<Pattern> = PATTERNS
@@ -163,9 +171,30 @@ impl Redactor {
         &self.disabled
     }
 
-    /// Finds the secrets in `text` and replaces each with `[REDACTED:<kind>]`.
+    /// Finds the secrets and private spans in `text` and replaces each with
+    /// `[REDACTED:<kind>]`. `text` is one field (a description, a plan's body).
+    ///
+    /// A private span runs from `<private>` to the `</private>` that closes it, tags
+    /// included and matched exactly as written (lower case); tags nest, so the span ends
+    /// where the first open tag is closed; tags inside code fences count (markdown is not
+    /// parsed); a `</private>` with nothing open is text. A `<private>` never closed drops
+    /// the rest of the field and is reported as [`Kind::PrivateUnclosed`]. The replacement
+    /// cannot join the text around it into a new tag, so no text between tags survives.
     pub fn redact<'a>(&self, text: &'a str) -> Redacted<'a> {
-        let findings = self.find(text);
+        self.redact_with(text, private::Until::EndOfText)
+    }
+
+    /// [`redact`](Self::redact) for a text written whole (a notes file, a journal block, a
+    /// stored file redacted again): the same, except that a `<private>` never closed drops
+    /// the rest of its *line* only (and on to the close of any tag opened on that line), so
+    /// one forgotten close tag never empties the rest of a file that is not the writer's to
+    /// lose.
+    pub fn redact_document<'a>(&self, text: &'a str) -> Redacted<'a> {
+        self.redact_with(text, private::Until::EndOfLine)
+    }
+
+    fn redact_with<'a>(&self, text: &'a str, until: private::Until) -> Redacted<'a> {
+        let findings = self.find_with(text, until);
         if findings.is_empty() {
             return Redacted {
                 text: Cow::Borrowed(text),
@@ -203,15 +232,24 @@ impl Redactor {
         findings
     }
 
-    /// The secrets in `text`, in order, without overlaps (overlapping candidates merge into
-    /// one finding, named by the one that starts first, or by the earlier row of the table).
+    /// The secrets and private spans in `text` (one field, as for [`redact`](Self::redact)),
+    /// in order, without overlaps (overlapping candidates merge into one finding, named by
+    /// the one that starts first, or by the earlier kind of [`Kind::ALL`]).
     pub fn find(&self, text: &str) -> Vec<Finding> {
+        self.find_with(text, private::Until::EndOfText)
+    }
+
+    fn find_with(&self, text: &str, until: private::Until) -> Vec<Finding> {
+        // (start, priority, end, kind) of every candidate: private spans first (priority 0),
+        // then every row that passed its check (priority 1 + its index in the table).
+        let mut candidates: Vec<(usize, usize, usize, Kind)> = private::spans(text, until)
+            .into_iter()
+            .map(|(range, kind)| (range.start, 0, range.end, kind))
+            .collect();
         let matched = self.set.matches(text);
-        if !matched.matched_any() {
+        if !matched.matched_any() && candidates.is_empty() {
             return Vec::new();
         }
-        // (start, row, end) of every candidate that passed its check.
-        let mut candidates: Vec<(usize, usize, usize)> = Vec::new();
         for index in matched.iter() {
             let (row, regex) = &self.rows[index];
             let regex = regex.get_or_init(|| {
@@ -228,7 +266,7 @@ impl Redactor {
                 };
                 match check::accept(row.check, text, group.range()) {
                     Some(secret) => {
-                        candidates.push((secret.start, index, secret.end));
+                        candidates.push((secret.start, 1 + index, secret.end, row.kind));
                         // Go on from the secret's last character, not after it: a quoted
                         // value's closing quote is the character before the next name
                         // (`password='…'token=…`), and the regex needs to see it.
@@ -252,13 +290,13 @@ impl Redactor {
         }
         candidates.sort_unstable();
         let mut findings: Vec<Finding> = Vec::with_capacity(candidates.len());
-        for (start, index, end) in candidates {
+        for (start, _, end, kind) in candidates {
             match findings.last_mut() {
                 Some(last) if start < last.range.end => {
                     last.range.end = last.range.end.max(end);
                 }
                 _ => findings.push(Finding {
-                    kind: self.rows[index].0.kind,
+                    kind,
                     range: start..end,
                 }),
             }
@@ -286,8 +324,8 @@ impl Redacted<'_> {
     }
 
     /// A one-line report for a save's message: `redacted 2 secrets: aws-access-key-id,
-    /// github-token` (a kind found more than once says so: `github-token ×2`), or
-    /// `nothing redacted`. See [`summary`] for findings gathered from several fields.
+    /// github-token` (a kind found more than once says so: `github-token ×2`), `dropped 1
+    /// private span`, both joined by `; `, or `nothing redacted`. See [`summary`] for findings gathered from several fields.
     pub fn summary(&self) -> String {
         summary(&self.findings)
     }
@@ -310,25 +348,54 @@ pub fn kinds(findings: &[Finding]) -> Vec<Kind> {
 }
 
 /// The one-line report of [`Redacted::summary`] for findings gathered from several texts (a
-/// checkpoint's description and tags, a plan's title and body).
+/// checkpoint's description and tags, a plan's title and body): the secrets, then the private
+/// spans — `redacted 1 secret: github-token; dropped 2 private spans (1 unclosed, dropped to
+/// the end of its field or line)` — or `nothing redacted`.
 pub fn summary(findings: &[Finding]) -> String {
-    let n = findings.len();
-    if n == 0 {
+    let (private, secrets): (Vec<&Finding>, Vec<&Finding>) =
+        findings.iter().partition(|f| f.kind.is_private());
+    let mut parts: Vec<String> = Vec::new();
+    if !secrets.is_empty() {
+        let n = secrets.len();
+        let mut out = format!("redacted {n} secret{}: ", if n == 1 { "" } else { "s" });
+        let mut seen: Vec<Kind> = Vec::new();
+        for finding in &secrets {
+            if seen.contains(&finding.kind) {
+                continue;
+            }
+            seen.push(finding.kind);
+            if seen.len() > 1 {
+                out.push_str(", ");
+            }
+            out.push_str(finding.kind.name());
+            let times = secrets.iter().filter(|f| f.kind == finding.kind).count();
+            if times > 1 {
+                // Writing into a String cannot fail.
+                let _ = write!(out, " ×{times}");
+            }
+        }
+        parts.push(out);
+    }
+    if !private.is_empty() {
+        let n = private.len();
+        let mut out = format!("dropped {n} private span{}", if n == 1 { "" } else { "s" });
+        let unclosed = private
+            .iter()
+            .filter(|f| f.kind == Kind::PrivateUnclosed)
+            .count();
+        if unclosed > 0 {
+            // Writing into a String cannot fail.
+            let _ = write!(
+                out,
+                " ({unclosed} unclosed, dropped to the end of its field or line)"
+            );
+        }
+        parts.push(out);
+    }
+    if parts.is_empty() {
         return "nothing redacted".to_string();
     }
-    let mut out = format!("redacted {n} secret{}: ", if n == 1 { "" } else { "s" });
-    for (i, kind) in kinds(findings).into_iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(kind.name());
-        let times = findings.iter().filter(|f| f.kind == kind).count();
-        if times > 1 {
-            // Writing into a String cannot fail.
-            let _ = write!(out, " ×{times}");
-        }
-    }
-    out
+    parts.join("; ")
 }
 
 /// The byte index of the character after the one at `at` (or one past the end).

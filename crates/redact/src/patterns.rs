@@ -1,8 +1,9 @@
 //! What counts as a secret: the kinds and the pattern table, as data.
 //!
-//! Adding a kind is two edits in this file: a variant of [`Kind`] (with its name in
-//! [`Kind::ALL`] and [`Kind::name`]) and one or more rows in [`PATTERNS`]. The rest of the
-//! crate reads the table. Every row needs a true-positive and a near-miss test in
+//! Adding a kind of secret is two edits in this file: a variant of [`Kind`] (with its name
+//! in [`Kind::ALL`], [`Kind::SECRETS`] and [`Kind::name`]) and one or more rows in
+//! [`PATTERNS`]. The rest of the crate reads the table (private spans, the two kinds that
+//! are not secrets, are found by `private.rs`). Every row needs a true-positive and a near-miss test in
 //! `tests/table.rs`; `tests/kinds.rs` fails for a kind that has none.
 //!
 //! Conventions for the regexes:
@@ -66,12 +67,39 @@ pub enum Kind {
     /// The value of a `password=`, `passwd:`, `secret=`, `api_key:`, `token=`… assignment,
     /// when it is not trivial (not empty, a placeholder, a variable or a file path).
     SecretAssignment,
+    /// Not a secret found but text a person marked: `<private>` … `</private>`, tags
+    /// included (nested tags make one span). Always dropped: no setting turns it off.
+    Private,
+    /// A `<private>` never closed: dropped to the end of its field, or of its line in a text
+    /// written whole (see [`Redactor::redact_document`](crate::Redactor::redact_document)).
+    PrivateUnclosed,
 }
 
 impl Kind {
-    /// Every kind, in order of priority: where two kinds find secrets starting at the same
-    /// byte, the earlier one names the finding.
-    pub const ALL: [Kind; 13] = [
+    /// Every kind: the private spans, then the secrets ([`Kind::SECRETS`]), in order of
+    /// priority: where two kinds find text starting at the same byte, the earlier one names
+    /// the finding.
+    pub const ALL: [Kind; 15] = [
+        Kind::Private,
+        Kind::PrivateUnclosed,
+        Kind::PrivateKey,
+        Kind::AwsAccessKeyId,
+        Kind::AwsSecretAccessKey,
+        Kind::GithubToken,
+        Kind::GitlabToken,
+        Kind::GoogleOauthToken,
+        Kind::SlackToken,
+        Kind::SlackWebhook,
+        Kind::StripeKey,
+        Kind::Jwt,
+        Kind::BearerToken,
+        Kind::UrlCredentials,
+        Kind::SecretAssignment,
+    ];
+
+    /// The kinds of secret, the ones the pattern table finds and a setting may turn off, in
+    /// order of priority.
+    pub const SECRETS: [Kind; 13] = [
         Kind::PrivateKey,
         Kind::AwsAccessKeyId,
         Kind::AwsSecretAccessKey,
@@ -103,7 +131,15 @@ impl Kind {
             Kind::BearerToken => "bearer-token",
             Kind::UrlCredentials => "url-credentials",
             Kind::SecretAssignment => "secret-assignment",
+            Kind::Private => "private",
+            Kind::PrivateUnclosed => "private-unclosed",
         }
+    }
+
+    /// Whether this is a private span ([`Kind::Private`] or [`Kind::PrivateUnclosed`]):
+    /// text a person marked, not a secret found.
+    pub fn is_private(self) -> bool {
+        matches!(self, Kind::Private | Kind::PrivateUnclosed)
     }
 }
 
@@ -338,8 +374,17 @@ mod tests {
                 row.group
             );
             assert!(!row.why.is_empty());
+            assert!(!row.kind.is_private(), "private spans are not table rows");
         }
-        for kind in Kind::ALL {
+        assert_eq!(
+            Kind::ALL
+                .iter()
+                .filter(|k| !k.is_private())
+                .copied()
+                .collect::<Vec<_>>(),
+            Kind::SECRETS
+        );
+        for kind in Kind::SECRETS {
             assert!(
                 PATTERNS.iter().any(|row| row.kind == kind),
                 "{kind} has no row"

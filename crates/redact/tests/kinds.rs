@@ -131,6 +131,21 @@ fn examples(kind: Kind) -> (Vec<String>, Vec<String>) {
                 "passwords: 3",
             ]),
         ),
+        Kind::Private => (
+            s(&[
+                "deploy to <private>10.0.0.7 as root</private> tonight",
+                "```\n<private>a <private>nested</private> b</private>\n```",
+            ]),
+            s(&[
+                "<Private>x</Private>",
+                "a </private> b",
+                "the <private > tag",
+            ]),
+        ),
+        Kind::PrivateUnclosed => (
+            s(&["a <private>b\nc", "<private><private>x</private>"]),
+            s(&["private>", "<privat"]),
+        ),
         _ => panic!("{kind} has no examples: add them here and in tests/table.rs"),
     }
 }
@@ -154,10 +169,12 @@ fn every_kind_finds_its_secrets_and_leaves_its_near_misses() {
             );
             assert_eq!(found.findings.len(), 1, "{kind} in {text:?}");
             assert!(found.text.contains(&format!("[REDACTED:{}]", kind.name())));
-            // Turned off, the kind is left, whatever else is found.
+            // Turned off, the kind is left, whatever else is found; a private span cannot
+            // be turned off.
             let left = without.redact(&text);
-            assert!(
-                left.findings.iter().all(|f| f.kind != kind),
+            assert_eq!(
+                left.findings.iter().any(|f| f.kind == kind),
+                kind.is_private(),
                 "{kind} off in {text:?}"
             );
         }

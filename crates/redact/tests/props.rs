@@ -58,6 +58,12 @@ fn piece() -> impl Strategy<Value = String> {
         "${X}",
         "****",
         "changeme",
+        "<private>",
+        "</private>",
+        "<private",
+        "private>",
+        "<",
+        "</",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -99,6 +105,43 @@ proptest! {
         let twice = redactor.redact(&once.text);
         prop_assert!(twice.is_clean(), "{:?} found again in {:?}", twice.findings, once.text);
         prop_assert!(matches!(twice.text, Cow::Borrowed(_)));
+    }
+
+    /// No text between `<private>` and `</private>` ever survives, in a field or a document:
+    /// the output holds no open tag at all (an open tag is a span, and the replacement cannot
+    /// make one with the text around it), and no piece of text put inside a closed span.
+    #[test]
+    fn no_text_between_the_tags_survives(
+        before in text(),
+        inside in "[a-z]{0,8}(SECRET|漢字)[a-z0-9]{0,8}",
+        after in text(),
+    ) {
+        prop_assume!(!before.contains("<private>") && !after.contains("</private>"));
+        let text = format!("{before}<private>{inside}</private>{after}");
+        for redacted in [
+            crate::redactor().redact(&text),
+            crate::redactor().redact_document(&text),
+        ] {
+            prop_assert!(!redacted.text.contains("<private>"), "{:?}", redacted.text);
+            let kept = format!("{before}{after}");
+            if !kept.contains(&inside) {
+                prop_assert!(!redacted.text.contains(&inside), "{:?}", redacted.text);
+            }
+            prop_assert!(!redacted.is_clean());
+            let twice = crate::redactor().redact_document(&redacted.text);
+            prop_assert!(twice.is_clean(), "{:?} again in {:?}", twice.findings, redacted.text);
+        }
+    }
+
+    /// Documents too: idempotent, and never an open tag left.
+    #[test]
+    fn documents_are_idempotent_and_keep_no_open_tag(text in text()) {
+        let redactor = crate::redactor();
+        let once = redactor.redact_document(&text);
+        prop_assert!(!once.text.contains("<private>"), "{:?}", once.text);
+        prop_assert!(!redactor.redact(&text).text.contains("<private>"));
+        let twice = redactor.redact_document(&once.text);
+        prop_assert!(twice.is_clean(), "{:?} found again in {:?}", twice.findings, once.text);
     }
 
     /// Without any candidate's start (no `:`, `=`, `-`, `_`, `e`/`E`, so no separator, token

@@ -83,7 +83,9 @@ pub fn run_merge_driver(
 /// could bring one in. The setting is the store's `settings.json` at the top of the work
 /// tree, where git runs the driver (a store's root; a project keeping memory in
 /// `.goldfish/` has none, so every kind is on); a setting that does not parse turns every
-/// kind on rather than none. Bytes that are not UTF-8 are left to the store's reader.
+/// kind on rather than none. Bytes that are not UTF-8 are left to the store's reader. Private
+/// spans are dropped too, as a document: a `<private>` never closed (from such a version)
+/// drops the rest of its line, never the entries after it.
 fn redact_merged(text: Vec<u8>) -> Vec<u8> {
     let text = match String::from_utf8(text) {
         Ok(text) => text,
@@ -91,7 +93,11 @@ fn redact_merged(text: Vec<u8>) -> Vec<u8> {
     };
     let config = goldfish_store::redaction_config(Path::new(".")).unwrap_or_default();
     let redactor = goldfish_store::goldfish_redact::Redactor::new(&config);
-    redactor.redact(&text).text.into_owned().into_bytes()
+    redactor
+        .redact_document(&text)
+        .text
+        .into_owned()
+        .into_bytes()
 }
 
 /// The environment variable naming the commit being merged in (theirs), which the merge

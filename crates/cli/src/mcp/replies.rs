@@ -45,12 +45,13 @@ impl LinkOut {
     }
 }
 
-/// A secret a save replaced: the field it was in and its kind, never the secret.
+/// A secret or private span a save replaced: the field it was in and its kind, never the
+/// text.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct RedactionOut {
     /// The field: description, tags, branch, files (checkpoints); title, content, tags (plans).
     pub(crate) field: String,
-    /// The kind of secret.
+    /// The kind of secret, or `private`/`private-unclosed` for a private span dropped.
     #[schemars(schema_with = "redaction_kind_schema")]
     pub(crate) kind: String,
 }
@@ -75,7 +76,7 @@ fn redaction_kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema 
     schemars::json_schema!({
         "type": "string",
         "enum": kinds,
-        "description": "the kind of secret"
+        "description": "the kind of secret, or private / private-unclosed for text dropped between <private> and </private>"
     })
 }
 
