@@ -23,6 +23,8 @@ mod library_env;
 mod mcp;
 mod mcp_conformance;
 mod mcp_inspector;
+mod mcp_notify;
+mod mcp_official_suite;
 mod mcp_replies;
 mod mcp_session;
 mod model;

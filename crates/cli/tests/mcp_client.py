@@ -2,6 +2,9 @@
 
 Usage: python mcp_client.py GOLDFISH_BINARY GOLDFISH_HOME ROOT_DIR
 
+The first session also sets a log level and receives a log message, subscribes to a
+resource and is told when another `goldfish` process changes it.
+
 ROOT_DIR is offered as the client's MCP root in a second session: a checkpoint made there
 must land in the workspace of ROOT_DIR, not in that of the server's working directory.
 
@@ -12,6 +15,7 @@ and `ALL OK` at the end; any failed check raises, and the process exits non-zero
 import asyncio
 import os
 import pathlib
+import subprocess
 import sys
 
 import jsonschema
@@ -58,6 +62,38 @@ def structured(name, result):
     return result.structured_content
 
 
+# How long a notification may take before the client calls the server stuck (a guard, not a
+# timing: the server sends it as soon as it knows).
+HANG_GUARD_SECONDS = 120
+
+
+class Inbox:
+    """Log messages and resource updates as the session's callbacks receive them."""
+
+    def __init__(self):
+        self.logs = []
+        self.updates = []
+        self.changed = asyncio.Event()
+
+    async def on_log(self, params):
+        self.logs.append(params)
+        self.changed.set()
+
+    async def on_message(self, message):
+        if isinstance(message, types.ResourceUpdatedNotification):
+            self.updates.append(str(message.params.uri))
+            self.changed.set()
+
+    async def wait_for(self, what, ready):
+        """Waits until `ready()` holds; each callback wakes it."""
+        while not ready():
+            self.changed.clear()
+            try:
+                await asyncio.wait_for(self.changed.wait(), HANG_GUARD_SECONDS)
+            except asyncio.TimeoutError:
+                raise AssertionError(f"{what}: nothing came (logs {self.logs}, updates {self.updates})")
+
+
 async def main(binary, home, root_dir):
     env = {
         "GOLDFISH_HOME": home,
@@ -66,9 +102,14 @@ async def main(binary, home, root_dir):
         "HOME": os.environ.get("HOME", home),
     }
     params = StdioServerParameters(command=binary, args=["mcp"], env=env, cwd=home)
+    inbox = Inbox()
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as s:
+        async with ClientSession(read, write, logging_callback=inbox.on_log,
+                                 message_handler=inbox.on_message) as s:
             init = await s.initialize()
+            caps = init.capabilities
+            check(caps.logging is not None, "the server declares logging", caps)
+            check(caps.resources is not None and caps.resources.subscribe, "the server declares resource subscriptions", caps)
             check("EXCELLENT at checkpointing" in (init.instructions or ""), "instructions: checkpointing")
             check("MANDATORY at session start" in (init.instructions or ""), "instructions: session start")
 
@@ -194,6 +235,36 @@ async def main(binary, home, root_dir):
                 check(False, "an unknown resource is an error")
             except Exception as e:  # the SDK raises the JSON-RPC error
                 check("goldfish://" in str(e), "an unknown resource is an error naming the scheme", e)
+
+            # Logging: nothing before a level is set; a tool's error at `error` after.
+            r = await s.call_tool("plan", {"action": "explode"})
+            check(r.is_error, "a tool error before any level", text_of(r))
+            # (An unknown level is refused by the SDK itself before it is sent; tests/mcp_notify.rs
+            # sends one.)
+            await s.set_logging_level("warning")
+            r = await s.call_tool("plan", {"action": "explode-again"})
+            await inbox.wait_for("a log message", lambda: inbox.logs)
+            first = inbox.logs[0]
+            check(first.level == "error" and first.logger == "goldfish", "a log message at error from goldfish", first)
+            check("explode-again" in str(first.data), "the message is the second error, not the one before the level", first)
+
+            # Subscriptions: a URI goldfish sends no update for is accepted with a warning; a
+            # change by another goldfish process to a subscribed resource is told.
+            await s.subscribe_resource("goldfish://mcp-test/nothing-here")
+            await inbox.wait_for("the warning", lambda: any("nothing-here" in str(l.data) for l in inbox.logs))
+            warned = [l for l in inbox.logs if "nothing-here" in str(l.data)]
+            check(warned[0].level == "warning" and "no update will come" in str(warned[0].data),
+                  "subscribing to a URI with no updates warns", warned[0])
+            uri = "goldfish://mcp-test/checkpoints"
+            await s.subscribe_resource(uri)
+            cli_env = dict(env, GOLDFISH_WORKSPACE="mcp-test")
+            subprocess.run([binary, "checkpoint", "Made by another process"], env=cli_env, cwd=home,
+                           check=True, capture_output=True)
+            await inbox.wait_for("an update of " + uri, lambda: uri in inbox.updates)
+            res = await s.read_resource(uri)
+            body = "\n".join(getattr(c, "text", "") for c in res.contents)
+            check("Made by another process" in body, "the updated resource reads the change", body[:200])
+            await s.unsubscribe_resource(uri)
 
             for name, args in [("recall", {}), ("checkpoint", {}), ("standup", {"days": "2"}), ("plan-status", {})]:
                 p = await s.get_prompt(name, args)

@@ -11,7 +11,9 @@
 //! `file://` root is the directory the workspace and git context come from, instead of the
 //! server's working directory. Every failure, including malformed arguments, is an MCP tool error (`isError`)
 //! with a message saying what to do; the server never exits because of a bad call.
-//! Stdout is the protocol, so logs go to stderr.
+//! Stdout is the protocol, so logs go to stderr, and to the client as log messages once it
+//! sets a level (`logging/setLevel`); a client may subscribe to the plan and checkpoints
+//! resources and is told when the store changes them ([`outgoing`]).
 //!
 //! Each tool is an adapter: its parameters become the same library options the CLI builds
 //! (`CheckpointInput`, `RecallOptions`, `PlanAction`), one library call does the work, and a
@@ -19,6 +21,7 @@
 
 mod checkpoint;
 mod forget;
+mod outgoing;
 mod params;
 mod plan;
 mod prompts;
@@ -38,6 +41,9 @@ use rmcp::model::{
     ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
 };
+// Deprecated by rmcp for the 2026-07-28 revision; the revisions before it send these requests.
+#[allow(deprecated)]
+use rmcp::model::{SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams};
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use rmcp::{ServerHandler, ServiceExt as _, prompt_handler, tool};
@@ -47,6 +53,7 @@ use serde::de::DeserializeOwned;
 use crate::context::Context;
 use checkpoint::{CHECKPOINT_DESCRIPTION, checkpoint_tool};
 use forget::{FORGET_DESCRIPTION, ForgetOut, ForgetParams, forget_tool};
+use outgoing::Level;
 use params::{CheckpointParams, PlanParams, RecallParams};
 use plan::{PLAN_DESCRIPTION, plan_tool};
 use recall::{RECALL_DESCRIPTION, recall_tool};
@@ -83,11 +90,22 @@ static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 
 /// Writes `goldfish mcp: {line}` to stderr with `--verbose` only: what the client is told
 /// anyway (a tool's error) or needs not know (the server started). Clients log every stderr
-/// line of a server as an error, so a normal session writes none.
-fn verbose_line(line: std::fmt::Arguments<'_>) {
+/// line of a server as an error, so a normal session writes none. A client that asked for
+/// log messages at `level` gets the line as one, `--verbose` or not: it chose to.
+fn verbose_line(level: Level, line: std::fmt::Arguments<'_>) {
     if VERBOSE.load(std::sync::atomic::Ordering::Relaxed) {
         eprintln!("goldfish mcp: {line}");
     }
+    outgoing::to_client(level, line.to_string());
+}
+
+/// The stdin reader's log lines: to stderr and, at their level, to the client.
+fn stdio_log(severity: crate::mcp::stdio::Severity, line: std::fmt::Arguments<'_>) {
+    let level = match severity {
+        crate::mcp::stdio::Severity::Warning => Level::Warning,
+        crate::mcp::stdio::Severity::Error => Level::Error,
+    };
+    outgoing::log(level, line);
 }
 
 /// Runs the server on stdin/stdout until the client disconnects; `verbose` as
@@ -106,16 +124,19 @@ pub(crate) fn serve(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    // Opened before the session starts: nothing is sent on it before the client asks.
+    let outgoing = outgoing::queue();
     runtime.block_on(async move {
-        verbose_line(format_args!(
-            "serving on stdio (store {})",
-            ctx.home.display()
-        ));
+        verbose_line(
+            Level::Info,
+            format_args!("serving on stdio (store {})", ctx.home.display()),
+        );
         let service = GoldfishServer::new(ctx)
-            .serve(crate::mcp::stdio::stdio(stdio))
+            .serve(crate::mcp::stdio::stdio(stdio, stdio_log))
             .await?;
+        tokio::spawn(outgoing::run(outgoing, service.peer().clone()));
         let reason = service.waiting().await?;
-        verbose_line(format_args!("stopped ({reason:?})"));
+        verbose_line(Level::Info, format_args!("stopped ({reason:?})"));
         Ok(())
     })
 }
@@ -135,7 +156,7 @@ fn to_result(result: Result<Reply, String>) -> CallToolResult {
             result
         }
         Err(message) => {
-            verbose_line(format_args!("tool error: {message}"));
+            verbose_line(Level::Error, format_args!("tool error: {message}"));
             CallToolResult::error(vec![ContentBlock::text(format!("Error: {message}"))])
         }
     }
@@ -283,7 +304,10 @@ impl GoldfishServer {
             let dir = match listed {
                 Ok(list) => list.roots.iter().find_map(|r| file_uri_path(&r.uri)),
                 Err(e) => {
-                    eprintln!("goldfish mcp: cannot list the client's roots: {e}");
+                    outgoing::log(
+                        Level::Warning,
+                        format_args!("cannot list the client's roots: {e}"),
+                    );
                     None
                 }
             };
@@ -320,12 +344,15 @@ pub(crate) fn file_uri_path(uri: &str) -> Option<std::path::PathBuf> {
 #[tool_handler(router = self.tool_router)]
 #[prompt_handler(router = self.prompt_router)]
 impl ServerHandler for GoldfishServer {
+    #[allow(deprecated)] // `enable_logging`: see `set_level`
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_prompts()
                 .enable_resources()
+                .enable_resources_subscribe()
+                .enable_logging()
                 .build(),
         )
         .with_server_info(Implementation::new("goldfish", env!("CARGO_PKG_VERSION")))
@@ -346,7 +373,7 @@ impl ServerHandler for GoldfishServer {
         // with their error, and `goldfish doctor` with its fix.
         let ctx = self.context(&context.peer).await;
         let resources = crate::mcp::resources::list(&ctx).unwrap_or_else(|e| {
-            verbose_line(format_args!("no resources to list: {e:#}"));
+            verbose_line(Level::Warning, format_args!("no resources to list: {e:#}"));
             Vec::new()
         });
         Ok(ListResourcesResult::with_all_items(resources))
@@ -360,6 +387,42 @@ impl ServerHandler for GoldfishServer {
         Ok(ListResourceTemplatesResult::with_all_items(
             crate::mcp::resources::templates(),
         ))
+    }
+
+    // rmcp marks these deprecated: the 2026-07-28 revision replaces them with
+    // `subscriptions/listen`, but clients of the revisions before it (the ones in use) send them.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // An unknown level never gets here: the stdin reader answers it with "invalid params"
+        // naming the level.
+        outgoing::set_level(request.level.into());
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let ctx = self.context(&context.peer).await;
+        outgoing::subscribe(crate::mcp::resources::subscribable(&ctx, &request.uri)?);
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let ctx = self.context(&context.peer).await;
+        outgoing::unsubscribe(&crate::mcp::resources::subscribable(&ctx, &request.uri)?);
+        Ok(())
     }
 
     async fn read_resource(

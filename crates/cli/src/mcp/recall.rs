@@ -82,7 +82,7 @@ pub(super) fn recall_tool(ctx: &Context, mut p: RecallParams) -> anyhow::Result<
     crate::freshness::annotate(ctx, &mut result, fresh, limit);
     result.limit = limit;
     for note in &result.notes {
-        eprintln!("goldfish mcp: {note}");
+        crate::mcp::outgoing::log(crate::mcp::outgoing::Level::Warning, note);
     }
     recall_reply(&result, f, guess.as_deref())
 }
@@ -102,7 +102,7 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
     let mut notes = Vec::new();
     let links = goldfish_recall::links_of(&store, &RecallOptions::from_env(), &c, &mut notes)?;
     for note in &notes {
-        eprintln!("goldfish mcp: {note}");
+        crate::mcp::outgoing::log(crate::mcp::outgoing::Level::Warning, note);
     }
     let at = format_utc(&c.timestamp);
     let out = RecallOut {

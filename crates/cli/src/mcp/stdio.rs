@@ -55,6 +55,19 @@ mod code {
     pub(super) const INVALID_PARAMS: i64 = -32602;
 }
 
+/// How bad a line the reader logs is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Severity {
+    /// A message was dropped or refused; the server goes on.
+    Warning,
+    /// Reading or writing failed.
+    Error,
+}
+
+/// Where the reader's log lines go: the server sends them to stderr and to the client (this
+/// file knows neither, so that the fuzz target can include it alone).
+pub(crate) type LogSink = fn(Severity, std::fmt::Arguments<'_>);
+
 /// How the stdio framing behaves.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StdioOptions {
@@ -70,11 +83,11 @@ impl Default for StdioOptions {
     }
 }
 
-/// The transport over this process's stdin and stdout. Must be called inside a Tokio runtime
-/// with I/O enabled (the reader task starts at once).
-pub(crate) fn stdio(options: StdioOptions) -> LineTransport {
+/// The transport over this process's stdin and stdout, its log lines going to `log`. Must be
+/// called inside a Tokio runtime with I/O enabled (the reader task starts at once).
+pub(crate) fn stdio(options: StdioOptions, log: LogSink) -> LineTransport {
     let (read, write) = rmcp::transport::stdio_pipes();
-    LineTransport::new(read, write, options)
+    LineTransport::new(read, write, options, log)
 }
 
 /// The writer shared by the reader task (error replies) and rmcp (everything else); `None`
@@ -90,8 +103,8 @@ pub(crate) struct LineTransport {
 }
 
 impl LineTransport {
-    /// Starts the reader task over `read`; replies go to `write`.
-    pub(crate) fn new<R, W>(read: R, write: W, options: StdioOptions) -> Self
+    /// Starts the reader task over `read`; replies go to `write`, log lines to `log`.
+    pub(crate) fn new<R, W>(read: R, write: W, options: StdioOptions, log: LogSink) -> Self
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
@@ -99,7 +112,7 @@ impl LineTransport {
         let writer: SharedWriter = Arc::new(Mutex::new(Some(Box::new(write))));
         // A short queue: the reader waits for rmcp rather than buffering messages without end.
         let (sender, incoming) = mpsc::channel(8);
-        let reader = tokio::spawn(read_lines(read, sender, Arc::clone(&writer), options));
+        let reader = tokio::spawn(read_lines(read, sender, Arc::clone(&writer), options, log));
         LineTransport {
             incoming,
             writer,
@@ -174,13 +187,14 @@ pub(crate) enum Verdict {
 }
 
 /// The reader task: reads `read` line by line until end of input, answers bad lines through
-/// `writer` and hands good messages to `sender`. Ending drops `sender`, which tells rmcp the
+/// `writer`, hands good messages to `sender` and says what it drops to `log`. Ending drops `sender`, which tells rmcp the
 /// client has gone.
 async fn read_lines<R>(
     read: R,
     sender: mpsc::Sender<ClientJsonRpcMessage>,
     writer: SharedWriter,
     options: StdioOptions,
+    log: LogSink,
 ) where
     R: AsyncRead + Unpin,
 {
@@ -194,7 +208,7 @@ async fn read_lines<R>(
             }
             Ok(Line::End) => return,
             Err(e) => {
-                eprintln!("goldfish mcp: cannot read stdin: {e}");
+                log(Severity::Error, format_args!("cannot read stdin: {e}"));
                 return;
             }
         };
@@ -202,7 +216,7 @@ async fn read_lines<R>(
             Verdict::Skip => {}
             Verdict::Pass(message) => {
                 if let Err(why) = session.admit(&message) {
-                    eprintln!("goldfish mcp: ignored a message: {why}");
+                    log(Severity::Warning, format_args!("ignored a message: {why}"));
                     continue;
                 }
                 if sender.send(*message).await.is_err() {
@@ -211,21 +225,24 @@ async fn read_lines<R>(
                 }
             }
             Verdict::Reply(reply) => {
-                eprintln!("goldfish mcp: rejected a message: {}", reply.error.message);
+                log(
+                    Severity::Warning,
+                    format_args!("rejected a message: {}", reply.error.message),
+                );
                 let mut line = match serde_json::to_vec(&reply) {
                     Ok(line) => line,
                     Err(e) => {
-                        eprintln!("goldfish mcp: cannot encode a reply: {e}");
+                        log(Severity::Error, format_args!("cannot encode a reply: {e}"));
                         continue;
                     }
                 };
                 line.push(b'\n');
                 if let Err(e) = write_line(&writer, &line).await {
-                    eprintln!("goldfish mcp: cannot write to stdout: {e}");
+                    log(Severity::Error, format_args!("cannot write to stdout: {e}"));
                     return;
                 }
             }
-            Verdict::Drop(why) => eprintln!("goldfish mcp: ignored a message: {why}"),
+            Verdict::Drop(why) => log(Severity::Warning, format_args!("ignored a message: {why}")),
         }
     }
 }
@@ -529,13 +546,16 @@ fn classify_object(object: Map<String, Value>) -> Verdict {
     }
 }
 
+// Deprecated by rmcp for the 2026-07-28 revision (logging, resource subscriptions); the
+// revisions before it send these requests.
+#[allow(deprecated)]
 /// Why `request`'s params do not fit `method`, when `method` is one of the MCP requests a
 /// client sends to a server; `None` when they fit or the method is not one of them.
 fn standard_params_error(method: &str, request: &Map<String, Value>) -> Option<String> {
     use rmcp::model::{
         CallToolRequest, CompleteRequest, GetPromptRequest, InitializeRequest, ListPromptsRequest,
         ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest, PingRequest,
-        ReadResourceRequest,
+        ReadResourceRequest, SetLevelRequest, SubscribeRequest, UnsubscribeRequest,
     };
     fn check<T: serde::de::DeserializeOwned>(value: Value) -> Option<String> {
         serde_json::from_value::<T>(value)
@@ -560,6 +580,10 @@ fn standard_params_error(method: &str, request: &Map<String, Value>) -> Option<S
         "resources/list" => check::<ListResourcesRequest>(value),
         "resources/templates/list" => check::<ListResourceTemplatesRequest>(value),
         "resources/read" => check::<ReadResourceRequest>(value),
+        "resources/subscribe" => check::<SubscribeRequest>(value),
+        "resources/unsubscribe" => check::<UnsubscribeRequest>(value),
+        // An unknown level is named by serde: "unknown variant `loud`, expected one of …".
+        "logging/setLevel" => check::<SetLevelRequest>(value),
         _ => None,
     }
 }

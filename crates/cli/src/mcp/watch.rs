@@ -4,6 +4,13 @@
 //! ([`goldfish_recall::RecallCache::refresh`]) before the next recall asks. Every recall still
 //! checks the day files itself: an event that comes late, or never, costs time, never a
 //! stale answer.
+//!
+//! The same events tell the client which subscribed resources changed
+//! ([`crate::mcp::resources::changed_by`]): after a batch of events has been handled, one
+//! `notifications/resources/updated` goes out per subscribed resource the batch touched
+//! (in URI order), so a client reading it then finds the recall index already refreshed.
+//! Only the store's own directory is watched: a workspace kept in a repository elsewhere
+//! changes without an event.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -11,6 +18,16 @@ use std::sync::Arc;
 use goldfish_recall::RecallCache;
 use goldfish_store::{Store, day_file_workspace};
 use notify::Watcher as _;
+
+use crate::mcp::outgoing::{self, Level};
+
+/// What one changed path calls for.
+struct Changed {
+    /// The workspace whose recall index to refresh (a day file changed).
+    refresh: Option<String>,
+    /// The resources it may have changed.
+    resources: Vec<String>,
+}
 
 /// Keeps the watch alive; dropping it stops the events (the refresh thread then ends).
 pub(crate) struct Watch {
@@ -25,7 +42,7 @@ pub(crate) fn start(store: Store, cache: Arc<RecallCache>) -> Option<Watch> {
     if !root.is_dir() {
         return None;
     }
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let (tx, rx) = std::sync::mpsc::channel::<Changed>();
     let events_root = root.clone();
     let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         // Only what changes files: reads (opening, listing, closing unwritten) are events
@@ -34,9 +51,13 @@ pub(crate) fn start(store: Store, cache: Arc<RecallCache>) -> Option<Watch> {
             && !matches!(event.kind, notify::EventKind::Access(_))
         {
             for path in &event.paths {
-                if let Some(ws) = day_file_workspace(&events_root, path) {
+                let changed = Changed {
+                    refresh: day_file_workspace(&events_root, path),
+                    resources: crate::mcp::resources::changed_by(&events_root, path),
+                };
+                if changed.refresh.is_some() || !changed.resources.is_empty() {
                     // The receiver is gone only when the server is stopping.
-                    let _ = tx.send(ws);
+                    let _ = tx.send(changed);
                 }
             }
         }
@@ -45,23 +66,32 @@ pub(crate) fn start(store: Store, cache: Arc<RecallCache>) -> Option<Watch> {
     let watcher = match watcher {
         Ok(w) => w,
         Err(e) => {
-            eprintln!(
-                "goldfish mcp: no file-system events for {} ({e}); each recall checks the day files itself",
-                root.display()
+            outgoing::log(
+                Level::Warning,
+                format_args!(
+                    "no file-system events for {} ({e}); each recall checks the day files \
+                     itself, and subscribed resources are not told of changes",
+                    root.display()
+                ),
             );
             return None;
         }
     };
     std::thread::spawn(move || {
         while let Ok(first) = rx.recv() {
-            // Every event that came meanwhile, each workspace once.
-            let mut pending = BTreeSet::from([first]);
-            pending.extend(rx.try_iter());
-            for ws in pending {
+            // Every event that came meanwhile, each workspace and resource once.
+            let mut refresh = BTreeSet::new();
+            let mut resources = BTreeSet::new();
+            for changed in std::iter::once(first).chain(rx.try_iter()) {
+                refresh.extend(changed.refresh);
+                resources.extend(changed.resources);
+            }
+            for ws in refresh {
                 for note in cache.refresh(&store, &ws) {
-                    eprintln!("goldfish mcp: {note}");
+                    outgoing::log(Level::Warning, note);
                 }
             }
+            outgoing::resources_changed(&resources);
         }
     });
     Some(Watch { _watcher: watcher })
