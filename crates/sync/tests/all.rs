@@ -6,4 +6,5 @@ mod in_repo;
 mod merge;
 mod private;
 mod sync;
+mod team;
 mod util;
