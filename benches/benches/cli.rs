@@ -33,6 +33,11 @@
 //! of the 100,000 store's largest workspaces (the save is outside the timed part): what the
 //! first recall pays for a store that changed. Target twice the warm recall, 100 ms.
 //!
+//! `sync/team_20x1000`: one `goldfish sync` of a home on a bare remote that twenty homes of
+//! 1,000 checkpoints each (one workspace, 20 shared days) have pushed to, right after another
+//! home saved and synced: the commit, the fetch, a day file merged by the merge driver, the
+//! push (see [`team_sync`]). Target 2 s.
+//!
 //! `semantic/*`: recall by meaning with all-MiniLM-L6-v2 installed (from the PyPI package the
 //! tests use) over the evaluation store, every vector computed: a whole-process recall of all
 //! workspaces (target 100 ms), an MCP recall with the model kept loaded (20 ms), a save (50
@@ -858,6 +863,101 @@ fn semantic_at_scale(c: &mut Criterion) {
     group.finish();
 }
 
+/// Twenty homes of 1,000 checkpoints each on one bare remote (imported, then synced one after
+/// the other), and the row: home 1 saves and syncs (not timed), home 0 saves (not timed),
+/// then home 0's `goldfish sync` is timed.
+fn team_sync(c: &mut Criterion) {
+    const HOMES: usize = 20;
+    const PER_HOME: usize = 1_000;
+    const DAYS: usize = 20;
+    let bin = goldfish_binary();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let remote = dir.path().join("remote.git");
+    let ok = Command::new("git")
+        .args(["init", "-q", "--bare", "-b", "main"])
+        .arg(&remote)
+        .status()
+        .expect("git runs");
+    assert!(ok.success(), "git init --bare");
+    let remote = remote.to_str().expect("a UTF-8 temp path").to_string();
+    let team = |home: &Path, args: &[&str]| {
+        let mut cmd = goldfish(&bin, home, args);
+        cmd.env("GOLDFISH_WORKSPACE", "team")
+            .env("GIT_AUTHOR_NAME", "bench")
+            .env("GIT_AUTHOR_EMAIL", "bench@localhost")
+            .env("GIT_COMMITTER_NAME", "bench")
+            .env("GIT_COMMITTER_EMAIL", "bench@localhost")
+            .stdout(Stdio::null());
+        cmd
+    };
+    let homes: Vec<PathBuf> = (0..HOMES)
+        .map(|h| dir.path().join(format!("home-{h:02}")))
+        .collect();
+    for (h, home) in homes.iter().enumerate() {
+        std::fs::create_dir_all(home).expect("home");
+        let lines: Vec<String> = (0..PER_HOME)
+            .map(|i| {
+                let date = chrono::NaiveDate::from_ymd_opt(2025, 3, 1).expect("a date")
+                    + chrono::Days::new((i % DAYS) as u64);
+                serde_json::json!({
+                    "kind": "checkpoint", "workspace": "team", "id": format!("home{h:02}-{i:04}"),
+                    "timestamp": format!("{date}T{:02}:{:02}:{:02}Z", h, (i / DAYS) % 60, i % 60),
+                    "type": "checkpoint",
+                    "description": format!("Home {h} entry {i}\nShared the retry policy notes."),
+                    "tags": ["team"],
+                })
+                .to_string()
+            })
+            .collect();
+        let source = home.join("source.jsonl");
+        std::fs::write(&source, lines.join("\n") + "\n").expect("write the source");
+        let source = source.to_str().expect("a UTF-8 temp path");
+        run_ok(team(home, &["import", "jsonl", source]), "goldfish import");
+        std::fs::remove_file(home.join("source.jsonl")).expect("remove the source");
+        run_ok(
+            team(home, &["sync", "init", "--remote", &remote]),
+            "goldfish sync init",
+        );
+        run_ok(team(home, &["sync"]), "goldfish sync");
+    }
+    // Every home has every other's commits.
+    for home in &homes {
+        run_ok(team(home, &["sync"]), "goldfish sync");
+    }
+    let mut group = c.benchmark_group("sync");
+    group.sample_size(10);
+    group.sampling_mode(SamplingMode::Flat);
+    let mut n = 0;
+    group.bench_function("team_20x1000", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                n += 1;
+                run_ok(
+                    team(
+                        &homes[1],
+                        &["checkpoint", &format!("From home 1, round {n}")],
+                    ),
+                    "save",
+                );
+                run_ok(team(&homes[1], &["sync"]), "goldfish sync");
+                run_ok(
+                    team(
+                        &homes[0],
+                        &["checkpoint", &format!("From home 0, round {n}")],
+                    ),
+                    "save",
+                );
+                let started = Instant::now();
+                run_ok(team(&homes[0], &["sync"]), "goldfish sync");
+                total += started.elapsed();
+            }
+            total
+        });
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     recall_100,
@@ -868,7 +968,8 @@ criterion_group!(
     recall_at_scale,
     import_orders,
     semantic,
-    semantic_at_scale
+    semantic_at_scale,
+    team_sync
 );
 criterion_main!(benches);
 

@@ -3,7 +3,7 @@
 mod errors;
 mod forget;
 mod in_repo;
-mod merge;
+pub(crate) mod merge;
 mod private;
 mod sync;
 mod team;

@@ -185,3 +185,116 @@ fn a_store_synced_before_tombstones_existed_gets_their_merge_rule() -> TestResul
     assert!(std::fs::read_to_string(&attributes)?.contains("*/forgotten.md merge=union"));
     Ok(())
 }
+
+mod merge_with_tombstones {
+    //! The merge with tombstones, over random day files: whatever both sides hold and edit,
+    //! and whichever side is ours, the merge followed by the tombstones (what every sync
+    //! does) leaves exactly the merged entries that no tombstone names, each unchanged.
+
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use goldfish_store::{
+        Forgotten, Store, TOMBSTONE_FILE, Tombstone, format_tombstone, format_tombstone_header,
+        parse_day_file,
+    };
+    use goldfish_sync::merge_day_file;
+    use proptest::prelude::*;
+
+    use crate::merge::{Spec, checkpoint, date, day, spec};
+    use crate::util::at;
+
+    const WS: &str = "ws";
+
+    fn sides(specs: &[Spec]) -> (String, String, String) {
+        let (mut base, mut ours, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, s) in specs.iter().enumerate() {
+            let oe = s.ours_edit.as_ref().filter(|_| s.in_base);
+            let te = s.theirs_edit.as_ref().filter(|_| s.in_base);
+            if s.in_base {
+                base.push(checkpoint(i, s, None));
+            }
+            if s.in_ours {
+                ours.push(checkpoint(i, s, oe));
+            }
+            if s.in_theirs {
+                theirs.push(checkpoint(i, s, te));
+            }
+        }
+        (day(base), day(ours), day(theirs))
+    }
+
+    /// The merged day file after the tombstones of `gone` are applied, through a store in a
+    /// temp directory.
+    fn applied(
+        merged: &str,
+        gone: &BTreeSet<String>,
+    ) -> Result<String, Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let store = Store::open(dir.path())?;
+        let path = store.day_file_path(WS, date())?;
+        std::fs::create_dir_all(path.parent().ok_or("parent")?)?;
+        std::fs::write(&path, merged)?;
+        let mut stones = format_tombstone_header(WS);
+        for id in gone {
+            let what = Forgotten::Checkpoint {
+                id: id.clone(),
+                day: date(),
+            };
+            stones.push_str(&format_tombstone(&Tombstone::new(
+                what,
+                at("2025-10-14T00:00:00Z"),
+                "test",
+            )));
+        }
+        std::fs::write(dir.path().join(WS).join(TOMBSTONE_FILE), stones)?;
+        store.apply_tombstones()?;
+        Ok(std::fs::read_to_string(&path)?)
+    }
+
+    fn entries(text: &str) -> BTreeMap<String, goldfish_store::Checkpoint> {
+        let parsed = parse_day_file(text, WS, date());
+        assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
+        parsed
+            .checkpoints
+            .into_iter()
+            .map(|c| (c.id.clone(), c))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn what_a_tombstone_names_never_survives_and_nothing_else_goes(
+            specs in proptest::collection::vec(spec(), 0..10),
+            forget in proptest::collection::vec(any::<bool>(), 10),
+        ) {
+            let (b, o, t) = sides(&specs);
+            let gone: BTreeSet<String> = (0..specs.len())
+                .filter(|&i| forget[i])
+                .map(|i| format!("20251013-{i:03}"))
+                .collect();
+            let mut results = Vec::new();
+            for (ours, theirs) in [(&o, &t), (&t, &o)] {
+                let merged = merge_day_file(&b, ours, theirs, WS, date()).expect("merges");
+                let merged = String::from_utf8(merged.text).expect("utf8");
+                let after = applied(&merged, &gone).expect("applied");
+                let before = entries(&merged);
+                let kept = entries(&after);
+                for (id, c) in &before {
+                    let named = gone.contains(id)
+                        || c.extra.get("Merge conflict").is_some_and(|of| gone.contains(of));
+                    if named {
+                        prop_assert!(!kept.contains_key(id), "{} survived", id);
+                    } else {
+                        prop_assert_eq!(kept.get(id), Some(c), "{} lost or changed", id);
+                    }
+                }
+                prop_assert!(kept.keys().all(|id| before.contains_key(id)));
+                results.push(kept.into_keys().collect::<BTreeSet<_>>());
+            }
+            // Whichever side is ours, the same memories remain.
+            prop_assert_eq!(&results[0], &results[1]);
+        }
+    }
+}

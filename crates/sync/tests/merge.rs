@@ -13,24 +13,24 @@ use crate::util::{TestResult, at};
 
 const WS: &str = "ws";
 
-fn date() -> NaiveDate {
+pub(crate) fn date() -> NaiveDate {
     NaiveDate::from_ymd_opt(2025, 10, 13).expect("date")
 }
 
 /// One entry of a random scenario: on which sides it is, and who edited it.
 #[derive(Debug, Clone)]
-struct Spec {
-    millis: i64,
+pub(crate) struct Spec {
+    pub(crate) millis: i64,
     description: String,
     tags: Vec<String>,
-    in_base: bool,
-    in_ours: bool,
-    in_theirs: bool,
-    ours_edit: Option<String>,
-    theirs_edit: Option<String>,
+    pub(crate) in_base: bool,
+    pub(crate) in_ours: bool,
+    pub(crate) in_theirs: bool,
+    pub(crate) ours_edit: Option<String>,
+    pub(crate) theirs_edit: Option<String>,
 }
 
-fn spec() -> impl Strategy<Value = Spec> {
+pub(crate) fn spec() -> impl Strategy<Value = Spec> {
     (
         0i64..86_400_000,
         "[A-Za-z][A-Za-z #*-]{0,20}(\n[a-z #]{0,12}){0,2}",
@@ -51,7 +51,7 @@ fn spec() -> impl Strategy<Value = Spec> {
         })
 }
 
-fn checkpoint(i: usize, spec: &Spec, edit: Option<&String>) -> Checkpoint {
+pub(crate) fn checkpoint(i: usize, spec: &Spec, edit: Option<&String>) -> Checkpoint {
     let start = at("2025-10-13T00:00:00Z");
     let mut c = Checkpoint::new(
         format!("20251013-{i:03}"),
@@ -66,7 +66,7 @@ fn checkpoint(i: usize, spec: &Spec, edit: Option<&String>) -> Checkpoint {
     c
 }
 
-fn day(mut entries: Vec<Checkpoint>) -> String {
+pub(crate) fn day(mut entries: Vec<Checkpoint>) -> String {
     entries.sort_by_key(|c| c.timestamp);
     format_day_file(date(), &entries)
 }
