@@ -11,7 +11,7 @@ mod plans;
 mod supersession;
 mod workspaces;
 
-pub use checkpoints::{CheckpointInput, CheckpointRange};
+pub use checkpoints::{CheckpointInput, CheckpointRange, DUPLICATE_WINDOW};
 pub use handle::{HOME_ENV, Store};
 pub use imports::Imported;
 pub use plans::{PlanInput, PlanList, PlanUpdate, validate_plan_id};
