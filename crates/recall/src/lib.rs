@@ -234,6 +234,7 @@ mod query;
 mod recall;
 #[cfg(test)]
 mod reference;
+mod resemble;
 mod result;
 mod scan;
 mod score;
@@ -274,6 +275,10 @@ pub use index::{
 pub use options::{RecallOptions, Scope};
 pub use query::Query;
 pub use recall::{checkpoints_per_day, recall, recall_with};
+pub use resemble::{
+    MAX_RESEMBLANCES, MEANING_THRESHOLD, RESEMBLANCE_DAYS, Resemblance, ResembleBy,
+    WORDS_THRESHOLD, resemblances, word_similarity,
+};
 pub use result::{
     DayCounts, Links, RecallHit, RecallResult, SkippedFile, StoreState, WorkspaceCount,
 };
