@@ -9,7 +9,8 @@
 //! while at least 90% of those named are on the same subject, by words alone and by either.
 //! Words alone (a CLI save): precision 0.97, recall 0.76; either (the MCP server with the
 //! model): precision 0.93, recall 0.95. The measures:
-//! the overlap of the two memories' content words ([`word_similarity`], always), and, when a
+//! the overlap of the two memories' content words ([`word_similarity`] of their
+//! descriptions, structured fields and tags, always), and, when a
 //! model is given, the cosine of their embeddings, compared with the vectors the recall
 //! index's cache already holds (entries without one are compared by words only).
 
@@ -92,6 +93,21 @@ fn content_words(text: &str) -> HashSet<Vec<u8>> {
     words
 }
 
+/// The text compared by words: the description, the structured fields and the tags — not
+/// the type's name, which every decision would otherwise share with every other.
+fn words_text(cp: &Checkpoint) -> String {
+    let mut text = cp.description.clone();
+    for (_, field) in cp.structured_text() {
+        text.push('\n');
+        text.push_str(&field);
+    }
+    for tag in &cp.tags {
+        text.push('\n');
+        text.push_str(tag);
+    }
+    text
+}
+
 /// How much two texts say in the same words: the content words they share over those of
 /// either (0 when neither has any).
 #[must_use]
@@ -124,7 +140,7 @@ pub fn resemblances(
     semantic: Option<&SemanticChannel>,
 ) -> Result<Vec<Resemblance>, Error> {
     let text = embedding_text(saved);
-    let words = content_words(&text);
+    let words = content_words(&words_text(saved));
     let to = store.now().max(saved.timestamp);
     let from = to - Duration::days(RESEMBLANCE_DAYS);
     // The model and its cached vectors, only when both are there.
@@ -140,10 +156,9 @@ pub fn resemblances(
             if c.id == saved.id || saved.supersedes.contains(&c.id) {
                 continue;
             }
-            let other = embedding_text(&c);
-            let by_words = jaccard(&words, &content_words(&other));
+            let by_words = jaccard(&words, &content_words(&words_text(&c)));
             let by_meaning = meaning.as_ref().and_then(|(query, vectors)| {
-                let (scale, values) = vectors.get(text_key(&other))?;
+                let (scale, values) = vectors.get(text_key(&embedding_text(&c)))?;
                 Some(query.cosine(scale, values))
             });
             // Each measure against its threshold: the one furthest above it names the memory.
