@@ -39,6 +39,24 @@ pub(crate) fn redacted_line(redacted: &[Redaction]) -> Option<String> {
     redaction_summary(redacted).map(|s| format!("{s} (stored as [REDACTED:<kind>])"))
 }
 
+/// One memory a save resembles, as a reply's line: `may supersede: ID "title" (0.81,
+/// meaning)` for a decision or incident on what looks like the same subject, else
+/// `resembles: ID "title" (0.42, words)`.
+pub(crate) fn resemblance_line(r: &goldfish_recall::Resemblance) -> String {
+    let what = if r.may_supersede {
+        "may supersede"
+    } else {
+        "resembles"
+    };
+    format!(
+        "{what}: {} \"{}\" ({:.2}, {})",
+        r.id,
+        echo(&r.title),
+        r.similarity,
+        r.by.as_str()
+    )
+}
+
 /// A checkpoint as JSON: the fields scripts rely on, timestamps in goldfish's UTC format.
 pub(crate) fn checkpoint_json(c: &Checkpoint) -> Value {
     let mut v = json!({

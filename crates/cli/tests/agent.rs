@@ -114,10 +114,14 @@ fn hook_speaks_each_clients_json() -> TestResult {
 #[test]
 fn hook_respects_its_budget() -> TestResult {
     let env = populated()?;
-    for _ in 0..30 {
+    // Thirty different ones: the same text again within ten minutes would be one entry.
+    for i in 0..30 {
         env.ok(&[
             "checkpoint",
-            &"a long checkpoint title about many things ".repeat(4),
+            &format!(
+                "{}{i}",
+                "a long checkpoint title about many things ".repeat(4)
+            ),
         ])?;
     }
     let full = env.ok(&["hook", "session-start"])?;

@@ -139,3 +139,66 @@ fn empty_description_is_refused() -> TestResult {
     assert_eq!(out.0.status.code(), Some(1), "{}", out.stderr());
     Ok(())
 }
+
+/// A save's reply names what it closely resembles (a decision as `may supersede`), and a
+/// repeat of it moments later writes nothing and says `duplicate_of`, in text and `--json`.
+#[test]
+fn a_save_names_what_it_resembles_and_a_repeat_its_first() -> TestResult {
+    let env = Env::new()?;
+    let first = env.json(&[
+        "checkpoint",
+        "cli: switch argument parsing from clap to lexopt\nSmaller binary, faster builds.",
+        "--type",
+        "decision",
+        "--tags",
+        "cli,deps",
+    ])?;
+    let first_id = first["id"].as_str().ok_or("id")?.to_string();
+    assert_eq!(first["duplicate_of"], serde_json::Value::Null);
+    assert_eq!(first["resembles"], serde_json::json!([]));
+    env.ok(&["checkpoint", "Wrote the release notes for 0.9"])?;
+    let reversal = [
+        "checkpoint",
+        "cli: go back from lexopt to clap for argument parsing\nOur own help output costs more.",
+        "--type",
+        "decision",
+        "--tags",
+        "cli,deps",
+    ];
+    let text = env.ok(&reversal)?;
+    assert!(text.starts_with("Checkpoint saved: "), "{text}");
+    assert!(
+        text.contains(&format!(
+            "may supersede: {first_id} \"cli: switch argument parsing"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("release notes"), "{text}");
+    let again = env.json(&reversal)?;
+    let second_id = again["id"].as_str().ok_or("id")?;
+    assert_ne!(second_id, first_id);
+    assert_eq!(again["duplicate_of"].as_str(), Some(second_id), "{again}");
+    let text = env.ok(&reversal)?;
+    assert!(
+        text.starts_with("Checkpoint already saved (nothing written): ")
+            && text.contains(&format!("duplicate_of: {second_id}")),
+        "{text}"
+    );
+    // A plain checkpoint that resembles is listed, not offered to supersede.
+    let json = env.json(&[
+        "checkpoint",
+        "Switched argument parsing back to clap from lexopt",
+    ])?;
+    let listed = json["resembles"].as_array().ok_or("resembles")?;
+    assert!(!listed.is_empty(), "{json}");
+    assert!(listed.len() <= 3);
+    assert_eq!(listed[0]["by"], "words");
+    assert!(listed.iter().all(|r| r["id"] != json["id"]));
+    assert_eq!(
+        env.json(&["recall", "--limit", "100"])?["checkpoints"]
+            .as_array()
+            .map(Vec::len),
+        Some(4)
+    );
+    Ok(())
+}

@@ -159,6 +159,56 @@ fn checkpoint_reply_echoes_a_bounded_title() -> TestResult {
     Ok(())
 }
 
+/// The `checkpoint` tool names what a save resembles and a repeat's first save, in the text
+/// and the structured content alike.
+#[test]
+fn checkpoint_reply_names_resemblances_and_duplicates() -> TestResult {
+    let env = Env::new()?;
+    let decision = json!({
+        "description": "cli: switch argument parsing from clap to lexopt",
+        "type": "decision",
+        "tags": ["cli", "deps"],
+    });
+    let reversal = json!({
+        "description": "cli: go back from lexopt to clap for argument parsing",
+        "type": "decision",
+        "tags": ["cli", "deps"],
+    });
+    let results = call_tools(
+        &env,
+        &[
+            ("checkpoint", decision),
+            ("checkpoint", reversal.clone()),
+            ("checkpoint", reversal),
+        ],
+    )?;
+    let first = results[0]["structuredContent"]["id"].as_str().ok_or("id")?;
+    let second = &results[1]["structuredContent"];
+    let reply = text(&results[1]);
+    assert!(
+        reply.contains(&format!("may supersede: {first} ")),
+        "{reply}"
+    );
+    assert!(reply.contains("`supersedes`"), "{reply}");
+    assert_eq!(
+        second["resembles"][0]["id"].as_str(),
+        Some(first),
+        "{second}"
+    );
+    assert_eq!(second["resembles"][0]["may_supersede"], json!(true));
+    assert_eq!(second["resembles"][0]["by"], json!("words"));
+    assert!(second.get("duplicate_of").is_none(), "{second}");
+    let third = &results[2]["structuredContent"];
+    assert_eq!(third["duplicate_of"], second["id"], "{third}");
+    assert_eq!(third["id"], second["id"]);
+    assert!(text(&results[2]).contains("duplicate_of: "));
+    for r in &results {
+        let missing = missing_facts(&text(r), &r["structuredContent"]);
+        assert!(missing.is_empty(), "{missing:?} in {}", text(r));
+    }
+    Ok(())
+}
+
 #[test]
 fn recall_tool_refuses_two_window_starts() -> TestResult {
     let env = Env::new()?;
@@ -307,6 +357,22 @@ const TEMPLATE: &[&str] = &[
     "×",
     "+",
     "-",
+    // The checkpoint reply's hint under a "may supersede" line (the schema of
+    // `may_supersede` says the same).
+    "if",
+    "replaces",
+    "one",
+    "them",
+    "save",
+    "again",
+    "supersedes",
+    // A repeat's reply (its `duplicate_of` says it all).
+    "already",
+    "nothing",
+    "written",
+    "same",
+    "moments",
+    "ago",
 ];
 
 /// The words and numbers of `text` that `structured` does not carry: a word counts as

@@ -213,9 +213,9 @@ pub use plan_action::{PlanAction, PlanOutcome};
 pub use redaction::{Redaction, SETTINGS_FILE, Saved, redaction_config, redaction_summary};
 pub use skipped::Skipped;
 pub use store::{
-    CheckpointInput, CheckpointRange, ForgetReport, ForgottenMemory, HOME_ENV, IN_REPO_DIR,
-    Imported, KindCount, PlanInput, PlanList, PlanUpdate, RedactStored, RedactedFile, Store,
-    StoredFile, StoredFileKind, find_repo_memory, recent_workspaces, validate_plan_id,
+    CheckpointInput, CheckpointRange, DUPLICATE_WINDOW, ForgetReport, ForgottenMemory, HOME_ENV,
+    IN_REPO_DIR, Imported, KindCount, PlanInput, PlanList, PlanUpdate, RedactStored, RedactedFile,
+    Store, StoredFile, StoredFileKind, find_repo_memory, recent_workspaces, validate_plan_id,
 };
 pub use supersede::{Link, MAX_TOPIC_CHARS, Supersession, SupersessionFacts};
 pub use tombstone::{

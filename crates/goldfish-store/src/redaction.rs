@@ -68,16 +68,35 @@ pub struct Saved<T> {
     pub value: T,
     /// What was replaced, in field order.
     pub redacted: Vec<Redaction>,
+    /// For a checkpoint: the id of the identical one saved moments before (see
+    /// [`DUPLICATE_WINDOW`](crate::DUPLICATE_WINDOW)), which is then the value, and nothing
+    /// was written. `None` for a new entry, and always for plans.
+    pub duplicate_of: Option<String>,
 }
 
 impl<T> Saved<T> {
     pub(crate) fn new(value: T, redacted: Vec<Redaction>) -> Self {
-        Saved { value, redacted }
+        Saved {
+            value,
+            redacted,
+            duplicate_of: None,
+        }
     }
 
     /// [`redaction_summary`] of this save.
     pub fn summary(&self) -> Option<String> {
         redaction_summary(&self.redacted)
+    }
+}
+
+impl Saved<Checkpoint> {
+    /// The answer of a save that found `earlier`, the same checkpoint, already there.
+    pub(crate) fn duplicate(earlier: Checkpoint, redacted: Vec<Redaction>) -> Self {
+        Saved {
+            duplicate_of: Some(earlier.id.clone()),
+            value: earlier,
+            redacted,
+        }
     }
 }
 

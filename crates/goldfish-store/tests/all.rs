@@ -3,6 +3,7 @@
 mod bad_input;
 mod choose;
 mod concurrency;
+mod duplicate;
 mod elsewhere;
 mod faults;
 mod forget;

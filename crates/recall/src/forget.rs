@@ -1,11 +1,12 @@
 //! Forgetting as a person or agent asks for it: the store takes the memory out of its files
 //! and leaves a tombstone, then the caches that held its text follow (the workspace's search
 //! index is rebuilt, its vectors pruned). The CLI's `forget` and `plan delete`, and the MCP
-//! tools, call these; sync calls [`prune_after_sync`].
+//! tools, call these; after a sync that removed forgotten memories, the CLI calls
+//! [`index::prune_caches`](crate::index::prune_caches) for each workspace it names.
 
 use std::collections::BTreeSet;
 
-use goldfish_store::{ForgetReport, Store, Tombstone};
+use goldfish_store::{ForgetReport, Store};
 
 use crate::error::Error;
 
@@ -45,16 +46,4 @@ pub fn forget_plan(
     dry_run: bool,
 ) -> Result<ForgetReport, Error> {
     Ok(store.forget_plan(workspace, id, by, dry_run)?)
-}
-
-/// After a sync: removes what a tombstone names and the merge brought back
-/// ([`Store::apply_tombstones`]), and prunes the caches of the workspaces it touched.
-/// Returns the workspace and tombstone of each that removed something.
-pub fn prune_after_sync(store: &Store) -> Result<Vec<(String, Tombstone)>, Error> {
-    let applied = store.apply_tombstones()?;
-    let touched: BTreeSet<String> = applied.iter().map(|(ws, _)| ws.clone()).collect();
-    for ws in touched {
-        crate::index::prune_caches(store, &ws)?;
-    }
-    Ok(applied)
 }

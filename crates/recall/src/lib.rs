@@ -235,6 +235,7 @@ mod query;
 mod recall;
 #[cfg(test)]
 mod reference;
+mod resemble;
 mod result;
 mod scan;
 mod score;
@@ -255,7 +256,7 @@ pub use error::{Error, ErrorKind};
 pub use explain::{Explanation, MatchKind, TermMatch, WordExplanation, format_explanation};
 pub use fields::Field;
 pub use filter::Filter;
-pub use forget::{forget, forget_plan, prune_after_sync};
+pub use forget::{forget, forget_plan};
 pub use format::{
     FormatOptions, format_checkpoint, format_checkpoint_framed, format_checkpoint_linked,
     format_recall, format_recall_counted, format_standup, plan_excerpt,
@@ -276,6 +277,10 @@ pub use index::{
 pub use options::{RecallOptions, Scope};
 pub use query::Query;
 pub use recall::{checkpoints_per_day, recall, recall_with};
+pub use resemble::{
+    MAX_RESEMBLANCES, MEANING_THRESHOLD, RESEMBLANCE_DAYS, Resemblance, ResembleBy,
+    WORDS_THRESHOLD, resemblances, word_similarity,
+};
 pub use result::{
     DayCounts, Links, RecallHit, RecallResult, SkippedFile, StoreState, WorkspaceCount,
 };

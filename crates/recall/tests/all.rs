@@ -10,6 +10,7 @@ mod index;
 mod locomo;
 mod nl_eval;
 mod props;
+mod resemble_eval;
 mod seed;
 mod semantic;
 mod store;

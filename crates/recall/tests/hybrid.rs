@@ -69,7 +69,7 @@ fn fnv1a(text: &str) -> u64 {
 /// The vectors of `texts`, from the cache file where it has them; the rest embedded by the
 /// real model (loaded only then) and appended to it. The file is a sequence of records, a
 /// little-endian u64 key then `DIM` little-endian f32; a torn last record is ignored.
-fn vectors(texts: &[String]) -> Result<Vec<Vec<f32>>, BoxError> {
+pub(crate) fn vectors(texts: &[String]) -> Result<Vec<Vec<f32>>, BoxError> {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hybrid-vectors");
     std::fs::create_dir_all(&dir)?;
     let path = dir.join(format!("{MODEL}.bin"));

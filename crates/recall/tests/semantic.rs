@@ -384,3 +384,45 @@ fn a_text_in_several_workspaces_is_embedded_once() -> TestResult {
     assert_eq!(std::fs::read(gfv("zoo"))?, again);
     Ok(())
 }
+
+/// A save's resemblances by meaning: with the model, an earlier decision that shares no
+/// content word but means the same is named (`may_supersede`, by meaning) from the cached
+/// vectors; without it, or for an entry without a cached vector, nothing is.
+#[test]
+fn a_save_resembles_by_meaning_only_with_the_model_and_a_cached_vector() -> TestResult {
+    use goldfish_recall::{ResembleBy, resemblances};
+    use goldfish_store::{CheckpointInput, MemoryType};
+    let s = store()?;
+    let decide = |at: &str, text: &str| -> Result<_, Box<dyn std::error::Error>> {
+        s.clock.set(goldfish_core::time::parse_utc(at)?);
+        let mut input = CheckpointInput::new(text);
+        input.workspace = Some("pets".into());
+        input.memory_type = MemoryType::Decision;
+        Ok(s.store.save_checkpoint(input)?)
+    };
+    let kitten = decide("2026-05-01T10:00:00Z", "Kitten")?;
+    let model = Arc::new(Concepts::default());
+    let channel = channel(&model, 4);
+    embed_vectors(
+        &s.store,
+        &Scope::from("pets"),
+        None,
+        &channel,
+        &mut |_, _| {},
+    )?;
+    // Saved after the vectors were computed: no vector of its own yet.
+    let puppy = decide("2026-05-01T11:00:00Z", "Puppy")?;
+    let new = decide("2026-05-02T09:00:00Z", "Cats")?;
+    assert!(resemblances(&s.store, &new, None)?.is_empty());
+    let found = resemblances(&s.store, &new, Some(&channel))?;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].id, kitten.id);
+    assert_eq!(found[0].by, ResembleBy::Meaning);
+    assert!(found[0].may_supersede);
+    assert!((found[0].similarity - 1.0).abs() < 0.02, "{found:?}");
+    // "Dog canine" means what "Puppy" does, but "Puppy" has no cached vector yet.
+    let dog = decide("2026-05-02T09:30:00Z", "dog canine")?;
+    let found = resemblances(&s.store, &dog, Some(&channel))?;
+    assert!(found.iter().all(|r| r.id != puppy.id), "{found:?}");
+    Ok(())
+}

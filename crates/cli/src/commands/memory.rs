@@ -14,6 +14,7 @@ use crate::context::Context;
 use crate::output::Report;
 use crate::render::{
     checkpoint_links_json, echo, link_list, recall_json, redacted_json, redacted_line,
+    resemblance_line,
 };
 
 /// The CLI's character budget: people read in a terminal, nothing is worth cutting.
@@ -46,8 +47,17 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
     let report = store.save_checkpoint_reported(input)?;
     let saved = &report.value;
     let links = goldfish_recall::links_of_saved(&store, saved)?;
+    // By words only: loading the model would cost a command more than a save does.
+    let resembles = match report.duplicate_of {
+        Some(_) => Vec::new(),
+        None => goldfish_recall::resemblances(&store, saved, None)?,
+    };
+    let heading = match report.duplicate_of {
+        Some(_) => "Checkpoint already saved (nothing written)",
+        None => "Checkpoint saved",
+    };
     let mut text = format!(
-        "Checkpoint saved: {}\n  id {} · workspace {} · {}",
+        "{heading}: {}\n  id {} · workspace {} · {}",
         echo(saved.title()),
         saved.id,
         saved.workspace,
@@ -62,11 +72,23 @@ pub(crate) fn checkpoint(ctx: &Context, a: CheckpointArgs) -> anyhow::Result<Rep
     if !links.supersedes.is_empty() {
         let _ = write!(text, "\n  supersedes {}", link_list(&links.supersedes));
     }
+    if let Some(id) = &report.duplicate_of {
+        let _ = write!(
+            text,
+            "\n  duplicate_of: {id} (the same checkpoint, saved less than {} minutes ago)",
+            goldfish_store::DUPLICATE_WINDOW.num_minutes()
+        );
+    }
+    for r in &resembles {
+        let _ = write!(text, "\n  {}", resemblance_line(r));
+    }
     if let Some(line) = redacted_line(&report.redacted) {
         let _ = write!(text, "\n  {line}");
     }
     let mut json = checkpoint_links_json(saved, &links);
     json["redacted"] = redacted_json(&report.redacted);
+    json["duplicate_of"] = serde_json::json!(report.duplicate_of);
+    json["resembles"] = serde_json::to_value(&resembles)?;
     Ok(Report::new(text, json))
 }
 

@@ -8,9 +8,11 @@ use std::fmt::Write as _;
 use goldfish_core::time::format_utc;
 
 use super::params::{CheckpointParams, parse_type};
-use super::replies::{CheckpointOut, CheckpointSummary, LinkOut, RedactionOut, Reply};
+use super::replies::{
+    CheckpointOut, CheckpointSummary, LinkOut, RedactionOut, Reply, ResemblanceOut,
+};
 use crate::context::Context;
-use crate::render::{echo, redacted_line};
+use crate::render::{echo, redacted_line, resemblance_line};
 
 /// The `checkpoint` tool's description (behavioural wording that makes agents use it unprompted).
 pub(crate) const CHECKPOINT_DESCRIPTION: &str = "\
@@ -47,7 +49,17 @@ pub(super) fn checkpoint_tool(
     let report = store.save_checkpoint_reported(input)?;
     let saved = &report.value;
     let links = goldfish_recall::links_of_saved(&store, saved)?;
-    let mut s = format!("Checkpoint saved: {}", echo(saved.title()));
+    // By meaning too when the model is installed: the server loads it once, at the first
+    // save or search that needs it.
+    let resembles = match report.duplicate_of {
+        Some(_) => Vec::new(),
+        None => goldfish_recall::resemblances(&store, saved, ctx.semantic().as_ref())?,
+    };
+    let heading = match report.duplicate_of {
+        Some(_) => "Checkpoint already saved (nothing written)",
+        None => "Checkpoint saved",
+    };
+    let mut s = format!("{heading}: {}", echo(saved.title()));
     let _ = write!(
         s,
         "\n(workspace `{}`, {}",
@@ -68,6 +80,18 @@ pub(super) fn checkpoint_tool(
             crate::render::link_list(&links.supersedes)
         );
     }
+    if let Some(id) = &report.duplicate_of {
+        let _ = write!(
+            s,
+            "\nduplicate_of: {id} (the same checkpoint, saved moments ago)."
+        );
+    }
+    for r in &resembles {
+        let _ = write!(s, "\n{}", resemblance_line(r));
+    }
+    if resembles.iter().any(|r| r.may_supersede) {
+        s.push_str("\nIf this replaces one of them, save again with `supersedes`.");
+    }
     if let Some(line) = redacted_line(&report.redacted) {
         let _ = write!(s, "\n{line}.");
     }
@@ -75,6 +99,8 @@ pub(super) fn checkpoint_tool(
         checkpoint: CheckpointSummary::of(saved),
         redacted: RedactionOut::all(&report.redacted),
         supersedes: LinkOut::all(&links.supersedes),
+        duplicate_of: report.duplicate_of.clone(),
+        resembles: ResemblanceOut::all(&resembles),
     };
     Reply::new(s, &out)
 }

@@ -22,6 +22,48 @@ pub(crate) struct CheckpointOut {
     /// The checkpoints it supersedes (by its `supersedes` or its `topic`), with titles.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) supersedes: Vec<LinkOut>,
+    /// The id of the same checkpoint saved less than ten minutes before: the save wrote
+    /// nothing and the checkpoint above is that one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) duplicate_of: Option<String>,
+    /// At most three earlier memories of the workspace this one closely resembles, the
+    /// closest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) resembles: Vec<ResemblanceOut>,
+}
+
+/// An earlier memory a new one closely resembles.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ResemblanceOut {
+    /// Its id.
+    pub(crate) id: String,
+    /// Its title (at most 200 characters, `…` when cut).
+    pub(crate) title: String,
+    /// Its type: `checkpoint`, `decision`, `incident` or `learning`.
+    #[serde(rename = "type")]
+    pub(crate) memory_type: String,
+    /// How similar, 0–1, by `by`.
+    pub(crate) similarity: f32,
+    /// `words` (the content words they share) or `meaning` (the cosine of their embeddings).
+    pub(crate) by: String,
+    /// A decision or incident on what looks like the same subject: the new memory may
+    /// replace it (pass its id in `supersedes` if it does).
+    pub(crate) may_supersede: bool,
+}
+
+impl ResemblanceOut {
+    pub(super) fn all(list: &[goldfish_recall::Resemblance]) -> Vec<Self> {
+        list.iter()
+            .map(|r| ResemblanceOut {
+                id: r.id.clone(),
+                title: echo(&r.title),
+                memory_type: r.memory_type.as_str().to_string(),
+                similarity: r.similarity,
+                by: r.by.as_str().to_string(),
+                may_supersede: r.may_supersede,
+            })
+            .collect()
+    }
 }
 
 /// The other end of a supersession link.

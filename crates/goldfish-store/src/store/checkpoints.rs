@@ -97,6 +97,13 @@ impl Store {
     /// `git status` spawn, outside the lock) when `git_dir` is given and belongs to the
     /// checkpoint's workspace (see [`CheckpointInput::git_dir`]).
     ///
+    /// A save is idempotent: when the day file already holds the same checkpoint (same
+    /// description, type, typed fields, topic and tags, superseding every id this one names)
+    /// saved within [`DUPLICATE_WINDOW`] by the store's clock, that entry is returned and
+    /// nothing is written ([`Saved::duplicate_of`] says so). The check is made under the day
+    /// file's lock on the file as it is then, so any number of identical saves at once make
+    /// one entry.
+    ///
     /// Secrets are never written: every text field (description, tags, and the git branch
     /// and files) has its recognisable secrets replaced by `[REDACTED:<kind>]` first, by the
     /// store's [redactor](Self::redactor). The returned checkpoint is the one written; use
@@ -142,6 +149,15 @@ impl Store {
             ..Actor::default()
         };
         let timestamp = self.now();
+        // The ids the caller named, cleaned as `superseded_ids` cleaned them: a repeat must
+        // already supersede each of them (the topic's current memory may be the repeat itself).
+        let named: Vec<String> = input
+            .supersedes
+            .iter()
+            .map(|i| i.trim())
+            .filter(|i| !i.is_empty())
+            .map(str::to_string)
+            .collect();
         let mut checkpoint = Checkpoint::new("", timestamp, workspace.clone(), input.description);
         checkpoint.tags = tags;
         checkpoint.memory_type = input.memory_type;
@@ -159,23 +175,48 @@ impl Store {
         // nothing of it has been written.
         let redacted = redact_checkpoint(redactor, &mut checkpoint);
         let date = timestamp.date_naive();
+        // A repeat saved before midnight is in yesterday's file, whose lock this save does
+        // not take: every save of this moment writes today's file, so two of them still
+        // meet under today's lock, and yesterday's entries no longer change.
+        if let Some(yesterday) = date.pred_opt()
+            && (timestamp - DUPLICATE_WINDOW).date_naive() == yesterday
+            && let Some(earlier) = self
+                .read_day(&workspace, yesterday)?
+                .checkpoints
+                .into_iter()
+                .find(|c| is_repeat(c, &checkpoint, &named))
+        {
+            return Ok(Saved::duplicate(earlier, redacted));
+        }
         let path = self.day_file_path(&workspace, date)?;
         let options = WriteOptions::private();
         let result = update_locked(&path, &options, |current| {
             let text = current.unwrap_or("");
             let parsed = parse_day_file(text, &workspace, date);
+            // Under the lock, on the file as it is now: of any number of identical saves at
+            // once, the first writes and every later one finds its entry.
+            if let Some(earlier) = parsed
+                .checkpoints
+                .iter()
+                .find(|c| is_repeat(c, &checkpoint, &named))
+            {
+                return Ok::<_, Error>(Update::Keep((earlier.clone(), true)));
+            }
             checkpoint.id = unique_id(&timestamp, &parsed);
             let new_text = insert_entry(text, date, &parsed, &checkpoint);
-            Ok::<_, Error>(Update::Write(new_text, checkpoint.clone()))
+            Ok(Update::Write(new_text, (checkpoint.clone(), false)))
         });
-        let saved = match result {
+        let (saved, repeat) = match result {
             Err(e) if e.kind() == ErrorKind::Parse => {
                 // The day file holds invalid UTF-8: append to its bytes as they are, so the
                 // save succeeds and nothing already there is touched.
-                self.append_to_invalid_utf8(&path, &options, &workspace, date, checkpoint)?
+                self.append_to_invalid_utf8(&path, &options, &workspace, date, checkpoint, &named)?
             }
             other => other.map_err(|e| with_path_if_missing(e, &path))?,
         };
+        if repeat {
+            return Ok(Saved::duplicate(saved, redacted));
+        }
         self.invalidate_workspaces();
         Ok(Saved::new(saved, redacted))
     }
@@ -187,13 +228,21 @@ impl Store {
         workspace: &str,
         date: NaiveDate,
         mut checkpoint: Checkpoint,
-    ) -> Result<Checkpoint, Error> {
+        named: &[String],
+    ) -> Result<(Checkpoint, bool), Error> {
         let _lock = lock_exclusive(path, options)?;
         let mut bytes = match fs::read(path) {
             Ok(b) => b,
             Err(e) => return Err(FsError::new(goldfish_core::fs::FsOp::Read, path, e).into()),
         };
         let parsed = parse_day_bytes(&bytes, workspace, date);
+        if let Some(earlier) = parsed
+            .checkpoints
+            .iter()
+            .find(|c| is_repeat(c, &checkpoint, named))
+        {
+            return Ok((earlier.clone(), true));
+        }
         checkpoint.id = unique_id(&checkpoint.timestamp, &parsed);
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
             bytes.push(b'\n');
@@ -203,7 +252,7 @@ impl Store {
         }
         bytes.extend_from_slice(format_checkpoint(&checkpoint).as_bytes());
         write_atomic(path, &bytes, options)?;
-        Ok(checkpoint)
+        Ok((checkpoint, false))
     }
 
     /// What a new checkpoint of `workspace` supersedes: the ids given (trimmed, blank and
@@ -344,6 +393,31 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// How close in time an identical save is the same save: a call retried after a timeout,
+/// an agent that saves what it saved a moment ago, several agents saving one hand-off at
+/// once. Further apart, the same words are a new moment and get their own entry.
+pub const DUPLICATE_WINDOW: chrono::TimeDelta = chrono::TimeDelta::minutes(10);
+
+/// Whether `earlier` (an entry of the day file of `new`'s workspace) is the save `new` again:
+/// within [`DUPLICATE_WINDOW`] of it, with the same description, type, typed fields, topic
+/// and tags (in any order), and already superseding every id the new save `named`. Git
+/// context and who saves are not compared: the same words from another branch or agent
+/// moments later are the same memory.
+fn is_repeat(earlier: &Checkpoint, new: &Checkpoint, named: &[String]) -> bool {
+    (new.timestamp - earlier.timestamp).abs() <= DUPLICATE_WINDOW
+        && earlier.description == new.description
+        && earlier.memory_type == new.memory_type
+        && earlier.structured == new.structured
+        && earlier.topic == new.topic
+        && same_tags(&earlier.tags, &new.tags)
+        && named.iter().all(|id| earlier.supersedes.contains(id))
+}
+
+/// The same tags in any order (both are cleaned: no blank or repeated tag).
+fn same_tags(a: &[String], b: &[String]) -> bool {
+    a.len() == b.len() && a.iter().all(|t| b.contains(t))
 }
 
 /// Trims list items and drops empty ones; a blank text field counts as not given.

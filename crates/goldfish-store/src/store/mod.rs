@@ -14,7 +14,7 @@ mod reredact;
 mod supersession;
 mod workspaces;
 
-pub use checkpoints::{CheckpointInput, CheckpointRange};
+pub use checkpoints::{CheckpointInput, CheckpointRange, DUPLICATE_WINDOW};
 pub use forget::{ForgetReport, ForgottenMemory};
 pub use handle::{HOME_ENV, Store};
 pub use imports::Imported;

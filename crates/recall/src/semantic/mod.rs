@@ -35,6 +35,7 @@ mod vectors;
 pub use crate::fusion::FusionExplanation;
 pub(crate) use cache::Caches;
 pub use channel::{Pool, SemanticChannel, SemanticOptions};
+pub(crate) use cosine::PreparedQuery;
 pub use embedded::{embedding_text, text_key};
 #[cfg(feature = "semantic")]
 pub use embedder::ModelEmbedder;
