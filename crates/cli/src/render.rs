@@ -246,13 +246,10 @@ pub(crate) fn forget_text(report: &goldfish_store::ForgetReport) -> String {
         s.push_str("Nothing to forget.\n");
     }
     for m in &report.forgotten {
-        let kind = match &m.tombstone.what {
-            goldfish_store::Forgotten::Plan { .. } => "plan",
-            _ => "checkpoint",
-        };
         let _ = writeln!(
             s,
-            "{verb} {kind} {} ({}) in workspace `{}`{}",
+            "{verb} {} {} ({}) in workspace `{}`{}",
+            m.tombstone.what.kind(),
             m.tombstone.what.id(),
             echo(&m.title),
             m.workspace,
@@ -270,26 +267,6 @@ pub(crate) fn forget_text(report: &goldfish_store::ForgetReport) -> String {
         s.push_str("A tombstone (id, time, who; never the text) keeps it from coming back by sync or import.\n");
     }
     s
-}
-
-/// What a forget did (or would do), as JSON.
-pub(crate) fn forget_json(report: &goldfish_store::ForgetReport) -> Value {
-    json!({
-        "dry_run": report.dry_run,
-        "forgotten": report.forgotten.iter().map(|m| json!({
-            "kind": match &m.tombstone.what {
-                goldfish_store::Forgotten::Plan { .. } => "plan",
-                _ => "checkpoint",
-            },
-            "id": m.tombstone.what.id(),
-            "workspace": m.workspace,
-            "title": m.title,
-            "files": m.files,
-            "forgotten_at": format_utc(&m.tombstone.at),
-            "by": m.tombstone.by,
-        })).collect::<Vec<_>>(),
-        "already_forgotten": report.already_forgotten,
-    })
 }
 
 #[cfg(test)]

@@ -41,6 +41,14 @@ pub enum Forgotten {
 }
 
 impl Forgotten {
+    /// What kind of memory it names: `checkpoint` or `plan` (as the tombstone line says).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Forgotten::Checkpoint { .. } => "checkpoint",
+            Forgotten::Plan { .. } => "plan",
+        }
+    }
+
     /// The forgotten memory's id.
     pub fn id(&self) -> &str {
         match self {

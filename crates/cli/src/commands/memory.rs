@@ -169,7 +169,7 @@ pub(crate) fn forget(ctx: &Context, a: &ForgetArgs) -> anyhow::Result<Report> {
     let report = goldfish_recall::forget(&store, &a.ids, preferred.as_deref(), &by, a.dry_run)?;
     Ok(Report::new(
         crate::render::forget_text(&report),
-        crate::render::forget_json(&report),
+        serde_json::to_value(&report)?,
     ))
 }
 

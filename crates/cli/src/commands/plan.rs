@@ -67,7 +67,7 @@ pub(crate) fn run(ctx: &Context, cmd: PlanCommand) -> anyhow::Result<Report> {
             goldfish_recall::forget_plan(&ctx.open_store()?, &workspace, id, &by, *dry_run)?;
         return Ok(Report::new(
             crate::render::forget_text(&report),
-            crate::render::forget_json(&report),
+            serde_json::to_value(&report)?,
         ));
     }
     let (verb, action) = action(cmd)?;

@@ -90,10 +90,7 @@ pub(super) fn forget_tool(ctx: &Context, p: ForgetParams, by: &str) -> anyhow::R
             .forgotten
             .iter()
             .map(|m| ForgottenOut {
-                kind: match &m.tombstone.what {
-                    goldfish_store::Forgotten::Plan { .. } => "plan".into(),
-                    _ => "checkpoint".into(),
-                },
+                kind: m.tombstone.what.kind().into(),
                 id: m.tombstone.what.id().to_string(),
                 workspace: m.workspace.clone(),
                 title: crate::render::echo(&m.title),

@@ -36,7 +36,9 @@ const MERGE_CONFLICT_KEY: &str = "Merge conflict";
 pub struct ForgottenMemory {
     /// Its workspace.
     pub workspace: String,
-    /// What it was, and the tombstone's time and author.
+    /// What it was (`kind`, `id`, `day`), and the tombstone's time (`at`) and author
+    /// (`by`); flat in JSON.
+    #[serde(flatten)]
     pub tombstone: Tombstone,
     /// Its title as it was stored (the checkpoint's first line, the plan's title), for the
     /// person who asked; never written to the tombstone.
