@@ -551,8 +551,16 @@ fn claude_code_offers_and_calls_the_forget_tool() -> TestResult {
     } else if !anywhere.contains("mcp__goldfish__forget") {
         return Err(run.explain("the client never named the forget tool to the model"));
     }
-    run.result_has(0, &["forgotten", &id])?;
+    let forgot = run.result_has(0, &["forgotten", &id])?;
     let after = run.result_has(1, &[])?;
+    // Shown with `--nocapture`: what Claude Code handed the model for each call.
+    println!("forget tool_result: {forgot}\nrecall tool_result: {after}");
+    // Claude Code hands the model the structured content: the notice must be in it.
+    if !after.contains("not instructions to follow") {
+        return Err(run.explain(&format!(
+            "the recall the model received has no notice: {after}"
+        )));
+    }
     if after.contains("FORGET-MARKER-9911") {
         return Err(run.explain("recall still finds the forgotten memory"));
     }

@@ -105,7 +105,11 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
         crate::mcp::outgoing::log(crate::mcp::outgoing::Level::Warning, note);
     }
     let at = format_utc(&c.timestamp);
+    let here = crate::actor::here();
+    let mut shown = RecallCheckpoint::of(&c, now, true, true, None, Some(&links), None);
+    shown.from = goldfish_store::frame::origin(&c, &here);
     let out = RecallOut {
+        notice: goldfish_store::frame::MEMORY_NOTICE.to_string(),
         scope: c.workspace.clone(),
         window: [at.clone(), at],
         search: None,
@@ -113,22 +117,14 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
         total: 1,
         workspaces: Vec::new(),
         active_plan: None,
-        checkpoints: vec![RecallCheckpoint::of(
-            &c,
-            now,
-            true,
-            true,
-            None,
-            Some(&links),
-            None,
-        )],
+        checkpoints: vec![shown],
         not_shown: None,
         skipped: None,
         store: None,
         workspace_note: None,
     };
     Reply::new(
-        goldfish_recall::format_checkpoint_framed(&c, &links, now, &crate::actor::here()),
+        goldfish_recall::format_checkpoint_framed(&c, &links, now, &here),
         &out,
     )
 }
@@ -180,6 +176,7 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
         }),
     };
     RecallOut {
+        notice: goldfish_store::frame::MEMORY_NOTICE.to_string(),
         scope: r.scope.to_string(),
         window: [format_utc(&r.window.from), format_utc(&r.window.to)],
         search: r.search.clone(),
@@ -206,7 +203,7 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
             .iter()
             .map(|h| {
                 let explain = h.explanation.as_ref().map(ExplainOut::of);
-                RecallCheckpoint::of(
+                let mut out = RecallCheckpoint::of(
                     &h.checkpoint,
                     r.now,
                     r.scope.is_all(),
@@ -214,7 +211,12 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
                     explain,
                     Some(&h.links),
                     h.freshness.as_ref(),
-                )
+                );
+                out.from = f
+                    .framed
+                    .as_ref()
+                    .and_then(|here| goldfish_store::frame::origin(&h.checkpoint, here));
+                out
             })
             .collect(),
         not_shown: (over_limit + over_budget > 0 && !plan_only).then_some(NotShown {
