@@ -69,6 +69,11 @@ pub(crate) enum Command {
     /// bringing them back.
     #[command(after_help = FORGET_AFTER_HELP)]
     Forget(ForgetArgs),
+    /// What may need tidying in a workspace: near-duplicate checkpoints, decisions on one
+    /// subject that no supersession link joins, and memories no recall or hook has returned
+    /// in a long time. Changes nothing unless `--apply`, which only forgets exact copies and
+    /// adds supersession links.
+    Tidy(TidyArgs),
     /// One view across all workspaces: what was done lately and each active plan's progress.
     Standup(StandupArgs),
     /// Plans: save, get, list, activate, update, complete, archive.
@@ -153,6 +158,25 @@ pub(crate) struct ForgetArgs {
     /// Show what would be forgotten, and write nothing.
     #[arg(long)]
     pub(crate) dry_run: bool,
+}
+
+/// `goldfish tidy`.
+#[derive(Debug, Args)]
+pub(crate) struct TidyArgs {
+    /// Forget the exact copies (the oldest of each stays) and link each chain's older
+    /// decisions to its newest (`Supersedes`), and say what was done. Without it nothing is
+    /// written.
+    #[arg(long)]
+    pub(crate) apply: bool,
+    /// Report only, write nothing: what `goldfish tidy` does without `--apply`.
+    #[arg(long, conflicts_with = "apply")]
+    pub(crate) dry_run: bool,
+    /// Name unreturned memories only among those older than this many days (default 90).
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) older_than: Option<u32>,
+    /// … that no recall or hook returned in this many days (default 60).
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) unreturned_for: Option<u32>,
 }
 
 /// `goldfish show ID`.

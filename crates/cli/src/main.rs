@@ -216,6 +216,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Recall(a) => commands::recall(&ctx, a)?,
         Command::Show(a) => commands::show(&ctx, &a)?,
         Command::Forget(a) => commands::forget(&ctx, &a)?,
+        Command::Tidy(a) => commands::tidy(&ctx, &a)?,
         Command::Stats(a) => commands::stats(&ctx, &a)?,
         Command::Standup(a) => commands::standup(&ctx, a)?,
         Command::Plan(a) => commands::plan(&ctx, a)?,

@@ -42,6 +42,7 @@ mod signals;
 mod supersede;
 mod sync;
 mod thin;
+mod tidy;
 mod typed;
 mod web_memory;
 mod workspace;

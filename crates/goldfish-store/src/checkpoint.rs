@@ -99,4 +99,16 @@ impl Checkpoint {
     pub fn title(&self) -> &str {
         self.description.lines().next().unwrap_or("")
     }
+
+    /// Whether `other` says the same thing: the same description, type, typed fields, topic
+    /// and tags (in any order). When and where it was saved, by whom, and its links are not
+    /// compared.
+    pub fn says_the_same_as(&self, other: &Checkpoint) -> bool {
+        self.description == other.description
+            && self.memory_type == other.memory_type
+            && self.structured == other.structured
+            && self.topic == other.topic
+            && self.tags.len() == other.tags.len()
+            && self.tags.iter().all(|t| other.tags.contains(t))
+    }
 }

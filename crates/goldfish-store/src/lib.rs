@@ -165,6 +165,7 @@ mod memory;
 mod plan;
 mod plan_action;
 mod redaction;
+mod returns;
 mod skipped;
 mod store;
 mod supersede;
@@ -211,11 +212,13 @@ pub use plan::{
 };
 pub use plan_action::{PlanAction, PlanOutcome};
 pub use redaction::{Redaction, SETTINGS_FILE, Saved, redaction_config, redaction_summary};
+pub use returns::{RETURNS_DIR, Returns, ReturnsProblem, format_returns, parse_returns};
 pub use skipped::Skipped;
 pub use store::{
-    CheckpointInput, CheckpointRange, DUPLICATE_WINDOW, ForgetReport, ForgottenMemory, HOME_ENV,
-    IN_REPO_DIR, Imported, KindCount, PlanInput, PlanList, PlanUpdate, RedactStored, RedactedFile,
-    Store, StoredFile, StoredFileKind, find_repo_memory, recent_workspaces, validate_plan_id,
+    CheckpointInput, CheckpointRange, DUPLICATE_WINDOW, EDITED_KEY, ForgetReport, ForgottenMemory,
+    HOME_ENV, IN_REPO_DIR, Imported, KindCount, PlanInput, PlanList, PlanUpdate, RedactStored,
+    RedactedFile, Store, StoredFile, StoredFileKind, find_repo_memory, note_returned,
+    recent_workspaces, validate_plan_id,
 };
 pub use supersede::{Link, MAX_TOPIC_CHARS, Supersession, SupersessionFacts};
 pub use tombstone::{

@@ -8,6 +8,7 @@ mod elsewhere;
 mod faults;
 mod forget;
 mod git;
+mod links;
 mod plan_action;
 mod plan_edit;
 mod plan_heading;

@@ -246,6 +246,7 @@ mod standup;
 mod supersession;
 mod table;
 mod text;
+mod tidy;
 mod window;
 
 /// The `chrono` this crate's API uses (`DateTime<Utc>`, `NaiveDate`), re-exported so that
@@ -288,6 +289,11 @@ pub use search_options::{FieldWeights, SearchOptions};
 pub use semantic::{Embedder, LazyEmbedder, SemanticChannel, SemanticOptions, read_vector_bytes};
 pub use standup::{PlanProgress, Standup, StandupOptions, WorkspaceStandup, standup, standup_with};
 pub use supersession::{links_of, links_of_saved};
+pub use tidy::{
+    ChainLink, DuplicateCluster, EXACT_COPY_WINDOW, Linked, NEAR_DUPLICATE_WORDS, TidyApplied,
+    TidyMemory, TidyOptions, TidyReport, UnlinkedChain, Unreturned, apply_tidy, note_returned,
+    tidy,
+};
 pub use window::{Bound, MAX_DAYS, TimeWindow, parse_bound, parse_since};
 
 /// The README's examples, compiled and run as doctests.

@@ -95,7 +95,7 @@ fn content_words(text: &str) -> HashSet<Vec<u8>> {
 
 /// The text compared by words: the description, the structured fields and the tags — not
 /// the type's name, which every decision would otherwise share with every other.
-fn words_text(cp: &Checkpoint) -> String {
+pub(crate) fn words_text(cp: &Checkpoint) -> String {
     let mut text = cp.description.clone();
     for (_, field) in cp.structured_text() {
         text.push('\n');

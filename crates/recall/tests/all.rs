@@ -14,5 +14,6 @@ mod resemble_eval;
 mod seed;
 mod semantic;
 mod store;
+mod tidy;
 mod tuning;
 mod util;

@@ -336,7 +336,7 @@ pub fn merge_day_file(
 /// When an entry was last edited, as far as the entry says (`- **Edited**: <RFC 3339>`).
 fn edited_at(c: &Checkpoint) -> Option<DateTime<Utc>> {
     c.extra
-        .get("Edited")
+        .get(goldfish_store::EDITED_KEY)
         .and_then(|v| DateTime::parse_from_rfc3339(v.trim()).ok())
         .map(|t| t.with_timezone(&Utc))
 }

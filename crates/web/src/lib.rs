@@ -12,6 +12,7 @@
 //! | `/` | **timeline**: checkpoints of every workspace, newest first, grouped by day; filters `ws`, `days`, `tags`, and `q`, a search ranked by the recall engine (the same ranking as `goldfish recall --search`, with `--explain`'s reasons folded under each hit); `page` for the next 50 |
 //! | `/activity` | checkpoints per day per workspace over the last `weeks` (default 8), as an inline SVG chart |
 //! | `/w/{workspace}` | a workspace: its plans with progress bars ([`goldfish_store::Plan::progress`]), the active plan, recent checkpoints |
+//! | `/w/{workspace}/tidy` | what may need tidying ([`goldfish_recall::tidy`]): near-duplicate clusters, decisions on one subject that no link joins, memories nobody is shown; read only |
 //! | `/w/{workspace}/plans/{id}` | one plan, its markdown rendered |
 //! | `/w/{workspace}/checkpoints/{id}` | one checkpoint, its markdown rendered |
 //! | `/journals` | the store's archived journals, `corrections.md`, `patterns.jsonl`, and the worktrees given with [`App::with_worktree`] |
@@ -71,6 +72,7 @@ mod html;
 mod journals;
 mod markdown;
 mod server;
+mod tidy;
 mod timeline;
 mod workspace;
 
@@ -86,6 +88,7 @@ pub use detail::{checkpoint, plan};
 pub use journals::{archived_journal, journals, worktree};
 pub use markdown::{markdown_to_html, safe_url};
 pub use server::{Limits, Server, router};
+pub use tidy::tidy;
 pub use timeline::{PAGE_SIZE, TimelineQuery, timeline};
 pub use workspace::workspace;
 

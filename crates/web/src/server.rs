@@ -28,6 +28,7 @@ pub fn router(app: App) -> Router {
         .route("/", get(timeline))
         .route("/activity", get(activity))
         .route("/w/{ws}", get(workspace))
+        .route("/w/{ws}/tidy", get(tidy))
         .route("/w/{ws}/plans/{id}", get(plan))
         .route("/w/{ws}/checkpoints/{id}", get(checkpoint))
         .route("/journals", get(journals))
@@ -154,6 +155,10 @@ async fn activity(State(app): Shared, Query(q): Query<ActivityQuery>) -> Respons
 
 async fn workspace(State(app): Shared, Path(ws): Path<String>) -> Response {
     render(app, move |a| crate::workspace(a, &ws)).await
+}
+
+async fn tidy(State(app): Shared, Path(ws): Path<String>) -> Response {
+    render(app, move |a| crate::tidy(a, &ws)).await
 }
 
 async fn plan(State(app): Shared, Path((ws, id)): Path<(String, String)>) -> Response {

@@ -6,7 +6,7 @@ use maud::html;
 
 use crate::html::{
     Nav, checkpoint_row, layout, not_found, plan_href, problem, problems, progress, query_string,
-    raw, tags,
+    raw, tags, workspace_href,
 };
 use crate::markdown::markdown_to_html;
 use crate::{App, Page};
@@ -98,6 +98,7 @@ pub fn workspace(app: &App, name: &str) -> Page {
         Nav::None,
         html! {
             h1 { "Workspace " (name) }
+            p.summary { a href={ (workspace_href(name)) "/tidy" } { "What may need tidying" } " (near-duplicates, unlinked decisions, memories nobody is shown)" }
             (plans)
             (recent)
         },

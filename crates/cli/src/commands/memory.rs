@@ -119,9 +119,14 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     if o.search.is_some() {
         o.semantic = ctx.semantic();
     }
-    let mut result = goldfish_recall::recall(&ctx.open_store()?, &o)?;
+    let store = ctx.open_store()?;
+    let mut result = goldfish_recall::recall(&store, &o)?;
     crate::freshness::annotate(ctx, &mut result, fresh, limit);
     result.limit = limit;
+    // What was returned, for `goldfish tidy` (a cache: a failure is said, not fatal).
+    if let Err(e) = goldfish_recall::note_returned(&store, &result) {
+        crate::output::eprintln_inert!("goldfish: the record of returns was not updated: {e}");
+    }
     // What the recall index did that a person should know (rebuilt, not writable): stderr.
     for note in &result.notes {
         crate::output::eprintln_inert!("goldfish: {note}");

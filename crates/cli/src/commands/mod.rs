@@ -13,6 +13,7 @@ mod redact;
 mod serve;
 mod signal;
 mod sync;
+mod tidy;
 mod transfer;
 
 pub(crate) use agent::{doctor, setup};
@@ -27,4 +28,5 @@ pub(crate) use redact::run as redact;
 pub(crate) use serve::run as serve;
 pub(crate) use signal::{pipeline, signal};
 pub(crate) use sync::{init, merge_driver, sync};
+pub(crate) use tidy::run as tidy;
 pub(crate) use transfer::{export, import};

@@ -78,11 +78,19 @@ pub(super) fn recall_tool(ctx: &Context, mut p: RecallParams) -> anyhow::Result<
     let limit = o.limit;
     o.limit = crate::freshness::pool_limit(limit, fresh);
     // The server keeps each workspace's recall index decoded, refreshed on every call.
-    let mut result = goldfish_recall::recall_with(&ctx.open_store()?, &o, &ctx.recall_cache)?;
+    let store = ctx.open_store()?;
+    let mut result = goldfish_recall::recall_with(&store, &o, &ctx.recall_cache)?;
     crate::freshness::annotate(ctx, &mut result, fresh, limit);
     result.limit = limit;
     for note in &result.notes {
         crate::mcp::outgoing::log(crate::mcp::outgoing::Level::Warning, note);
+    }
+    // What was returned, for `goldfish tidy` (a cache: a failure is logged, not fatal).
+    if let Err(e) = goldfish_recall::note_returned(&store, &result) {
+        crate::mcp::outgoing::log(
+            crate::mcp::outgoing::Level::Warning,
+            format!("the record of returns was not updated: {e}"),
+        );
     }
     recall_reply(&result, f, guess.as_deref())
 }

@@ -407,17 +407,8 @@ pub const DUPLICATE_WINDOW: chrono::TimeDelta = chrono::TimeDelta::minutes(10);
 /// moments later are the same memory.
 fn is_repeat(earlier: &Checkpoint, new: &Checkpoint, named: &[String]) -> bool {
     (new.timestamp - earlier.timestamp).abs() <= DUPLICATE_WINDOW
-        && earlier.description == new.description
-        && earlier.memory_type == new.memory_type
-        && earlier.structured == new.structured
-        && earlier.topic == new.topic
-        && same_tags(&earlier.tags, &new.tags)
+        && earlier.says_the_same_as(new)
         && named.iter().all(|id| earlier.supersedes.contains(id))
-}
-
-/// The same tags in any order (both are cleaned: no blank or repeated tag).
-fn same_tags(a: &[String], b: &[String]) -> bool {
-    a.len() == b.len() && a.iter().all(|t| b.contains(t))
 }
 
 /// Trims list items and drops empty ones; a blank text field counts as not given.

@@ -239,10 +239,13 @@ fn update<T>(
     Ok(Ledger::new(&opts.home).update(session, now, decide)?)
 }
 
-/// Appends one injection to the log.
+/// Appends one injection to the log, and records its checkpoints in the store's record of
+/// returns (for `goldfish tidy`).
 fn log(opts: &HookOptions, hook: HookKind, chars: usize, ids: &[String]) -> Result<(), Error> {
+    let at = opts.now.unwrap_or_else(Utc::now);
+    goldfish_store::note_returned(&opts.home, &opts.workspace, ids, at.date_naive())?;
     let entry = LogEntry {
-        at: opts.now.unwrap_or_else(Utc::now),
+        at,
         session: opts.session.clone().unwrap_or_default(),
         workspace: opts.workspace.clone(),
         hook,
