@@ -298,3 +298,50 @@ mod merge_with_tombstones {
         }
     }
 }
+
+#[test]
+fn a_link_added_by_tidy_reaches_every_machine_and_an_edit_elsewhere_is_kept() -> TestResult {
+    for first in ["linker", "other"] {
+        let dir = tempfile::tempdir()?;
+        let (a, b) = homes(dir.path())?;
+        let save_decision = |home: &Path, now: &str, text: &str| -> TestResult<String> {
+            let mut input = CheckpointInput::new(text);
+            input.workspace = Some(WS.into());
+            input.memory_type = goldfish_store::MemoryType::Decision;
+            Ok(store_at(home, now)?.save_checkpoint(input)?.id)
+        };
+        let old = save_decision(&a, "2025-10-13T09:00:00Z", "Use Postgres 14 for orders")?;
+        let new = save_decision(&a, "2025-10-13T09:30:00Z", "Upgrade orders to Postgres 16")?;
+        let other = save(&a, "2025-10-13T09:40:00Z", "Switched the retry policy")?;
+        converge(&a, &b)?;
+
+        // A links the decisions (what `goldfish tidy --apply` does); B edits another entry
+        // of the same day file and saves a new one.
+        let added = store_at(&a, "2025-10-13T10:00:00Z")?.add_supersedes(
+            WS,
+            &new,
+            std::slice::from_ref(&old),
+        )?;
+        assert_eq!(added, vec![old.clone()]);
+        edit_by_hand(&b, &other)?;
+        let from_b = save(&b, "2025-10-13T11:00:00Z", "Added a flaky-test quarantine list")?;
+
+        if first == "linker" {
+            sync_ok(&a)?;
+            sync_ok(&b)?;
+        } else {
+            sync_ok(&b)?;
+            sync_ok(&a)?;
+        }
+        converge(&a, &b)?;
+        for home in [&a, &b] {
+            let all = all_checkpoints(home, WS);
+            assert_eq!(all.len(), 4, "{first} first: {:?}", all.keys());
+            assert_eq!(all[&new].supersedes, vec![old.clone()], "{first} first");
+            assert!(all[&other].description.ends_with("edited on the other machine"));
+            assert!(all.contains_key(&from_b));
+            assert!(Store::open(home)?.supersession(WS)?.is_superseded(&old));
+        }
+    }
+    Ok(())
+}

@@ -720,3 +720,48 @@ fn a_checkpoint_page_shows_its_supersession_both_ways() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn the_tidy_page_shows_clusters_and_chains_and_changes_nothing() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mut old = checkpoint("api", 30, "Use Postgres 14 for the orders database", &[]);
+    old.memory_type = goldfish_store::MemoryType::Decision;
+    let mut new = checkpoint("api", 20, "Upgrade the orders database to Postgres 16", &[]);
+    new.memory_type = goldfish_store::MemoryType::Decision;
+    store_with(
+        dir.path(),
+        &[
+            checkpoint("api", 10, "Handed off: the importer is half done", &[]),
+            checkpoint("api", 9, "Handed off: the importer is half done", &[]),
+            checkpoint("api", 8, "Handed off: <b>importer</b> is half done", &[]),
+            old.clone(),
+            new.clone(),
+        ],
+    );
+    let before = std::fs::read_to_string(dir.path().join("api/checkpoints/2026-03-01.md"))?;
+    let addr = serve(app(dir.path()));
+    let page = get(addr, "/w/api/tidy");
+    assert_eq!(page.status, 200, "{}", page.body);
+    for needle in [
+        "Near-duplicates (1)",
+        "exact copy",
+        "Decisions on one subject, not linked (1)",
+        &new.id,
+        &old.id,
+        "goldfish tidy -w api --apply",
+        // Stored text stays text.
+        "&lt;b&gt;importer&lt;/b&gt;",
+    ] {
+        assert!(page.body.contains(needle), "{needle}: {}", page.body);
+    }
+    assert!(!page.body.contains("<b>importer"));
+    let ws = get(addr, "/w/api");
+    assert!(ws.body.contains("href=\"/w/api/tidy\""), "{}", ws.body);
+    assert_eq!(get(addr, "/w/nope/tidy").status, 404);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("api/checkpoints/2026-03-01.md"))?,
+        before,
+        "the page writes nothing"
+    );
+    Ok(())
+}
