@@ -172,10 +172,10 @@ pub(crate) struct TidyArgs {
     #[arg(long, conflicts_with = "apply")]
     pub(crate) dry_run: bool,
     /// Name unreturned memories only among those older than this many days (default 90).
-    #[arg(long, value_name = "DAYS")]
+    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(0..=36_500))]
     pub(crate) older_than: Option<u32>,
     /// … that no recall or hook returned in this many days (default 60).
-    #[arg(long, value_name = "DAYS")]
+    #[arg(long, value_name = "DAYS", value_parser = clap::value_parser!(u32).range(0..=36_500))]
     pub(crate) unreturned_for: Option<u32>,
 }
 

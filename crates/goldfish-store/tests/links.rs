@@ -135,3 +135,45 @@ fn the_record_of_returns_keeps_each_memorys_last_day_and_its_beginning() -> Test
     assert!(store.note_returned("../x", &["a".into()]).is_err());
     Ok(())
 }
+
+#[test]
+fn a_crlf_day_file_keeps_its_line_endings_and_a_hand_edited_entry_is_left_alone() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (store, clock) = store_at(dir.path())?;
+    let a = save(&store, "ws", "Use Postgres 14 for orders")?;
+    clock.advance(chrono::TimeDelta::seconds(60));
+    let b = save(&store, "ws", "Upgrade orders to Postgres 16")?;
+    let day = store.day_file_path("ws", seed_date())?;
+    let lf = std::fs::read_to_string(&day)?;
+    std::fs::write(&day, lf.replace('\n', "\r\n"))?;
+    store.add_supersedes("ws", &b.id, std::slice::from_ref(&a.id))?;
+    let after = std::fs::read_to_string(&day)?;
+    assert!(
+        !after.replace("\r\n", "").contains('\n'),
+        "only CRLF: {after:?}"
+    );
+    assert!(after.contains(&format!("- **Supersedes**: {}\r\n", a.id)));
+    assert!(store.supersession("ws")?.is_superseded(&a.id));
+
+    // An entry edited by hand into something the formatter would not write back as it is.
+    let c = {
+        clock.advance(chrono::TimeDelta::seconds(60));
+        save(&store, "other", "Chose Redis")?
+    };
+    clock.advance(chrono::TimeDelta::seconds(60));
+    let d = save(&store, "other", "Chose Valkey over Redis")?;
+    let path = store.day_file_path("other", seed_date())?;
+    let text = std::fs::read_to_string(&path)?;
+    let at = text.find(&format!("id: {} ", d.id)).ok_or("d")?;
+    let line_end = at + text[at..].find('\n').ok_or("eol")?;
+    // Trailing spaces on its id line: read the same, but not what the formatter writes.
+    let edited = format!("{}   {}", &text[..line_end], &text[line_end..]);
+    std::fs::write(&path, &edited)?;
+    let e = store
+        .add_supersedes("other", &d.id, std::slice::from_ref(&c.id))
+        .unwrap_err();
+    assert!(e.is_parse(), "{e}");
+    assert!(e.to_string().contains("by hand"), "{e}");
+    assert_eq!(std::fs::read_to_string(&path)?, edited, "nothing written");
+    Ok(())
+}

@@ -13,9 +13,10 @@
 //!   a recall or a hook in [`TidyOptions::unreturned_days`] (from the store's record of
 //!   returns, which says since when it knows).
 //!
-//! [`apply_tidy`] does only what loses nothing: it forgets the exact copies (the oldest of
-//! each is kept, and a copy that some entry names in its `Supersedes` bullet stays) and adds
-//! the chains' supersession links. Near-duplicates that are not exact copies and unreturned
+//! [`apply_tidy`] does only what loses nothing: it forgets the exact copies (the first of
+//! each is kept; a copy must also have the same links, files, branch and commit, and one that
+//! some entry names in its `Supersedes` bullet stays) and adds the chains' supersession links.
+//! Two decisions that name different topics are never chained: each is current for its own. Near-duplicates that are not exact copies and unreturned
 //! memories are for a person to judge: they are named, never changed.
 
 use std::collections::{HashMap, HashSet};
@@ -183,6 +184,8 @@ pub struct TidyApplied {
     pub forgotten: ForgetReport,
     /// The links added.
     pub linked: Vec<Linked>,
+    /// What could not be done, one sentence each (naming the ids and the reason).
+    pub failed: Vec<String>,
 }
 
 /// Links [`apply_tidy`] added to one checkpoint.
@@ -406,15 +409,16 @@ fn near_duplicates(
         .map(|(_, members, lowest)| {
             // Oldest first (`all` is in time order): a member that says the same as an older
             // one saved within [`EXACT_COPY_WINDOW`] is a copy; the oldest of each is kept.
+            // Only a kept member is compared with: copies of copies do not reach further than
+            // the window from the one that stays.
             let mut copies = Vec::new();
-            for (k, &m) in members.iter().enumerate() {
-                let copy_of_older = members[..k].iter().any(|&o| {
-                    all[m].timestamp - all[o].timestamp <= EXACT_COPY_WINDOW
-                        && all[o].says_the_same_as(&all[m])
-                        && all[o].supersedes == all[m].supersedes
-                });
-                if copy_of_older && !named.contains(all[m].id.as_str()) {
+            let mut kept: Vec<usize> = Vec::new();
+            for &m in &members {
+                let copy_of_kept = kept.iter().any(|&o| is_exact_copy(&all[o], &all[m]));
+                if copy_of_kept && !named.contains(all[m].id.as_str()) {
                     copies.push(all[m].id.clone());
+                } else {
+                    kept.push(m);
                 }
             }
             DuplicateCluster {
@@ -431,6 +435,19 @@ fn near_duplicates(
             .then_with(|| a.members[0].timestamp.cmp(&b.members[0].timestamp))
     });
     out
+}
+
+/// Whether `later` is an exact copy of `kept`: saved within [`EXACT_COPY_WINDOW`] after it,
+/// saying the same ([`Checkpoint::says_the_same_as`]), with the same links, files, branch and
+/// commit (so that forgetting it loses nothing that a freshness check or a link reads).
+fn is_exact_copy(kept: &Checkpoint, later: &Checkpoint) -> bool {
+    later.timestamp - kept.timestamp <= EXACT_COPY_WINDOW
+        && kept.says_the_same_as(later)
+        && kept.supersedes == later.supersedes
+        && kept.files == later.files
+        && kept.files_omitted == later.files_omitted
+        && kept.branch == later.branch
+        && kept.commit == later.commit
 }
 
 /// Decisions and incidents on one subject that no link joins: newest first, each memory not
@@ -465,6 +482,7 @@ fn unlinked_chains(
             if taken.contains(&o)
                 || all[o].memory_type != all[head].memory_type
                 || all[o].timestamp >= all[head].timestamp
+                || different_topics(&all[o], &all[head])
             {
                 continue;
             }
@@ -496,6 +514,15 @@ fn unlinked_chains(
     out
 }
 
+/// Whether both name a topic, and not the same one (compared as supersession compares them:
+/// trimmed, ignoring case): each is the current memory of its own subject.
+fn different_topics(a: &Checkpoint, b: &Checkpoint) -> bool {
+    match (&a.topic, &b.topic) {
+        (Some(x), Some(y)) => x.trim().to_lowercase() != y.trim().to_lowercase(),
+        _ => false,
+    }
+}
+
 /// The memories older than the limit, not superseded, that the record does not show
 /// returned within the window.
 fn unreturned(
@@ -505,14 +532,20 @@ fn unreturned(
     options: &TidyOptions,
     now: DateTime<Utc>,
 ) -> Unreturned {
+    // Days far beyond any calendar reach back to its beginning (no overflow).
+    let unreturned = Duration::days(i64::from(options.unreturned_days));
     let today = now.date_naive();
-    let window_start = today - Duration::days(i64::from(options.unreturned_days));
+    let window_start = today
+        .checked_sub_signed(unreturned)
+        .unwrap_or(NaiveDate::MIN);
     let known = record.since.is_some_and(|s| s <= window_start);
     let known_from = match record.since {
-        Some(s) if !known => Some(s + Duration::days(i64::from(options.unreturned_days))),
+        Some(s) if !known => Some(s.checked_add_signed(unreturned).unwrap_or(NaiveDate::MAX)),
         _ => None,
     };
-    let cutoff = now - Duration::days(i64::from(options.older_than_days));
+    let cutoff = now
+        .checked_sub_signed(Duration::days(i64::from(options.older_than_days)))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC);
     let memories = if known {
         all.iter()
             .filter(|c| c.timestamp < cutoff && !links.is_superseded(&c.id))
@@ -531,11 +564,12 @@ fn unreturned(
 }
 
 /// Does what loses nothing of `report` (see the module documentation): forgets the exact
-/// copies (`by` names who, in their tombstones) and adds the chains' supersession links, then
-/// refreshes the workspace's caches. Returns what it did.
-///
-/// Errors: a store error; what was done before it stays done.
-pub fn apply_tidy(store: &Store, report: &TidyReport, by: &str) -> Result<TidyApplied, Error> {
+/// copies (`by` names who, in their tombstones; the forget refreshes the workspace's index and
+/// vectors) and adds the chains' supersession links (the index sees the changed day files at
+/// its next use). Returns what it did. What cannot be done (a copy or an entry that changed
+/// since the report, an entry not written as goldfish writes entries) is named in
+/// [`TidyApplied::failed`], and the rest is still done.
+pub fn apply_tidy(store: &Store, report: &TidyReport, by: &str) -> TidyApplied {
     let mut applied = TidyApplied::default();
     let copies: Vec<String> = report
         .duplicates
@@ -543,19 +577,30 @@ pub fn apply_tidy(store: &Store, report: &TidyReport, by: &str) -> Result<TidyAp
         .flat_map(|d| d.copies_to_forget.iter().cloned())
         .collect();
     if !copies.is_empty() {
-        applied.forgotten = crate::forget(store, &copies, Some(&report.workspace), by, false)?;
+        match crate::forget(store, &copies, Some(&report.workspace), by, false) {
+            Ok(done) => applied.forgotten = done,
+            Err(e) => applied.failed.push(format!(
+                "forgetting the exact copies {}: {e}",
+                copies.join(", ")
+            )),
+        }
     }
     for chain in &report.chains {
         let older: Vec<String> = chain.older.iter().map(|l| l.memory.id.clone()).collect();
-        let added = store.add_supersedes(&report.workspace, &chain.newest.id, &older)?;
-        if !added.is_empty() {
-            applied.linked.push(Linked {
+        match store.add_supersedes(&report.workspace, &chain.newest.id, &older) {
+            Ok(added) if added.is_empty() => {}
+            Ok(added) => applied.linked.push(Linked {
                 id: chain.newest.id.clone(),
                 supersedes: added,
-            });
+            }),
+            Err(e) => applied.failed.push(format!(
+                "linking {} to {}: {e}",
+                chain.newest.id,
+                older.join(", ")
+            )),
         }
     }
-    Ok(applied)
+    applied
 }
 
 /// Records in the store's record of returns ([`Store::note_returned`]) the checkpoints a

@@ -177,11 +177,12 @@ fn chains_of_decisions_on_one_subject_link_to_their_newest_when_applied() -> Tes
         before.contains(&old) && before.contains(&mid),
         "{before:?} {old} {mid}"
     );
-    let applied = apply_tidy(&s.store, &report, "harness=test")?;
+    let applied = apply_tidy(&s.store, &report, "harness=test");
     assert_eq!(applied.linked.len(), 1);
     assert_eq!(applied.linked[0].id, new);
     assert_eq!(applied.linked[0].supersedes, [mid.clone(), old.clone()]);
     assert!(applied.forgotten.forgotten.is_empty());
+    assert!(applied.failed.is_empty(), "{:?}", applied.failed);
     // Recall now hides the superseded decisions; nothing was deleted.
     let after = recall_ids(&s, "postgres")?;
     assert!(
@@ -242,7 +243,7 @@ fn a_dry_run_writes_nothing_and_applying_forgets_only_exact_copies() -> TestResu
     assert_eq!(files(s.dir.path()), before, "tidy writes nothing");
     assert_eq!(report.duplicates[0].copies_to_forget, vec![copy.clone()]);
 
-    let applied = apply_tidy(&s.store, &report, "harness=test")?;
+    let applied = apply_tidy(&s.store, &report, "harness=test");
     assert_eq!(applied.forgotten.forgotten.len(), 1);
     assert_eq!(applied.forgotten.forgotten[0].tombstone.what.id(), copy);
     assert!(s.store.find_checkpoint(Some("api"), &copy)?.is_none());
@@ -323,8 +324,11 @@ fn unreturned_memories_are_named_only_once_the_record_reaches_back_far_enough() 
         .iter()
         .map(|m| m.id.as_str())
         .collect();
-    assert_eq!(named, [unused.as_str()], "{r:#?}");
-    assert!(!named.contains(&fresh.as_str()));
+    assert_eq!(
+        named,
+        [unused.as_str()],
+        "neither `used` nor `{fresh}`: {r:#?}"
+    );
     Ok(())
 }
 
@@ -387,5 +391,71 @@ fn with_a_model_a_chain_is_found_by_meaning_where_words_differ() -> TestResult {
     assert_eq!(report.chains[0].newest.id, new);
     assert_eq!(report.chains[0].older[0].memory.id, old);
     assert_eq!(report.chains[0].older[0].by, ResembleBy::Meaning);
+    Ok(())
+}
+
+#[test]
+fn copies_count_from_the_one_kept_and_must_match_in_files_branch_and_topic() -> TestResult {
+    let s = TestStore::new("2026-11-01T09:00:00Z")?;
+    let cp = MemoryType::Checkpoint;
+    let text = "Nightly backup of the orders database ran";
+    let first = save(&s, "2026-11-01T09:00:00Z", "api", cp, text)?;
+    let second = save(&s, "2026-11-02T05:00:00Z", "api", cp, text)?;
+    // 40 hours after the first: a copy of the second, but the second is not kept.
+    let third = save(&s, "2026-11-03T01:00:00Z", "api", cp, text)?;
+    let report = tidy(&s.store, "api", &TidyOptions::default(), None)?;
+    assert_eq!(report.duplicates[0].copies_to_forget, vec![second.clone()]);
+    assert!(!report.duplicates[0].copies_to_forget.contains(&first));
+    assert!(!report.duplicates[0].copies_to_forget.contains(&third));
+
+    // The same words from another branch: a near-duplicate, not a copy to forget.
+    s.clock
+        .set(goldfish_core::time::parse_utc("2026-11-04T09:00:00Z")?);
+    let mut input = CheckpointInput::new("Handed off the importer");
+    input.workspace = Some("web".into());
+    let one = s.store.save_checkpoint(input)?;
+    s.clock
+        .set(goldfish_core::time::parse_utc("2026-11-04T10:00:00Z")?);
+    let mut other = one.clone();
+    other.id = "branch-copy".into();
+    other.timestamp += chrono::TimeDelta::hours(1);
+    other.branch = Some("feature/x".into());
+    s.store.import_checkpoint(&other)?;
+    let report = tidy(&s.store, "web", &TidyOptions::default(), None)?;
+    assert_eq!(report.duplicates.len(), 1);
+    assert!(
+        report.duplicates[0].copies_to_forget.is_empty(),
+        "{report:#?}"
+    );
+
+    // Two decisions on different topics are each current: never chained.
+    for (at, topic, text) in [
+        (
+            "2026-11-05T09:00:00Z",
+            "orders-db",
+            "Orders database runs on Postgres 16",
+        ),
+        (
+            "2026-11-06T09:00:00Z",
+            "analytics-db",
+            "Analytics database runs on Postgres 16 replicas",
+        ),
+    ] {
+        s.clock.set(goldfish_core::time::parse_utc(at)?);
+        let mut input = CheckpointInput::new(text);
+        input.workspace = Some("db".into());
+        input.memory_type = MemoryType::Decision;
+        input.topic = Some(topic.into());
+        s.store.save_checkpoint(input)?;
+    }
+    let report = tidy(&s.store, "db", &TidyOptions::default(), None)?;
+    assert!(report.chains.is_empty(), "{report:#?}");
+
+    // Days beyond any calendar: no panic, nothing named.
+    let mut o = TidyOptions::default();
+    o.older_than_days = u32::MAX;
+    o.unreturned_days = u32::MAX;
+    let r = tidy(&s.store, "db", &o, None)?;
+    assert!(r.unreturned.memories.is_empty());
     Ok(())
 }

@@ -324,7 +324,11 @@ fn a_link_added_by_tidy_reaches_every_machine_and_an_edit_elsewhere_is_kept() ->
         )?;
         assert_eq!(added, vec![old.clone()]);
         edit_by_hand(&b, &other)?;
-        let from_b = save(&b, "2025-10-13T11:00:00Z", "Added a flaky-test quarantine list")?;
+        let from_b = save(
+            &b,
+            "2025-10-13T11:00:00Z",
+            "Added a flaky-test quarantine list",
+        )?;
 
         if first == "linker" {
             sync_ok(&a)?;
@@ -338,7 +342,11 @@ fn a_link_added_by_tidy_reaches_every_machine_and_an_edit_elsewhere_is_kept() ->
             let all = all_checkpoints(home, WS);
             assert_eq!(all.len(), 4, "{first} first: {:?}", all.keys());
             assert_eq!(all[&new].supersedes, vec![old.clone()], "{first} first");
-            assert!(all[&other].description.ends_with("edited on the other machine"));
+            assert!(
+                all[&other]
+                    .description
+                    .ends_with("edited on the other machine")
+            );
             assert!(all.contains_key(&from_b));
             assert!(Store::open(home)?.supersession(WS)?.is_superseded(&old));
         }

@@ -36,13 +36,15 @@ pub(crate) fn run(ctx: &Context, args: &TidyArgs) -> anyhow::Result<Report> {
     let by = crate::actor::forgetter(None);
     let mut text = String::new();
     let mut reports = Vec::new();
+    let mut failed = false;
     for ws in &workspaces {
         let report = goldfish_recall::tidy(&store, ws, &options, semantic.as_ref())?;
         let applied = if args.apply && report.has_changes() {
-            Some(goldfish_recall::apply_tidy(&store, &report, &by)?)
+            Some(goldfish_recall::apply_tidy(&store, &report, &by))
         } else {
             None
         };
+        failed |= applied.as_ref().is_some_and(|a| !a.failed.is_empty());
         if !text.is_empty() {
             text.push('\n');
         }
@@ -56,7 +58,13 @@ pub(crate) fn run(ctx: &Context, args: &TidyArgs) -> anyhow::Result<Report> {
         "apply": args.apply,
         "workspaces": reports,
     });
-    Ok(Report::new(text, json))
+    let report = Report::new(text, json);
+    // Exit 1 when something could not be applied (what was done is said all the same).
+    Ok(if failed {
+        report.with_code(std::process::ExitCode::FAILURE)
+    } else {
+        report
+    })
 }
 
 /// One memory on one line: id, day, type, title.
@@ -170,6 +178,9 @@ fn render(report: &TidyReport, applied: Option<&TidyApplied>, apply: bool) -> St
             );
             for l in &a.linked {
                 let _ = writeln!(s, "  {} now supersedes {}", l.id, l.supersedes.join(", "));
+            }
+            for f in &a.failed {
+                let _ = writeln!(s, "  not done: {f}");
             }
         }
         None if apply => {

@@ -24,11 +24,13 @@ impl Store {
     /// that a sync's merge prefers this version over an unchanged one elsewhere. Returns the
     /// ids added (empty when it named them all already: nothing is written).
     ///
-    /// The entry is rewritten in place under its day file's lock; every other byte of the file
-    /// stays as it was, and the file is read back before it is written: if any other entry
-    /// would change, nothing is written and it is an error. Errors: no checkpoint `id` in the
-    /// workspace ([`Error::is_not_found`]), an id that is `id` itself or holds a comma or a
-    /// line break ([`Error::is_invalid_input`]).
+    /// The entry is rewritten in place under its day file's lock (with the file's line
+    /// endings); every other byte of the file stays as it was, and the file is read back
+    /// before it is written: if any other entry would change, nothing is written and it is an
+    /// error. An entry whose text is not what goldfish writes (edited by hand, or an older
+    /// format) is not rewritten: an error ([`Error::is_parse`], naming the file). Errors
+    /// also: no checkpoint `id` in the workspace ([`Error::is_not_found`]), an id that is
+    /// `id` itself or holds a comma or a line break ([`Error::is_invalid_input`]).
     pub fn add_supersedes(
         &self,
         workspace: &str,
@@ -105,17 +107,37 @@ fn link_in_file(
         );
         // The block is the entry's text and the blank lines after it: the new entry takes the
         // text's place, the blank lines stay.
+        // Only an entry written as the store writes it is rewritten: anything else in its text
+        // (a hand edit, an older format's comment) would not survive the formatter.
         let block = &text[parsed.starts[k]..parsed.ends[k]];
         let trailing = block.len() - block.trim_end_matches(['\n', '\r']).len();
         let kept_tail = &block[block.len() - trailing..];
-        let mut entry = format_checkpoint(&changed);
-        while entry.ends_with('\n') {
-            entry.pop();
+        let crlf = block.contains("\r\n");
+        let as_written = |c: &Checkpoint| {
+            let mut e = format_checkpoint(c);
+            while e.ends_with('\n') {
+                e.pop();
+            }
+            if crlf { e.replace('\n', "\r\n") } else { e }
+        };
+        if as_written(&parsed.checkpoints[k]) != block[..block.len() - trailing] {
+            return Err(Error::new(
+                ErrorKind::Parse,
+                format!(
+                    "the entry {id:?} is not written as goldfish writes entries (edited by hand, or an older format): nothing was written; add `- **Supersedes**: …` to it by hand"
+                ),
+            )
+            .with_path(path));
         }
+        let entry = as_written(&changed);
         let mut out = String::with_capacity(text.len() + 64);
         out.push_str(&text[..parsed.starts[k]]);
         out.push_str(&entry);
-        out.push_str(if kept_tail.is_empty() { "\n" } else { kept_tail });
+        out.push_str(match (kept_tail.is_empty(), crlf) {
+            (false, _) => kept_tail,
+            (true, true) => "\r\n",
+            (true, false) => "\n",
+        });
         out.push_str(&text[parsed.ends[k]..]);
         let back = parse_day_file(&out, workspace, day);
         let mut expected = parsed.checkpoints.clone();
