@@ -357,8 +357,10 @@ pub(crate) struct RecallArgs {
     /// plain words ("how did we stop the login page from timing out?"), or a typo'd or
     /// partial word (`migratoin`, `auth`); question words and stop words are left out, and
     /// common software synonyms and abbreviations match (db ~ database, login ~ auth).
-    #[arg(long, short = 's')]
-    pub(crate) search: Option<String>,
+    /// Repeat it (up to 4) to search several phrasings of one need at once (a question and
+    /// its keywords): each is searched and the rankings are fused.
+    #[arg(long, short = 's', value_name = "SEARCH")]
+    pub(crate) search: Vec<String>,
     /// With --search: show under each checkpoint why it matched — which query words matched
     /// which terms, in which fields, how (exact, stem, prefix, typo, synonym), and the
     /// score's parts.

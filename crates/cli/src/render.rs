@@ -211,6 +211,8 @@ pub(crate) fn recall_json(r: &RecallResult) -> Value {
         "all_workspaces": all,
         "window": r.window,
         "search": r.search,
+        // The other phrasings fused with it (`--search` repeated).
+        "also_searched": r.also_searched,
         // Which channels ranked the answer (a search only): lexical, and semantic with a model.
         "channels": r.search.as_ref().map(|_| &r.channels),
         "now": format_utc(&r.now),

@@ -279,9 +279,14 @@ pub fn format_recall_counted(result: &RecallResult, opts: &FormatOptions) -> (St
         window_text(&result.window)
     );
     if let Some(q) = &result.search {
+        let also: String = result
+            .also_searched
+            .iter()
+            .map(|a| format!(" + \"{a}\""))
+            .collect();
         let _ = writeln!(
             head,
-            "Search: \"{q}\" — {} match{}",
+            "Search: \"{q}\"{also} — {} match{}",
             result.total,
             if result.total == 1 { "" } else { "es" }
         );

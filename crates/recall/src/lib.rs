@@ -228,6 +228,7 @@ mod matches;
 mod newest;
 mod options;
 mod pass;
+mod phrasings;
 mod planes;
 mod prefilter;
 mod prepare;
@@ -276,6 +277,7 @@ pub use index::{
     read_index_bytes,
 };
 pub use options::{RecallOptions, Scope};
+pub use phrasings::{MAX_PHRASINGS, PHRASINGS_RRF_K, fuse_phrasings};
 pub use query::Query;
 pub use recall::{checkpoints_per_day, recall, recall_with};
 pub use resemble::{

@@ -34,6 +34,12 @@ pub struct RecallOptions {
     /// all (only stop words or punctuation) is an error of kind
     /// [`ErrorKind::NothingToSearch`](crate::ErrorKind::NothingToSearch), not an empty answer.
     pub search: Option<String>,
+    /// Other phrasings of the same need as `search` (a few keywords, a question in other
+    /// words): each is searched as `search` is, and the rankings are fused by reciprocal rank
+    /// (see [`fuse_phrasings`](crate::fuse_phrasings)). At most
+    /// [`MAX_PHRASINGS`](crate::MAX_PHRASINGS) with `search`; given without a search, or too
+    /// many, is an error of kind [`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument). Default none.
+    pub also_search: Vec<String>,
     /// With a search, explain each shown checkpoint's score in its
     /// [`RecallHit::explanation`](crate::RecallHit::explanation): which query words matched which terms, in which
     /// fields, how, and the score's parts. Default false (no cost when off).
@@ -80,6 +86,7 @@ impl Default for RecallOptions {
             from: None,
             to: None,
             search: None,
+            also_search: Vec::new(),
             explain: false,
             limit: 10,
             now: None,

@@ -41,7 +41,7 @@ use crate::window::TimeWindow;
 /// of `days`, `since` and `from` given together ([`Error::is_invalid_argument`], naming
 /// them), or a store that cannot be listed.
 pub fn recall(store: &Store, opts: &RecallOptions) -> Result<RecallResult, Error> {
-    recall_inner(store, opts, None)
+    recall_phrased(store, opts, None)
 }
 
 /// [`recall`] for a long-lived process: the index of each workspace searched is kept in
@@ -52,7 +52,20 @@ pub fn recall_with(
     opts: &RecallOptions,
     cache: &RecallCache,
 ) -> Result<RecallResult, Error> {
-    recall_inner(store, opts, Some(cache))
+    recall_phrased(store, opts, Some(cache))
+}
+
+/// One recall, or one per phrasing fused when other phrasings are given.
+fn recall_phrased(
+    store: &Store,
+    opts: &RecallOptions,
+    cache: Option<&RecallCache>,
+) -> Result<RecallResult, Error> {
+    if opts.also_search.is_empty() {
+        recall_inner(store, opts, cache)
+    } else {
+        crate::phrasings::recall_phrasings(store, opts, cache, recall_inner)
+    }
 }
 
 // Long: the orchestrator, one numbered step each; the answer's fields are a third of it.
@@ -139,6 +152,7 @@ fn recall_inner(
         window,
         now,
         search: opts.search.clone().filter(|s| !s.trim().is_empty()),
+        also_searched: Vec::new(),
         channels,
         hits,
         total,

@@ -112,6 +112,10 @@ pub struct RecallResult {
     pub now: DateTime<Utc>,
     /// The search text, if any.
     pub search: Option<String>,
+    /// The other phrasings searched with it ([`RecallOptions::also_search`](crate::RecallOptions::also_search)), whose
+    /// rankings were fused with its own; empty for one phrasing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_searched: Vec<String>,
     /// What ranked the answer, with a search: `["lexical"]`, or `["lexical", "semantic"]`
     /// when the semantic channel took part. Empty without a search.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -5,6 +5,7 @@ mod baseline;
 mod eval;
 mod eval_sets;
 mod format;
+mod forms;
 mod hybrid;
 mod index;
 mod locomo;

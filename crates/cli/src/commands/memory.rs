@@ -106,7 +106,9 @@ pub(crate) fn recall(ctx: &Context, a: RecallArgs) -> anyhow::Result<Report> {
     o.since = a.since;
     o.from = a.from;
     o.to = a.to;
-    o.search = a.search;
+    let mut searches = a.search.into_iter();
+    o.search = searches.next();
+    o.also_search = searches.collect();
     o.explain = a.explain;
     o.include_superseded = a.include_superseded;
     o.filter = filter(a.filter);

@@ -90,6 +90,12 @@ pub(crate) struct RecallParams {
     /// partial word.
     #[serde(default)]
     pub(crate) search: Option<String>,
+    /// Other phrasings of the same need, searched too and fused into one ranking (with
+    /// `search`, at most 4 in all). Pass them when the user's words are a long question or
+    /// name things only loosely: add a few keywords (names, identifiers, error text) and the
+    /// question in other words. Without `search`, the first one is the search.
+    #[serde(default, deserialize_with = "string_list")]
+    pub(crate) queries: Vec<String>,
     /// With `search`: explain under each checkpoint why it matched (query words, matched
     /// terms and fields, how, and the score's parts).
     #[serde(default, deserialize_with = "opt_bool")]

@@ -41,7 +41,13 @@ fn recall_options(
     o.since = p.since;
     o.from = p.from;
     o.to = p.to;
-    o.search = p.search;
+    let mut searches = p
+        .search
+        .into_iter()
+        .chain(p.queries)
+        .filter(|s| !s.trim().is_empty());
+    o.search = searches.next();
+    o.also_search = searches.collect();
     o.explain = p.explain.unwrap_or(false);
     o.include_superseded = p.include_superseded.unwrap_or(false);
     o.filter.memory_type = parse_type(p.memory_type.as_deref())?;
@@ -121,6 +127,7 @@ fn show_reply(ctx: &Context, id: &str) -> anyhow::Result<Reply> {
         scope: c.workspace.clone(),
         window: [at.clone(), at],
         search: None,
+        queries: Vec::new(),
         channels: Vec::new(),
         total: 1,
         workspaces: Vec::new(),
@@ -188,6 +195,7 @@ fn recall_out(r: &goldfish_recall::RecallResult, f: &FormatOptions, shown: usize
         scope: r.scope.to_string(),
         window: [format_utc(&r.window.from), format_utc(&r.window.to)],
         search: r.search.clone(),
+        queries: r.also_searched.clone(),
         channels: r.channels.iter().map(|c| (*c).to_string()).collect(),
         total: r.total,
         workspaces: if r.scope.is_all() {

@@ -513,6 +513,9 @@ pub(crate) struct RecallOut {
     /// The search, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) search: Option<String>,
+    /// The other phrasings searched with it and fused into one ranking (`queries`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) queries: Vec<String>,
     /// What ranked a search's answer: "lexical", and "semantic" when the embedding model is
     /// installed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
