@@ -1,6 +1,7 @@
 //! `goldfish tidy` through the real binary: the dry run writes nothing, `--apply` forgets
-//! exact copies and adds supersession links and says so, `--json`; and every path that
-//! returns memories (CLI recall, MCP recall, the hooks) records them for it.
+//! exact copies and adds supersession links and says so, `--json`; every path that returns
+//! memories (CLI recall, MCP recall, the hooks) records them for it; and recall's several
+//! phrasings (`--search` repeated, the MCP tool's `queries`), which share its fixtures.
 
 use serde_json::{Value, json};
 
@@ -212,5 +213,65 @@ fn recall_the_mcp_recall_tool_and_the_hooks_record_what_they_return() -> TestRes
         "the hook records: {}",
         returned(&env)
     );
+    Ok(())
+}
+
+#[test]
+fn several_phrasings_through_the_cli_and_the_mcp_tool() -> TestResult {
+    let env = Env::new()?;
+    let hour_ago = (chrono::Utc::now() - chrono::TimeDelta::hours(1)).to_rfc3339();
+    crate::util::write_day_files(
+        env.home(),
+        &[
+            entry(
+                "p-1",
+                &hour_ago,
+                "checkpoint",
+                "Fixed the TZif parser panic on truncated zoneinfo files",
+            ),
+            entry(
+                "p-2",
+                &hour_ago,
+                "checkpoint",
+                "Switched the retry policy to jittered backoff",
+            ),
+        ],
+    )?;
+    let v = env.json(&["recall", "-s", "zoneinfo panic", "-s", "jittered backoff"])?;
+    assert_eq!(crate::util::ids(&v), ["p-1", "p-2"], "{v}");
+    assert_eq!(v["also_searched"], json!(["jittered backoff"]));
+    contains_all(
+        &env.ok(&["recall", "-s", "zoneinfo panic", "-s", "jittered backoff"])?,
+        &[
+            "Search: \"zoneinfo panic\" + \"jittered backoff\"",
+            "p-1",
+            "p-2",
+        ],
+    )?;
+    env.fails(
+        &[
+            "recall", "-s", "a b", "-s", "c d", "-s", "e f", "-s", "g h", "-s", "i j",
+        ],
+        1,
+        "at most 4",
+    )?;
+
+    let replies = call_tools(
+        &env,
+        &[
+            (
+                "recall",
+                json!({"search": "zoneinfo panic", "queries": ["jittered backoff"]}),
+            ),
+            ("recall", json!({"queries": ["jittered backoff"]})),
+        ],
+    )?;
+    for reply in &replies {
+        let s = reply["structuredContent"].to_string();
+        assert!(s.contains("p-2"), "{reply}");
+    }
+    let first = &replies[0]["structuredContent"];
+    assert_eq!(first["queries"], json!(["jittered backoff"]), "{first}");
+    assert!(first.to_string().contains("p-1"));
     Ok(())
 }

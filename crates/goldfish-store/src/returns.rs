@@ -43,11 +43,13 @@ impl Returns {
         }
     }
 
-    /// Records that `ids` were returned on `day` (a later day is never moved back). Returns
-    /// whether anything changed.
+    /// Records that `ids` were returned on `day` (a later day is never moved back; the first
+    /// note sets [`since`](Self::since)). Returns whether anything changed.
     pub fn note(&mut self, ids: &[String], day: NaiveDate) -> bool {
+        // The record begins with its first note, and never earlier: a note dated before it
+        // (another clock) says nothing of the days before the record.
         let mut changed = false;
-        if self.since.is_none_or(|s| s > day) {
+        if self.since.is_none() {
             self.since = Some(day);
             changed = true;
         }
@@ -151,7 +153,7 @@ mod tests {
     }
 
     #[test]
-    fn a_note_keeps_the_latest_day_and_the_earliest_beginning() {
+    fn a_note_keeps_the_latest_day_and_the_record_its_first_day() {
         let mut r = Returns::default();
         assert!(r.note(&["a".into(), "b".into()], day("2026-11-20")));
         assert!(!r.note(&["a".into()], day("2026-11-19")));

@@ -72,8 +72,16 @@ fn phrasings_fused_against_each_alone() -> TestResult {
     row("the user's words", "goldfish-recall", &query);
     let query_porter = figures(&cps, &refs, &|key: &str| porter.rank(&row_of(key).query));
     row("the user's words", "BM25 + Porter", &query_porter);
-    row("keywords", "goldfish-recall", &alone(&|r| r.keywords.clone()));
-    row("other question", "goldfish-recall", &alone(&|r| r.question.clone()));
+    row(
+        "keywords",
+        "goldfish-recall",
+        &alone(&|r| r.keywords.clone()),
+    );
+    row(
+        "other question",
+        "goldfish-recall",
+        &alone(&|r| r.question.clone()),
+    );
     let words_keywords = fused(&|r| vec![r.query.clone(), r.keywords.clone()]);
     row("words + keywords", "fused", &words_keywords);
     row(

@@ -1,6 +1,7 @@
 //! `tidy` and `apply_tidy` over a real store: near-duplicate clusters and exact copies,
 //! unlinked chains of decisions (by words, and by meaning with a model of the test's own),
-//! unreturned memories from the record of returns, and what applying changes (and does not).
+//! unreturned memories from the record of returns, and what applying changes (and does not);
+//! and recall's several phrasings over the same kind of store.
 
 use std::sync::Arc;
 
@@ -457,5 +458,53 @@ fn copies_count_from_the_one_kept_and_must_match_in_files_branch_and_topic() -> 
     o.unreturned_days = u32::MAX;
     let r = tidy(&s.store, "db", &o, None)?;
     assert!(r.unreturned.memories.is_empty());
+    Ok(())
+}
+
+#[test]
+fn several_phrasings_are_each_searched_and_fused() -> TestResult {
+    let s = TestStore::new("2026-11-01T09:00:00Z")?;
+    let cp = MemoryType::Checkpoint;
+    let tz = save(
+        &s,
+        "2026-10-30T09:00:00Z",
+        "api",
+        cp,
+        "Fixed the TZif parser panic on truncated zoneinfo files",
+    )?;
+    let retry = save(
+        &s,
+        "2026-10-30T10:00:00Z",
+        "api",
+        cp,
+        "Switched the retry policy to jittered backoff",
+    )?;
+    s.clock
+        .set(goldfish_core::time::parse_utc("2026-11-01T09:00:00Z")?);
+    let mut o = RecallOptions::default();
+    o.workspace = Scope::Named("api".into());
+    o.days = Some(30);
+    o.search = Some("zoneinfo panic".into());
+    let one = recall(&s.store, &o)?;
+    assert_eq!(one.hits.len(), 1);
+    assert!(one.also_searched.is_empty());
+    // A second phrasing finds another memory: both come back, the fused order by rank.
+    o.also_search = vec!["jittered backoff".into()];
+    let both = recall(&s.store, &o)?;
+    let ids: Vec<&str> = both.hits.iter().map(|h| h.checkpoint.id.as_str()).collect();
+    assert_eq!(ids, [tz.as_str(), retry.as_str()]);
+    assert_eq!(both.also_searched, ["jittered backoff"]);
+    assert!(both.hits.iter().all(|h| h.score.is_some_and(|x| x > 0.0)));
+    // The limit applies to the fused list.
+    o.limit = 1;
+    assert_eq!(recall(&s.store, &o)?.hits.len(), 1);
+    // Too many phrasings, or phrasings without a search: an argument error.
+    o.also_search = vec!["a b".into(), "c d".into(), "e f".into(), "g h".into()];
+    let e = recall(&s.store, &o).unwrap_err();
+    assert_eq!(e.kind(), goldfish_recall::ErrorKind::InvalidArgument, "{e}");
+    o.search = None;
+    o.also_search = vec!["jittered".into()];
+    let e = recall(&s.store, &o).unwrap_err();
+    assert_eq!(e.kind(), goldfish_recall::ErrorKind::InvalidArgument, "{e}");
     Ok(())
 }
