@@ -16,7 +16,8 @@ fn store_bytes(dir: &std::path::Path) -> Result<String, Box<dyn std::error::Erro
     Ok(out)
 }
 
-fn walkdir(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, std::io::Error> {
+/// Every file under `dir`, depth first.
+pub(crate) fn walkdir(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, std::io::Error> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();

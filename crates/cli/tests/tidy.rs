@@ -8,20 +8,13 @@ use serde_json::{Value, json};
 use crate::mcp_replies::call_tools;
 use crate::util::{Env, TestResult, contains_all};
 
-/// Every file under `dir` with its bytes.
+/// Every file under `dir` with its bytes, by path.
 fn files(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if let Ok(b) = std::fs::read(&p) {
-                out.push((p, b));
-            }
-        }
-    }
+    let mut out: Vec<_> = crate::forget::walkdir(dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+        .collect();
     out.sort();
     out
 }

@@ -80,7 +80,7 @@ pub struct Resemblance {
 
 /// The content words of a text: folded tokens of at least three bytes that are not stop
 /// words, stemmed.
-fn content_words(text: &str) -> HashSet<Vec<u8>> {
+pub(crate) fn content_words(text: &str) -> HashSet<Vec<u8>> {
     let lex = lexicon();
     let mut words = HashSet::new();
     let mut buf = Vec::new();
@@ -115,7 +115,7 @@ pub fn word_similarity(a: &str, b: &str) -> f32 {
     jaccard(&content_words(a), &content_words(b))
 }
 
-fn jaccard(a: &HashSet<Vec<u8>>, b: &HashSet<Vec<u8>>) -> f32 {
+pub(crate) fn jaccard(a: &HashSet<Vec<u8>>, b: &HashSet<Vec<u8>>) -> f32 {
     let common = a.intersection(b).count();
     let all = a.len() + b.len() - common;
     if all == 0 {

@@ -27,9 +27,11 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::lexicon::lexicon;
-use crate::resemble::{MEANING_THRESHOLD, ResembleBy, WORDS_THRESHOLD};
+use crate::resemble::{
+    MEANING_THRESHOLD, ResembleBy, WORDS_THRESHOLD, content_words, jaccard as content_jaccard,
+};
 use crate::semantic::{PreparedQuery, SemanticChannel, embedding_text, read_vectors, text_key};
-use crate::text::{stem, tokenize};
+use crate::text::stem;
 
 /// Two checkpoints are near-duplicates when the share of words they have in common (Jaccard
 /// over stems, numbers included, stop words left out) is at least this: most of what either
@@ -198,26 +200,6 @@ pub struct Linked {
     pub supersedes: Vec<String>,
 }
 
-/// The content words of a text as sorted ids (interned in `words`), as
-/// [`crate::word_similarity`] counts them: folded, stemmed tokens of three bytes or more that
-/// are not stop words.
-fn word_ids(text: &str, words: &mut HashMap<Vec<u8>, u32>) -> Vec<u32> {
-    let lex = lexicon();
-    let mut out = Vec::new();
-    let mut buf = Vec::new();
-    tokenize(text, &mut buf, |t| {
-        if t.len() >= 3 && !lex.is_stop_word(t) {
-            let mut s = [0u8; 64];
-            let stemmed = stem(t, &mut s).to_vec();
-            let next = words.len() as u32;
-            out.push(*words.entry(stemmed).or_insert(next));
-        }
-    });
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
 /// The words of a text as near-duplicates compare them: every run of letters and digits,
 /// lowercased, numbers included (`grep 0.3.1` and `grep 0.3.2` are two releases, not one
 /// said twice), stop words left out, words stemmed; as sorted ids (interned in `words`).
@@ -305,9 +287,9 @@ pub fn tidy(
         .iter()
         .flat_map(|c| c.supersedes.iter().map(String::as_str))
         .collect();
-    let mut interned = HashMap::new();
     let texts: Vec<String> = all.iter().map(crate::resemble::words_text).collect();
-    let words: Vec<Vec<u32>> = texts.iter().map(|t| word_ids(t, &mut interned)).collect();
+    // The save reply's measure for chains; near-duplicates count numbers too.
+    let words: Vec<HashSet<Vec<u8>>> = texts.iter().map(|t| content_words(t)).collect();
     let mut interned = HashMap::new();
     let exact_words: Vec<Vec<u32>> = texts
         .iter()
@@ -323,22 +305,21 @@ pub fn tidy(
     // Meaning: the cached vector of each checkpoint, when a model is given and has them.
     let vectors = semantic.map(|s| read_vectors(store.root(), workspace, s.embedder.as_ref()));
     let by_meaning = vectors.as_ref().is_some_and(|v| v.len() > 0);
-    let prepared: Vec<Option<PreparedQuery>> = all
-        .iter()
-        .map(|c| {
-            let v = vectors.as_ref()?;
-            let (scale, values) = v.get(text_key(&embedding_text(c)))?;
-            Some(PreparedQuery::new(
-                values.iter().map(|&x| f32::from(x as i8) * scale).collect(),
-            ))
-        })
-        .collect();
+    // Each stored vector once; the newest of a chain is compared as a prepared query.
     let stored: Vec<Option<(f32, Vec<u8>)>> = all
         .iter()
         .map(|c| {
             let v = vectors.as_ref()?;
             let (scale, values) = v.get(text_key(&embedding_text(c)))?;
             Some((scale, values.to_vec()))
+        })
+        .collect();
+    let prepared: Vec<Option<PreparedQuery>> = stored
+        .iter()
+        .map(|v| {
+            v.as_ref().map(|(scale, values)| {
+                PreparedQuery::new(values.iter().map(|&x| f32::from(x as i8) * scale).collect())
+            })
         })
         .collect();
     let chains = unlinked_chains(&all, &words, &prepared, &stored, &links, &exact);
@@ -455,7 +436,7 @@ fn is_exact_copy(kept: &Checkpoint, later: &Checkpoint) -> bool {
 /// yet (nor an earlier chain took).
 fn unlinked_chains(
     all: &[Checkpoint],
-    words: &[Vec<u32>],
+    words: &[HashSet<Vec<u8>>],
     prepared: &[Option<PreparedQuery>],
     stored: &[Option<(f32, Vec<u8>)>],
     links: &Supersession,
@@ -486,7 +467,7 @@ fn unlinked_chains(
             {
                 continue;
             }
-            let by_words = jaccard(&words[head], &words[o]);
+            let by_words = content_jaccard(&words[head], &words[o]);
             let mut best = (by_words / WORDS_THRESHOLD, by_words, ResembleBy::Words);
             if let (Some(q), Some((scale, values))) = (&prepared[head], &stored[o]) {
                 let m = q.cosine(*scale, values);

@@ -4,7 +4,7 @@
 use goldfish_recall::{TidyMemory, TidyOptions};
 use maud::{Markup, html};
 
-use crate::html::{Nav, checkpoint_id_href, layout, not_found, problem, problems, workspace_href};
+use crate::html::{Nav, checkpoint_id_href, layout, problem, problems, workspace_href};
 use crate::{App, Page};
 
 /// One memory: a link to its page, its day and type.
@@ -20,17 +20,10 @@ fn memory(ws: &str, m: &TidyMemory) -> Markup {
 
 /// The tidy page of workspace `name`; 404 when the store has no such workspace.
 pub fn tidy(app: &App, name: &str) -> Page {
-    let store = match app.store() {
+    let store = match crate::workspace::known_workspace(app, name) {
         Ok(s) => s,
-        Err(e) => return layout(200, name, Nav::None, problem(e.to_string())),
+        Err(page) => return page,
     };
-    match store.list_workspaces() {
-        Ok(list) if !list.iter().any(|w| w == name) => {
-            return not_found(&format!("The store has no workspace named {name:?}."));
-        }
-        Ok(_) => {}
-        Err(e) => return layout(200, name, Nav::None, problem(e.to_string())),
-    }
     let report = match goldfish_recall::tidy(&store, name, &TidyOptions::default(), None) {
         Ok(r) => r,
         Err(e) => return layout(200, name, Nav::None, problem(e.to_string())),

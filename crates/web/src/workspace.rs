@@ -14,19 +14,28 @@ use crate::{App, Page};
 /// Recent checkpoints shown on a workspace page.
 const RECENT: usize = 20;
 
+/// The store, when it holds workspace `name`; else the page to answer with: 404 for an
+/// unknown workspace, the problem for a store that cannot be read. The workspace's pages
+/// (this one and its tidy page) start with it.
+pub(crate) fn known_workspace(app: &App, name: &str) -> Result<goldfish_store::Store, Page> {
+    let store = app
+        .store()
+        .map_err(|e| layout(200, name, Nav::None, problem(e.to_string())))?;
+    match store.list_workspaces() {
+        Ok(list) if list.iter().any(|w| w == name) => Ok(store),
+        Ok(_) => Err(not_found(&format!(
+            "The store has no workspace named {name:?}."
+        ))),
+        Err(e) => Err(layout(200, name, Nav::None, problem(e.to_string()))),
+    }
+}
+
 /// The page of workspace `name` (`/w/{name}`); 404 when the store has no such workspace.
 pub fn workspace(app: &App, name: &str) -> Page {
-    let store = match app.store() {
+    let store = match known_workspace(app, name) {
         Ok(s) => s,
-        Err(e) => return layout(200, name, Nav::None, problem(e.to_string())),
+        Err(page) => return page,
     };
-    match store.list_workspaces() {
-        Ok(list) if !list.iter().any(|w| w == name) => {
-            return not_found(&format!("The store has no workspace named {name:?}."));
-        }
-        Ok(_) => {}
-        Err(e) => return layout(200, name, Nav::None, problem(e.to_string())),
-    }
 
     let plans = match store.list_plans(name) {
         Ok(list) => {
