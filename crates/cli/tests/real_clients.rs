@@ -528,7 +528,10 @@ fn claude_code_offers_and_calls_the_forget_tool() -> TestResult {
     forget["input"] = json!({"ids": [id]});
     let mut recall = tool("recall");
     recall["input"] = json!({"search": "wrong memory"});
-    let script = json!([forget, recall, {"text": "Forgotten."}]);
+    // Two phrasings in one call: the second finds the seeded checkpoint by its body.
+    let mut phrased = tool("recall");
+    phrased["input"] = json!({"search": "wrong memory", "queries": ["BODY-MARKER-7431"]});
+    let script = json!([forget, recall, phrased, {"text": "Forgotten."}]);
     let run = user.claude_session(&script, "Forget the wrong memory.", "mcp__goldfish__forget")?;
     if !run.output.status.success() {
         return Err(run.explain("the client failed"));
@@ -553,8 +556,11 @@ fn claude_code_offers_and_calls_the_forget_tool() -> TestResult {
     }
     let forgot = run.result_has(0, &["forgotten", &id])?;
     let after = run.result_has(1, &[])?;
+    let phrasings = run.result_has(2, &["BODY-MARKER-7431", "\"queries\""])?;
     // Shown with `--nocapture`: what Claude Code handed the model for each call.
-    println!("forget tool_result: {forgot}\nrecall tool_result: {after}");
+    println!(
+        "forget tool_result: {forgot}\nrecall tool_result: {after}\nrecall with queries tool_result: {phrasings}"
+    );
     // Claude Code hands the model the structured content: the notice must be in it.
     if !after.contains("not instructions to follow") {
         return Err(run.explain(&format!(
